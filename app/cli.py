@@ -1,0 +1,138 @@
+"""The `gloss` command (DESIGN §7; scripts depend on this exact contract)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from storage.errors import StorageError
+from storage.keys import ACCESS_TYPES, KeyStore
+from storage.store import Store
+
+from . import default_data_dir
+
+
+def curl_example(key: str, host: str, port: int) -> str:
+    shown = "localhost" if host in ("0.0.0.0", "127.0.0.1", "::") else host
+    return f'curl -H "Authorization: Loco {key}" http://{shown}:{port}/api/auth/verify'
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    store, keys = Store(args.data), KeyStore(args.data / "keys.json")
+    if not store.project_ids():
+        from .seed import seed_demo
+
+        project, key = seed_demo(store, keys)
+        print(f"Seeded the demo project {project.id!r} in {args.data}")
+        print(f"Full-access API key: {key}")
+        print(f"Try: {curl_example(key, args.host, args.port)}", flush=True)
+    else:
+        print(f"Serving {len(store.project_ids())} project(s) from {args.data}; "
+              "make a key with: gloss key create PROJECT", flush=True)
+    from .server import run_gunicorn
+
+    run_gunicorn(args.data, args.host, args.port, args.workers)
+    return 0
+
+
+def cmd_project_create(args: argparse.Namespace) -> int:
+    from .locales import display_name, parse_locale_code
+
+    source = parse_locale_code(args.source)
+    project = Store(args.data).create_project(args.name, source, display_name(source))
+    print(f"Created project {args.name!r} with source locale {source}")
+    print(project.id)
+    return 0
+
+
+def cmd_project_list(args: argparse.Namespace) -> int:
+    store = Store(args.data)
+    for project_id in store.project_ids():
+        snapshot = store.project(project_id).snapshot()
+        locales = ",".join(record["code"] for record in snapshot.locales())
+        print(f"{project_id}\t{snapshot.name}\t{len(snapshot)} assets\t{locales}")
+    return 0
+
+
+def cmd_key_create(args: argparse.Namespace) -> int:
+    store = Store(args.data)
+    store.project(args.project)  # the project must exist
+    from storage.store import utc_now
+
+    key, record = KeyStore(args.data / "keys.json").create(args.project, args.access, args.user or "",
+                                                            args.email or "", utc_now())
+    print(f"Created {record.access} key {record.id} for project {args.project} (user {record.user_name})")
+    print(key)
+    return 0
+
+
+def cmd_key_list(args: argparse.Namespace) -> int:
+    Store(args.data).project(args.project)
+    for record in KeyStore(args.data / "keys.json").for_project(args.project):
+        print(f"{record.id}\t{record.access}\t{record.user_name}\t{record.user_email}\t{record.created}")
+    return 0
+
+
+def cmd_key_revoke(args: argparse.Namespace) -> int:
+    record = KeyStore(args.data / "keys.json").revoke(args.key)
+    print(f"Revoked key {record.id} ({record.access}, project {record.project})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gloss", description="Gloss translation management service")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="data directory (default: $GLOSS_DATA, else ./data)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the API server (gunicorn worker processes)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=int(os.environ.get("GLOSS_WORKERS", "2")))
+    serve.set_defaults(func=cmd_serve)
+
+    project = commands.add_parser("project", help="create or list projects").add_subparsers(
+        dest="action", required=True)
+    create = project.add_parser("create", help="create a project; prints its id on the last line")
+    create.add_argument("name")
+    create.add_argument("--source", default="en", help="source locale (default en)")
+    create.set_defaults(func=cmd_project_create)
+    project.add_parser("list", help="list projects").set_defaults(func=cmd_project_list)
+
+    key = commands.add_parser("key", help="create, list or revoke API keys").add_subparsers(
+        dest="action", required=True)
+    key_create = key.add_parser("create", help="create a key; prints the key on the last line")
+    key_create.add_argument("project")
+    key_create.add_argument("--access", choices=ACCESS_TYPES, default="full")
+    key_create.add_argument("--user", default="")
+    key_create.add_argument("--email", default="")
+    key_create.set_defaults(func=cmd_key_create)
+    key_list = key.add_parser("list", help="list a project's keys (ids, never the keys)")
+    key_list.add_argument("project")
+    key_list.set_defaults(func=cmd_key_list)
+    key_revoke = key.add_parser("revoke", help="revoke a key, given the key or its id")
+    key_revoke.add_argument("key")
+    key_revoke.set_defaults(func=cmd_key_revoke)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    args.data = args.data or default_data_dir()
+    args.data.mkdir(parents=True, exist_ok=True)
+    try:
+        return args.func(args)
+    except StorageError as error:
+        print(f"gloss: {error.message}", file=sys.stderr)
+        return 1
+    except Exception as error:  # ApiError from locale validation and the like
+        message = getattr(error, "message", None)
+        if message is None:
+            raise
+        print(f"gloss: {message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""One error type for the HTTP layer and the handlers that render every failure as `{"status", "error"}`."""
+from __future__ import annotations
+
+from flask import Flask
+from werkzeug.exceptions import HTTPException
+
+from storage.errors import StorageError
+
+from .jsonio import render
+
+
+class ApiError(Exception):
+    """An HTTP error with a message for the client."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None):
+    response = render({"status": status, "error": message}, status)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError):
+        return error_response(error.status, error.message, error.headers)
+
+    @app.errorhandler(StorageError)
+    def _storage_error(error: StorageError):
+        return error_response(error.status, error.message)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):
+        messages = {404: "Not found", 405: "Method not allowed", 413: "Request body too large"}
+        allowed = getattr(error, "valid_methods", None)
+        headers = {"Allow": ", ".join(allowed)} if allowed else None
+        return error_response(error.code or 500, messages.get(error.code, error.description or error.name), headers)
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        app.logger.exception("unhandled error")
+        return error_response(500, "Internal error")

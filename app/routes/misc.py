@@ -1,0 +1,53 @@
+"""Unauthenticated utilities and key verification: ping, ping/not-found, auth/verify."""
+from __future__ import annotations
+
+import os
+
+from flask import Blueprint, current_app, g
+
+from ..auth import requires
+from ..context import base_url, project
+from ..errors import ApiError
+from ..jsonio import render
+
+bp = Blueprint("misc", __name__)
+BUILD = os.environ.get("GLOSS_BUILD", "gloss-dev")
+
+
+@bp.get("/api/ping")
+@bp.get("/api/ping.json")
+def ping():
+    from .. import API_VERSION
+
+    return render({"version": API_VERSION, "build": BUILD})
+
+
+@bp.get("/api/ping/not-found")
+@bp.get("/api/ping/not-found.json")
+def ping_not_found():
+    raise ApiError(404, "Not found")
+
+
+def credentials() -> dict:
+    key = g.key
+    meta = project().snapshot().meta
+    return {
+        "user": {"id": key.user_id, "name": key.user_name, "email": key.user_email},
+        "group": {"id": 1, "name": current_app.config.get("GLOSS_GROUP", "Gloss"), "url": base_url() + "/"},
+        "project": {"id": meta.get("number", 1), "name": meta.get("name", ""), "slug": key.project,
+                    "url": f"{base_url()}/api/projects/{key.project}"},
+    }
+
+
+@bp.get("/api/auth/verify")
+@bp.get("/api/auth/verify.json")
+@requires("export")
+def verify():
+    return render(credentials())
+
+
+@bp.post("/api/auth/verify")
+@bp.post("/api/auth/verify.json")
+@requires("write")
+def verify_write():
+    return render(credentials())

@@ -1,0 +1,100 @@
+"""Canonical catalogue files: a JSON object with exactly one entry per line.
+
+A chunk keeps each entry's serialised value, so changing one entry re-serialises one line and joins the rest
+as they are: a write costs the size of the chunk, never a full re-serialisation of the catalogue.
+
+    {
+    "home.title": {"text": "Bienvenue", "rev": 1},
+    "home.intro": {"text": "…", "rev": 3}
+    }
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterator, Mapping
+
+_decoder = json.JSONDecoder()
+
+
+def dump_value(value: Mapping[str, Any]) -> str:
+    """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+class Chunk:
+    """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
+
+    __slots__ = ("_lines", "_parsed", "_bytes")
+
+    def __init__(self, lines: dict[str, str]):
+        self._lines = lines  # id -> serialised value, in canonical order
+        self._parsed: dict[str, dict[str, Any]] = {}
+        self._bytes: bytes | None = None
+
+    @classmethod
+    def parse(cls, data: bytes) -> "Chunk":
+        """Read a canonical file (as written by `to_bytes`)."""
+        lines: dict[str, str] = {}
+        for line in data.decode("utf-8").split("\n"):
+            if line in ("{", "}", ""):
+                continue
+            if line.endswith(","):
+                line = line[:-1]
+            key, end = _decoder.raw_decode(line)
+            if line[end:end + 2] != ": ":
+                raise ValueError(f"not a canonical catalogue line: {line[:80]!r}")
+            lines[key] = line[end + 2:]
+        chunk = cls(lines)
+        chunk._bytes = data
+        return chunk
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._lines
+
+    def keys(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        value = self._parsed.get(key)
+        if value is None:
+            raw = self._lines.get(key)
+            if raw is None:
+                return None
+            value = self._parsed[key] = json.loads(raw)
+        return value
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for key in self._lines:
+            yield key, self.get(key)  # type: ignore[misc]
+
+    def with_changes(self, changes: Mapping[str, Mapping[str, Any] | None],
+                     order: Callable[[str], int]) -> "Chunk":
+        """A new chunk with entries set (or removed, for None); `order` gives each id's canonical position."""
+        lines = dict(self._lines)
+        reorder = False
+        for key, value in changes.items():
+            if value is None:
+                lines.pop(key, None)
+                continue
+            if key not in lines:
+                reorder = True
+            lines[key] = dump_value(value)
+        if reorder:
+            lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
+        chunk = Chunk(lines)
+        for key, value in self._parsed.items():
+            if key in lines and key not in changes:
+                chunk._parsed[key] = value
+        return chunk
+
+    def to_bytes(self) -> bytes:
+        if self._bytes is None:
+            body = ",\n".join(json.dumps(key, ensure_ascii=False) + ": " + raw for key, raw in self._lines.items())
+            self._bytes = ("{\n" + body + ("\n" if body else "") + "}\n").encode("utf-8")
+        return self._bytes
+
+
+EMPTY = Chunk({})

@@ -1,0 +1,137 @@
+"""API keys: only a SHA-256 digest of each key is stored, in DATA/keys.json, outside every project repository.
+
+Keys are 192-bit random tokens, so a fast unsalted digest is enough (there is nothing to brute-force), and
+verification compares the digest against every stored one with `hmac.compare_digest`, without early exit.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from .errors import Invalid, NotFound
+
+ACCESS_TYPES = ("full", "readonly", "export")
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """What a key grants. `id` is a public handle for listing and revoking; the key itself is never stored."""
+
+    id: str
+    digest: str
+    access: str
+    project: str
+    user_id: int
+    user_name: str
+    user_email: str
+    created: str
+
+    @property
+    def can_write(self) -> bool:
+        return self.access == "full"
+
+
+def digest_of(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class KeyStore:
+    """The key file, re-read only when it changes on disk (another process may have written it)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = FileLock(str(self.path) + ".lock", thread_local=False)
+        self._cache: tuple[tuple[int, int, int], list[ApiKey]] | None = None
+        self._cache_lock = threading.Lock()
+
+    # ----------------------------------------------------------------- reading
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def all(self) -> list[ApiKey]:
+        stamp = self._stamp()
+        if stamp is None:
+            return []
+        cached = self._cache
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with self._cache_lock:
+            records = json.loads(self.path.read_text("utf-8")).get("keys", [])
+            keys = [ApiKey(**record) for record in records]
+            self._cache = (stamp, keys)
+        return keys
+
+    def verify(self, key: str) -> ApiKey | None:
+        """The record of a presented key, or None; constant time in the key's content."""
+        if not key or len(key) > 256:
+            return None
+        presented = digest_of(key)
+        found: ApiKey | None = None
+        for record in self.all():
+            if hmac.compare_digest(record.digest, presented):
+                found = record
+        return found
+
+    def for_project(self, project: str) -> list[ApiKey]:
+        return [record for record in self.all() if record.project == project]
+
+    # ----------------------------------------------------------------- writing
+    def create(self, project: str, access: str = "full", user_name: str = "", user_email: str = "",
+               created: str = "") -> tuple[str, ApiKey]:
+        """Make a new key; returns the key (shown once) and its stored record."""
+        if access not in ACCESS_TYPES:
+            raise Invalid(f"access must be one of {', '.join(ACCESS_TYPES)}")
+        key = secrets.token_urlsafe(24)
+        with self._lock:
+            records = self._load_records()
+            user_id = self._user_id(records, user_name, user_email)
+            record = ApiKey(id="k" + secrets.token_hex(4), digest=digest_of(key), access=access, project=project,
+                            user_id=user_id, user_name=user_name or "API user", user_email=user_email,
+                            created=created)
+            records.append(asdict(record))
+            self._save_records(records)
+        return key, record
+
+    def revoke(self, key_or_id: str) -> ApiKey:
+        """Remove a key, named by the key itself or by its public id."""
+        digest = digest_of(key_or_id)
+        with self._lock:
+            records = self._load_records()
+            keep = [r for r in records if not (hmac.compare_digest(r["digest"], digest) or r["id"] == key_or_id)]
+            if len(keep) == len(records):
+                raise NotFound("No such key")
+            removed = next(r for r in records if r not in keep)
+            self._save_records(keep)
+        return ApiKey(**removed)
+
+    @staticmethod
+    def _user_id(records: list[dict], name: str, email: str) -> int:
+        """The same person keeps one numeric id across keys (Loco's User.id is an integer)."""
+        for record in records:
+            if (record["user_email"], record["user_name"]) == (email, name or "API user"):
+                return record["user_id"]
+        return max((record["user_id"] for record in records), default=0) + 1
+
+    def _load_records(self) -> list[dict]:
+        try:
+            return json.loads(self.path.read_text("utf-8")).get("keys", [])
+        except FileNotFoundError:
+            return []
+
+    def _save_records(self, records: list[dict]) -> None:
+        temp = self.path.with_suffix(".tmp")
+        temp.write_text(json.dumps({"keys": records}, indent=2) + "\n", "utf-8")
+        os.chmod(temp, 0o600)
+        os.replace(temp, self.path)

@@ -1,0 +1,395 @@
+"""Domain operations on a transaction: assets, plurals, tags, locales and translations.
+
+Each function validates against the transaction's current state and raises a StorageError (never a half
+change: the caller's transaction is discarded on any exception).
+
+Stored records (one line each in the canonical files):
+    asset:        {"n", "type", "context", "notes", "printf", "tags", "aliases", "plurals"?, "plural_of"?,
+                   "created", "modified"}
+    translation:  {"text", "rev", "flag"?, "modified", "author", "flagger"?}
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .errors import Conflict, Invalid, NotFound
+from .transaction import Transaction
+
+ASSET_TYPES = ("text", "html", "xml")
+PRINTF_STYLES = ("", "php", "java", "objc", "icu", "python")
+FLAGS = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
+MAX_ID_BYTES = 999
+MAX_TAG_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The user a write is made for (recorded in the translation and as the commit author)."""
+
+    id: int
+    name: str
+    email: str
+
+    def record(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "email": self.email}
+
+
+# ----------------------------------------------------------------------------- validation
+def check_asset_id(asset_id: str) -> str:
+    if not asset_id:
+        raise Invalid("Asset ID must not be empty")
+    if len(asset_id.encode("utf-8")) > MAX_ID_BYTES:
+        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in asset_id):
+        raise Invalid("Asset ID must not contain control characters")
+    return asset_id
+
+
+def check_tag(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise Invalid("Tag name must not be empty")
+    if len(name) > MAX_TAG_CHARS or any(ord(ch) < 32 for ch in name) or "," in name:
+        raise Invalid("Tag names are up to 200 characters, without commas or control characters")
+    return name
+
+
+def require_asset(tx: Transaction, asset_id: str) -> dict[str, Any]:
+    asset = tx.asset(asset_id)
+    if asset is None:
+        raise NotFound("Asset not in project")
+    return asset
+
+
+def require_locale(tx: Transaction, code: str) -> str:
+    if code not in tx.locale_codes():
+        raise NotFound("Locale not in project")
+    return code
+
+
+def slug_id(text: str) -> str:
+    """An asset ID derived from source text: lower-case words joined by dashes (Loco's auto-ID style)."""
+    words = re.findall(r"\w+", text.lower())
+    slug = "-".join(words)[:60].strip("-")
+    return slug or "asset"
+
+
+def unique_asset_id(tx: Transaction, text: str) -> str:
+    base = slug_id(text)
+    candidate, counter = base, 2
+    while tx.has_asset(candidate):
+        candidate, counter = f"{base}-{counter}", counter + 1
+    return candidate
+
+
+# ----------------------------------------------------------------------------- assets
+def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None = None, type: str = "text",
+                 context: str = "", notes: str = "", printf: str = "", tags: Iterable[str] = (),
+                 default: str = "translated", actor: Actor | None = None) -> str:
+    """Add an asset (and its source translation when `text` is given and `default` is not untranslated)."""
+    check_asset_id(asset_id)
+    if tx.has_asset(asset_id):
+        raise Conflict(f'Asset already exists with ID "{asset_id}"')
+    if type not in ASSET_TYPES:
+        raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
+    if printf not in PRINTF_STYLES:
+        raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
+    if default not in ("translated", "untranslated") + FLAGS:
+        raise Invalid("default must be translated, untranslated or a flag name")
+    tag_list = [check_tag(tag) for tag in tags]
+    record = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes, "printf": printf,
+              "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now, "modified": now}
+    tx.put_asset(asset_id, record)
+    register_tags(tx, tag_list)
+    if text is not None and default != "untranslated":
+        translate(tx, asset_id, tx.peek_meta()["source"], text, actor, now)
+        if default in FLAGS:
+            flag(tx, asset_id, tx.peek_meta()["source"], default, actor, now)
+    return asset_id
+
+
+PATCHABLE_ASSET_FIELDS = {"id": str, "type": str, "context": str, "notes": str, "printf": str, "aliases": dict}
+
+
+def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: str) -> str:
+    """Change an asset's properties; a new `id` renames it, keeping its translations. Returns the final ID."""
+    record = dict(require_asset(tx, asset_id))
+    for field, value in changes.items():
+        expected = PATCHABLE_ASSET_FIELDS.get(field)
+        if expected is None:
+            raise Invalid(f"Asset property {field!r} cannot be patched")
+        if not isinstance(value, expected):
+            raise Invalid(f"Asset property {field!r} must be a {'string' if expected is str else 'object'}")
+    if "type" in changes and changes["type"] not in ASSET_TYPES:
+        raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
+    if "printf" in changes and changes["printf"] not in PRINTF_STYLES:
+        raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
+    if "aliases" in changes:
+        aliases = changes["aliases"]
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in aliases.items()):
+            raise Invalid("aliases must map names to strings")
+        record["aliases"] = dict(aliases)
+    for field in ("type", "context", "notes", "printf"):
+        if field in changes:
+            record[field] = changes[field]
+    record["modified"] = now
+    new_id = changes.get("id", asset_id)
+    if new_id != asset_id:
+        rename_asset(tx, asset_id, new_id, record)
+    else:
+        tx.put_asset(asset_id, record)
+    return new_id
+
+
+def rename_asset(tx: Transaction, old: str, new: str, record: dict[str, Any]) -> None:
+    """Move an asset to a new ID with its translations and plural links; history follows by trailer."""
+    check_asset_id(new)
+    if tx.has_asset(new):
+        raise Conflict(f'Asset already exists with ID "{new}"')
+    moved = {code: tx.translation(old, code) for code in tx.locale_codes()}
+    tx.remove_asset(old)
+    tx.put_asset(new, record)
+    for code, entry in moved.items():
+        if entry is not None:
+            tx.put_translation(new, code, entry)
+    parent = record.get("plural_of")
+    if parent:
+        singular = dict(tx.asset(parent))
+        singular["plurals"] = [new if member == old else member for member in singular["plurals"]]
+        tx.put_asset(parent, singular)
+    for member in record.get("plurals", []):
+        member_record = dict(tx.asset(member))
+        member_record["plural_of"] = new
+        tx.put_asset(member, member_record)
+    # history follows the asset across the rename through these trailers (storage.history)
+    tx.trailers.extend([("Asset", new), ("Renamed-From", old)])
+
+
+def delete_asset(tx: Transaction, asset_id: str) -> None:
+    """Delete an asset and all its translations; its plural links are dissolved, linked assets kept."""
+    record = require_asset(tx, asset_id)
+    parent = record.get("plural_of")
+    if parent:
+        _detach_member(tx, parent, asset_id)
+    for member in record.get("plurals", []):
+        member_record = dict(tx.asset(member))
+        member_record.pop("plural_of", None)
+        tx.put_asset(member, member_record)
+    tx.remove_asset(asset_id)
+
+
+# ----------------------------------------------------------------------------- plurals
+def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text: str | None = None,
+               actor: Actor | None = None) -> str:
+    """Create a new plural form of `asset_id`, or link the existing asset `pid`; returns the plural's ID."""
+    singular = dict(require_asset(tx, asset_id))
+    if singular.get("plural_of"):
+        raise Invalid("Cannot add plural forms to an asset that is itself a plural form")
+    if pid and tx.has_asset(pid):
+        member = dict(tx.asset(pid))
+        if pid == asset_id:
+            raise Invalid("An asset cannot be a plural form of itself")
+        if member.get("plurals"):
+            raise Invalid(f'Asset "{pid}" has plural forms of its own')
+        if member.get("plural_of") == asset_id:
+            return pid
+        if member.get("plural_of"):
+            raise Conflict(f'Asset "{pid}" is already a plural form of "{member["plural_of"]}"')
+    else:
+        pid = pid or _next_plural_id(tx, asset_id)
+        create_asset(tx, pid, now, text=text, type=singular["type"], context=singular["context"],
+                     printf=singular.get("printf", ""), actor=actor,
+                     default="translated" if text is not None else "untranslated")
+        member = dict(tx.asset(pid))
+    member["plural_of"] = asset_id
+    member["modified"] = now
+    tx.put_asset(pid, member)
+    singular["plurals"] = singular.get("plurals", []) + [pid]
+    singular["modified"] = now
+    tx.put_asset(asset_id, singular)
+    return pid
+
+
+def _next_plural_id(tx: Transaction, asset_id: str) -> str:
+    candidate = f"{asset_id}-plural"
+    counter = 2
+    while tx.has_asset(candidate):
+        candidate, counter = f"{asset_id}-plural-{counter}", counter + 1
+    return candidate
+
+
+def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
+    """Make plural `pid` a standalone asset again; no asset is deleted."""
+    singular = require_asset(tx, asset_id)
+    if pid not in singular.get("plurals", []):
+        raise NotFound(f'Asset "{pid}" is not a plural form of "{asset_id}"')
+    _detach_member(tx, asset_id, pid)
+    member = dict(tx.asset(pid))
+    member.pop("plural_of", None)
+    member["modified"] = now
+    tx.put_asset(pid, member)
+
+
+def _detach_member(tx: Transaction, parent: str, member: str) -> None:
+    singular = dict(tx.asset(parent))
+    remaining = [m for m in singular.get("plurals", []) if m != member]
+    if remaining:
+        singular["plurals"] = remaining
+    else:
+        singular.pop("plurals", None)
+    tx.put_asset(parent, singular)
+
+
+# ----------------------------------------------------------------------------- tags
+def register_tags(tx: Transaction, tags: Iterable[str]) -> None:
+    known = tx.peek_meta().get("tags", [])
+    new = [tag for tag in dict.fromkeys(tags) if tag not in known]
+    if new:
+        tx.meta["tags"] = known + new
+
+
+def create_tag(tx: Transaction, name: str) -> bool:
+    """Add a tag to the project; False when it already existed."""
+    name = check_tag(name)
+    if name in tx.peek_meta().get("tags", []):
+        return False
+    register_tags(tx, [name])
+    return True
+
+
+def require_tag(tx: Transaction, name: str) -> str:
+    if name not in tx.peek_meta().get("tags", []):
+        raise NotFound("Tag not in project")
+    return name
+
+
+def tag_asset(tx: Transaction, asset_id: str, name: str, now: str) -> None:
+    name = check_tag(name)
+    record = require_asset(tx, asset_id)
+    register_tags(tx, [name])
+    if name not in record["tags"]:
+        record = dict(record, tags=record["tags"] + [name], modified=now)
+        tx.put_asset(asset_id, record)
+
+
+def untag_asset(tx: Transaction, asset_id: str, name: str, now: str) -> None:
+    record = require_asset(tx, asset_id)
+    if name not in record["tags"]:
+        raise NotFound(f'Asset is not tagged "{name}"')
+    tx.put_asset(asset_id, dict(record, tags=[t for t in record["tags"] if t != name], modified=now))
+
+
+def rename_tag(tx: Transaction, old: str, new: str, now: str) -> None:
+    require_tag(tx, old)
+    new = check_tag(new)
+    if new == old:
+        return
+    if new in tx.peek_meta()["tags"]:
+        raise Conflict(f'Tag "{new}" already exists')
+    tx.meta["tags"] = [new if tag == old else tag for tag in tx.meta["tags"]]
+    _retag_assets(tx, old, new, now)
+
+
+def delete_tag(tx: Transaction, name: str, now: str) -> None:
+    require_tag(tx, name)
+    tx.meta["tags"] = [tag for tag in tx.meta["tags"] if tag != name]
+    _retag_assets(tx, name, None, now)
+
+
+def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
+    for asset_id in tx.asset_ids():
+        record = tx.asset(asset_id)
+        if old in record["tags"]:
+            tags = [new if tag == old else tag for tag in record["tags"] if new is not None or tag != old]
+            tx.put_asset(asset_id, dict(record, tags=list(dict.fromkeys(tags)), modified=now))
+
+
+# ----------------------------------------------------------------------------- locales
+def add_locale(tx: Transaction, code: str, name: str) -> None:
+    if code in tx.locale_codes():
+        raise Conflict("Locale already exists")
+    tx.meta["locales"] = tx.peek_meta()["locales"] + [{"code": code, "name": name}]
+
+
+def patch_locale(tx: Transaction, code: str, new_code: str | None, name: str | None) -> str:
+    """Rename and/or re-code a locale (its translations move with it). Returns the final code."""
+    require_locale(tx, code)
+    final = new_code or code
+    if final != code and final in tx.locale_codes():
+        raise Conflict("Locale already exists")
+    moved = []
+    if final != code:
+        moved = [(asset_id, tx.translation(asset_id, code)) for asset_id in tx.asset_ids()]
+    locales = []
+    for record in tx.meta["locales"]:
+        if record["code"] == code:
+            record = {"code": final, "name": name if name is not None else record["name"]}
+        locales.append(record)
+    tx.meta["locales"] = locales
+    if tx.meta["source"] == code:
+        tx.meta["source"] = final
+    for asset_id, entry in moved:
+        if entry is not None:
+            tx.put_translation(asset_id, final, entry)
+    return final
+
+
+def delete_locale(tx: Transaction, code: str) -> None:
+    require_locale(tx, code)
+    if code == tx.peek_meta()["source"]:
+        raise Invalid("You cannot delete the source locale")
+    tx.meta["locales"] = [record for record in tx.meta["locales"] if record["code"] != code]
+
+
+# ----------------------------------------------------------------------------- translations
+def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Actor | None, now: str) -> dict:
+    """Store a new text: revision 1 on first translation, +1 on every later call (the spec's rule).
+
+    A new text clears any flag: the flag described the text it replaces.
+    """
+    require_asset(tx, asset_id)
+    require_locale(tx, locale)
+    previous = tx.translation(asset_id, locale)
+    entry: dict[str, Any] = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
+    if actor is not None:
+        entry["author"] = actor.record()
+    tx.put_translation(asset_id, locale, entry)
+    return entry
+
+
+def untranslate(tx: Transaction, asset_id: str, locale: str) -> None:
+    """Erase the translation and its revision count (it reads as never translated afterwards)."""
+    require_asset(tx, asset_id)
+    require_locale(tx, locale)
+    if tx.translation(asset_id, locale) is None:
+        raise NotFound("Asset not translated in this locale")
+    tx.put_translation(asset_id, locale, None)
+
+
+def flag(tx: Transaction, asset_id: str, locale: str, flag_name: str, actor: Actor | None, now: str) -> dict:
+    """Set the translation's single flag (replacing any other); the translation stays translated."""
+    if flag_name not in FLAGS:
+        raise Invalid(f"flag must be one of {', '.join(FLAGS)}")
+    require_asset(tx, asset_id)
+    require_locale(tx, locale)
+    entry = tx.translation(asset_id, locale)
+    if entry is None:
+        raise NotFound("Asset not translated in this locale")
+    entry = dict(entry, flag=flag_name, flagged=now)
+    if actor is not None:
+        entry["flagger"] = actor.record()
+    tx.put_translation(asset_id, locale, entry)
+    return entry
+
+
+def unflag(tx: Transaction, asset_id: str, locale: str) -> dict:
+    require_asset(tx, asset_id)
+    require_locale(tx, locale)
+    entry = tx.translation(asset_id, locale)
+    if entry is None or not entry.get("flag"):
+        raise NotFound("Translation is not flagged")
+    entry = {k: v for k, v in entry.items() if k not in ("flag", "flagger", "flagged")}
+    tx.put_translation(asset_id, locale, entry)
+    return entry

@@ -1,0 +1,133 @@
+"""One project: cached snapshot reads and one-commit write transactions under a cross-process lock."""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from filelock import FileLock
+
+from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person
+from .snapshot import Snapshot
+from .transaction import Transaction
+
+
+def parent_dir(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def trailer_value(value: str) -> str:
+    """Trailers are single lines: escape the characters that would break one."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def commit_message(summary: str, trailers: list[tuple[str, str]]) -> str:
+    """Summary line, optional body, then `Key: value` trailers that make history machine-readable."""
+    title, _, body = summary.strip().partition("\n")
+    text = title.strip() + "\n\n"
+    if body.strip():
+        text += body.strip() + "\n\n"
+    return text + "".join(f"{key}: {trailer_value(value)}\n" for key, value in trailers)
+
+
+class Project:
+    """A project repository. Safe to share between threads; several processes may open the same one."""
+
+    def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person):
+        self.id = project_id
+        self.repo = GitRepo(path)
+        self.committer = committer
+        self._snapshot: Snapshot | None = None
+        self._refresh_lock = threading.Lock()
+        self._thread_lock = threading.Lock()
+        # One lock file per project outside its repository, shared by every worker process.
+        self._file_lock = FileLock(str(lock_path), thread_local=False)
+
+    @property
+    def path(self) -> Path:
+        return self.repo.path
+
+    # ----------------------------------------------------------------- reads
+    def snapshot(self) -> Snapshot:
+        """The project at the commit `main` points at now; cheap when nothing changed since the last call."""
+        head = self.repo.head()
+        current = self._snapshot
+        if current is not None and current.commit == head:
+            return current
+        with self._refresh_lock:
+            current = self._snapshot
+            if current is None or current.commit != head:
+                current = Snapshot.load(self.repo, head, current) if head else Snapshot.empty()
+                self._snapshot = current
+        return current
+
+    # ----------------------------------------------------------------- writes
+    @contextmanager
+    def transaction(self, author: Person, summary: str, action: str,
+                    trailers: list[tuple[str, str]] | None = None,
+                    when: float | None = None) -> Iterator[Transaction]:
+        """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
+
+        An exception inside the block discards every change: nothing is written and the ref does not move.
+        """
+        with self._thread_lock, self._file_lock:
+            if self.repo.needs_resync():
+                self.repo.resync_worktree()
+            tx = Transaction(self.snapshot())
+            tx.trailers.extend(trailers or [])
+            yield tx
+            tx.result = self._commit(tx, author, summary, action, when)
+
+    def _commit(self, tx: Transaction, author: Person, summary: str, action: str, when: float | None) -> Snapshot:
+        base = tx.base
+        snapshot, changed = tx.build()
+        if not changed:
+            return base
+        files = dict(base.files)
+        blob_ids: dict[str, bytes] = {}
+        for path, data in changed.items():
+            if data is None:
+                files.pop(path, None)
+            else:
+                blob_ids[path] = files[path] = self.repo.write_blob(data)
+        trees = self._write_trees(files, changed, base.trees)
+        message = commit_message(summary, tx.trailers + [("Action", action)])
+        parents = [base.commit] if base.commit else []
+        commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
+        self.repo.mark_pending()
+        self.repo.move_head(commit)
+        removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
+        self.repo.update_worktree(changed, blob_ids, removed_dirs)
+        self.repo.clear_pending()
+        snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
+        with self._refresh_lock:
+            self._snapshot = snapshot
+        self.repo.note_commit()
+        return snapshot
+
+    def _write_trees(self, files: dict[str, bytes], changed: dict[str, bytes | None],
+                     base_trees: dict[str, bytes]) -> dict[str, bytes]:
+        """Rewrite the trees on the paths of changed files, deepest first; empty directories disappear."""
+        dirty: set[str] = set()
+        for path in changed:
+            directory = parent_dir(path)
+            while True:
+                dirty.add(directory)
+                if directory == "":
+                    break
+                directory = parent_dir(directory)
+        trees = dict(base_trees)
+        for directory in sorted(dirty, key=lambda d: (-d.count("/") if d else 1, d)):
+            entries: dict[str, tuple[int, bytes]] = {}
+            for path, blob in files.items():
+                if parent_dir(path) == directory:
+                    entries[path.rsplit("/", 1)[-1]] = (FILE_MODE, blob)
+            for sub, tree in trees.items():
+                if sub and parent_dir(sub) == directory:
+                    entries[sub.rsplit("/", 1)[-1]] = (TREE_MODE, tree)
+            if entries or directory == "":
+                trees[directory] = self.repo.write_tree(entries)
+            else:
+                trees.pop(directory, None)
+        return trees

@@ -1,0 +1,183 @@
+"""Immutable views of a project at one commit, loaded incrementally from the previous view.
+
+Repository layout (one project = one repository; asset IDs are data, never file names):
+
+    project.json              name, source locale, locale list and names, tag list, sequence counter
+    assets/NNNN.json          asset records, one per line, in creation order
+    locales/<code>/NNNN.json  translations of that locale, one per line (absent line = untranslated)
+
+Assets are split into chunks of `chunk_size` by their creation sequence number `n`, so that a write rewrites
+one chunk file, whatever the size of the project. A translation lives in the chunk of its asset.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator
+
+from .canonical import EMPTY, Chunk
+from .gitrepo import GitRepo
+
+PROJECT_FILE = "project.json"
+ASSETS_DIR = "assets"
+LOCALES_DIR = "locales"
+DEFAULT_CHUNK_SIZE = 1000
+LOCALE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$")
+
+
+def chunk_file(number: int) -> str:
+    return f"{number:04d}.json"
+
+
+def asset_path(number: int) -> str:
+    return f"{ASSETS_DIR}/{chunk_file(number)}"
+
+
+def locale_path(code: str, number: int) -> str:
+    if not LOCALE_CODE.match(code):  # a locale code becomes a directory name: never let it escape
+        raise ValueError(f"invalid locale code {code!r}")
+    return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
+
+
+def parse_chunk_number(name: str) -> int:
+    return int(name.split(".", 1)[0])
+
+
+def dump_project(meta: dict[str, Any]) -> bytes:
+    return (json.dumps(meta, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+class Snapshot:
+    """Everything a reader needs, at one commit. Never mutated after construction."""
+
+    def __init__(self, commit: bytes | None, meta: dict[str, Any], files: dict[str, bytes],
+                 asset_chunks: dict[int, Chunk], locale_chunks: dict[str, dict[int, Chunk]],
+                 asset_index: dict[str, int], trees: dict[str, bytes] | None = None):
+        self.commit = commit
+        self.meta = meta
+        self.files = files  # path -> blob id of every file in the commit
+        self.trees = trees or {}  # directory ("" = root) -> tree id
+        self.asset_chunks = asset_chunks
+        self.locale_chunks = locale_chunks
+        self.asset_index = asset_index  # asset id -> chunk number
+        self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
+
+    # ----------------------------------------------------------------- loading
+    @classmethod
+    def empty(cls) -> "Snapshot":
+        return cls(None, {}, {}, {}, {}, {}, {})
+
+    @classmethod
+    def load(cls, repo: GitRepo, commit: bytes, previous: "Snapshot | None" = None) -> "Snapshot":
+        """Read `commit`, reusing every chunk whose blob is unchanged since `previous`."""
+        previous = previous or cls.empty()
+        root = repo.read_commit(commit).tree
+        files: dict[str, bytes] = {}
+        trees: dict[str, bytes] = {"": root}
+        for name, (mode, hex_id) in repo.read_tree(root).items():
+            if name == PROJECT_FILE:
+                files[name] = hex_id
+            elif name == ASSETS_DIR:
+                trees[ASSETS_DIR] = hex_id
+                for chunk_name, (_, blob) in repo.read_tree(hex_id).items():
+                    files[f"{ASSETS_DIR}/{chunk_name}"] = blob
+            elif name == LOCALES_DIR:
+                trees[LOCALES_DIR] = hex_id
+                for code, (_, code_tree) in repo.read_tree(hex_id).items():
+                    trees[f"{LOCALES_DIR}/{code}"] = code_tree
+                    for chunk_name, (_, blob) in repo.read_tree(code_tree).items():
+                        files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
+
+        def chunk_at(path: str, previous_chunk: Chunk | None) -> Chunk:
+            if previous_chunk is not None and previous.files.get(path) == files[path]:
+                return previous_chunk
+            return Chunk.parse(repo.read_raw(files[path]))
+
+        if previous.files.get(PROJECT_FILE) == files[PROJECT_FILE]:
+            meta = previous.meta
+        else:
+            meta = json.loads(repo.read_raw(files[PROJECT_FILE]))
+        asset_chunks: dict[int, Chunk] = {}
+        locale_chunks: dict[str, dict[int, Chunk]] = {loc["code"]: {} for loc in meta.get("locales", [])}
+        assets_changed = False
+        for path in files:
+            parts = path.split("/")
+            if parts[0] == ASSETS_DIR:
+                number = parse_chunk_number(parts[1])
+                chunk = chunk_at(path, previous.asset_chunks.get(number))
+                assets_changed |= chunk is not previous.asset_chunks.get(number)
+                asset_chunks[number] = chunk
+            elif parts[0] == LOCALES_DIR:
+                number = parse_chunk_number(parts[2])
+                old = previous.locale_chunks.get(parts[1], {}).get(number)
+                locale_chunks.setdefault(parts[1], {})[number] = chunk_at(path, old)
+        if assets_changed or asset_chunks.keys() != previous.asset_chunks.keys():
+            asset_index = build_asset_index(asset_chunks)
+        else:
+            asset_index = previous.asset_index
+        return cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees)
+
+    # ----------------------------------------------------------------- project
+    @property
+    def name(self) -> str:
+        return self.meta.get("name", "")
+
+    @property
+    def source_locale(self) -> str:
+        return self.meta["source"]
+
+    def locales(self) -> list[dict[str, Any]]:
+        """Locale records (code, name) with the source locale first."""
+        return list(self.meta.get("locales", []))
+
+    def locale(self, code: str) -> dict[str, Any] | None:
+        for record in self.meta.get("locales", []):
+            if record["code"] == code:
+                return record
+        return None
+
+    def tags(self) -> list[str]:
+        return list(self.meta.get("tags", []))
+
+    # ----------------------------------------------------------------- assets
+    def __len__(self) -> int:
+        return len(self.asset_index)
+
+    def has_asset(self, asset_id: str) -> bool:
+        return asset_id in self.asset_index
+
+    def asset(self, asset_id: str) -> dict[str, Any] | None:
+        number = self.asset_index.get(asset_id)
+        if number is None:
+            return None
+        return self.asset_chunks[number].get(asset_id)
+
+    def asset_ids(self) -> Iterator[str]:
+        """Asset IDs in creation order."""
+        for number in sorted(self.asset_chunks):
+            yield from self.asset_chunks[number].keys()
+
+    def assets(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for number in sorted(self.asset_chunks):
+            yield from self.asset_chunks[number].items()
+
+    # ----------------------------------------------------------------- translations
+    def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+        number = self.asset_index.get(asset_id)
+        if number is None:
+            return None
+        return self.locale_chunks.get(locale, {}).get(number, EMPTY).get(asset_id)
+
+    def translations(self, locale: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Translated entries of one locale, in asset creation order."""
+        chunks = self.locale_chunks.get(locale, {})
+        for number in sorted(chunks):
+            yield from chunks[number].items()
+
+
+def build_asset_index(asset_chunks: dict[int, Chunk]) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for number, chunk in asset_chunks.items():
+        for asset_id in chunk.keys():
+            index[asset_id] = number
+    return index

@@ -1,0 +1,96 @@
+"""The data directory: project repositories, their lock files and the key file, side by side.
+
+    DATA/keys.json            hashed API keys (never inside a project repository)
+    DATA/projects/<id>/       one Git repository (with working tree) per project
+    DATA/locks/<id>.lock      the project's cross-process write lock
+    DATA/jobs/                asynchronous job progress, readable from every worker process
+"""
+from __future__ import annotations
+
+import re
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import Conflict, NotFound
+from .gitrepo import GitRepo, Person
+from .project import Project
+from .snapshot import DEFAULT_CHUNK_SIZE
+
+PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+SERVICE = Person("Gloss", "gloss@localhost")
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC timestamp with seconds precision, the form every record uses."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def iso_from_timestamp(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).replace(microsecond=0).isoformat()
+
+
+def slugify(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48]
+    return slug or "project"
+
+
+class Store:
+    """Opens projects by id; one Project object per id per process, so its snapshot cache is shared."""
+
+    def __init__(self, data_dir: Path | str, committer: Person = SERVICE):
+        self.data_dir = Path(data_dir)
+        self.projects_dir = self.data_dir / "projects"
+        self.locks_dir = self.data_dir / "locks"
+        self.jobs_dir = self.data_dir / "jobs"
+        for directory in (self.projects_dir, self.locks_dir, self.jobs_dir):
+            directory.mkdir(parents=True, exist_ok=True)
+        self.committer = committer
+        self._projects: dict[str, Project] = {}
+        self._lock = threading.Lock()
+
+    def project_ids(self) -> list[str]:
+        return sorted(p.name for p in self.projects_dir.iterdir()
+                      if PROJECT_ID.match(p.name) and (p / ".git").is_dir())
+
+    def project(self, project_id: str) -> Project:
+        project = self._projects.get(project_id)
+        if project is not None:
+            return project
+        if not PROJECT_ID.match(project_id) or not (self.projects_dir / project_id / ".git").is_dir():
+            raise NotFound(f"No project {project_id!r}")
+        with self._lock:
+            project = self._projects.get(project_id)
+            if project is None:
+                project = Project(project_id, self.projects_dir / project_id,
+                                  self.locks_dir / f"{project_id}.lock", self.committer)
+                self._projects[project_id] = project
+        return project
+
+    def create_project(self, name: str, source: str, source_name: str, owner: Person = SERVICE,
+                       project_id: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                       when: float | None = None) -> Project:
+        """Create a repository whose first commit holds only project.json (source locale, no assets)."""
+        project_id = project_id or self._free_id(slugify(name))
+        if not PROJECT_ID.match(project_id):
+            raise Conflict(f"Invalid project id {project_id!r}")
+        path = self.projects_dir / project_id
+        try:
+            GitRepo.init(path)
+        except FileExistsError:
+            raise Conflict(f"Project {project_id!r} already exists") from None
+        project = self.project(project_id)
+        created = iso_from_timestamp(when) if when else utc_now()
+        with project.transaction(owner, f"Create project {name}", "create-project", when=when) as tx:
+            tx.meta.update({
+                "id": project_id, "name": name, "source": source, "created": created,
+                "chunk_size": chunk_size, "next_seq": 0,
+                "locales": [{"code": source, "name": source_name}], "tags": [],
+            })
+        return project
+
+    def _free_id(self, base: str) -> str:
+        candidate, counter = base, 2
+        while (self.projects_dir / candidate).exists():
+            candidate, counter = f"{base}-{counter}", counter + 1
+        return candidate

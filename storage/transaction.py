@@ -1,0 +1,171 @@
+"""A write transaction: changes gathered on top of a snapshot, turned into changed files and a new snapshot."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .canonical import EMPTY, Chunk
+from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
+                       dump_project, locale_path)
+
+
+class Transaction:
+    """Reads see the transaction's own changes; nothing reaches Git until the project commits it."""
+
+    def __init__(self, base: Snapshot):
+        self.base = base
+        self._meta: dict[str, Any] | None = None
+        self._assets: dict[str, dict[str, Any] | None] = {}
+        self._translations: dict[str, dict[str, dict[str, Any] | None]] = {}
+        # asset id -> chunk number for assets created, renamed or removed in this transaction
+        self._index_changes: dict[str, int | None] = {}
+        self.trailers: list[tuple[str, str]] = []
+        self.result: Snapshot | None = None  # the committed snapshot, once the project has committed
+
+    # ----------------------------------------------------------------- project metadata
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The project metadata, copied on first access so that changes stay private to this transaction."""
+        if self._meta is None:
+            self._meta = copy.deepcopy(self.base.meta)
+        return self._meta
+
+    def peek_meta(self) -> dict[str, Any]:
+        """Read-only view of the metadata (no copy)."""
+        return self._meta if self._meta is not None else self.base.meta
+
+    @property
+    def chunk_size(self) -> int:
+        return self.peek_meta().get("chunk_size", self.base.chunk_size)
+
+    def allocate_seq(self) -> int:
+        """The creation sequence number of a new asset (it fixes the asset's chunk forever)."""
+        seq = self.meta.get("next_seq", 0)
+        self.meta["next_seq"] = seq + 1
+        return seq
+
+    # ----------------------------------------------------------------- assets
+    def chunk_of(self, asset_id: str) -> int | None:
+        if asset_id in self._index_changes:
+            return self._index_changes[asset_id]
+        return self.base.asset_index.get(asset_id)
+
+    def asset(self, asset_id: str) -> dict[str, Any] | None:
+        if asset_id in self._assets:
+            return self._assets[asset_id]
+        return self.base.asset(asset_id)
+
+    def has_asset(self, asset_id: str) -> bool:
+        return self.chunk_of(asset_id) is not None
+
+    def put_asset(self, asset_id: str, record: dict[str, Any]) -> None:
+        """Create or replace an asset record; `record["n"]` is its sequence number."""
+        self._assets[asset_id] = record
+        self._index_changes[asset_id] = record["n"] // self.chunk_size
+
+    def remove_asset(self, asset_id: str) -> None:
+        """Remove an asset and its translations in every locale."""
+        if self.chunk_of(asset_id) is None:
+            return
+        for code in self.locale_codes():
+            if self.translation(asset_id, code) is not None:
+                self.put_translation(asset_id, code, None)
+        self._assets[asset_id] = None
+        self._index_changes[asset_id] = None
+
+    def asset_ids(self) -> list[str]:
+        """Current asset IDs in creation order."""
+        live = [(self.asset(i)["n"], i) for i in self._assets if self._assets[i] is not None]
+        ids = [(self.base.asset(i)["n"], i) for i in self.base.asset_ids() if i not in self._assets]
+        return [asset_id for _, asset_id in sorted(ids + live)]
+
+    # ----------------------------------------------------------------- translations
+    def locale_codes(self) -> list[str]:
+        return [record["code"] for record in self.peek_meta().get("locales", [])]
+
+    def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+        changes = self._translations.get(locale)
+        if changes is not None and asset_id in changes:
+            return changes[asset_id]
+        if locale in self._dropped_locales():
+            return None
+        return self.base.translation(asset_id, locale)
+
+    def put_translation(self, asset_id: str, locale: str, entry: dict[str, Any] | None) -> None:
+        """Set (or, with None, erase) the translation of an existing asset in a locale."""
+        self._translations.setdefault(locale, {})[asset_id] = entry
+
+    def _dropped_locales(self) -> set[str]:
+        return set(self.base.locale_chunks) - set(self.locale_codes()) if self._meta is not None else set()
+
+    # ----------------------------------------------------------------- output
+    def is_empty(self) -> bool:
+        return self._meta is None and not self._assets and not self._translations
+
+    def build(self) -> tuple[Snapshot, dict[str, bytes | None]]:
+        """The snapshot after this transaction and the files it changes (path -> bytes, None = deleted)."""
+        base = self.base
+        changed: dict[str, bytes | None] = {}
+        meta = self.peek_meta()
+        if self._meta is not None and self._meta != base.meta:
+            changed[PROJECT_FILE] = dump_project(meta)
+
+        asset_index = base.asset_index
+        if self._index_changes:
+            asset_index = dict(base.asset_index)
+            for asset_id, number in self._index_changes.items():
+                if number is None:
+                    asset_index.pop(asset_id, None)
+                else:
+                    asset_index[asset_id] = number
+
+        def seq_of(asset_id: str) -> int:
+            return self.asset(asset_id)["n"]  # type: ignore[index]
+
+        asset_chunks = dict(base.asset_chunks)
+        for number, changes in self._group_by_chunk(self._assets, base.asset_index).items():
+            chunk = asset_chunks.get(number, EMPTY).with_changes(changes, seq_of)
+            asset_chunks[number] = chunk
+            changed[asset_path(number)] = chunk.to_bytes() if len(chunk) else None
+            if not len(chunk):
+                del asset_chunks[number]
+
+        codes = self.locale_codes()
+        locale_chunks: dict[str, dict[int, Chunk]] = {code: dict(base.locale_chunks.get(code, {})) for code in codes}
+        for code in set(base.locale_chunks) - set(codes):  # dropped locales lose their directory
+            for number in base.locale_chunks[code]:
+                changed[locale_path(code, number)] = None
+        for code, entries in self._translations.items():
+            if code not in locale_chunks:
+                continue
+            chunks = locale_chunks[code]
+            for number, changes in self._group_by_chunk(entries, base.asset_index).items():
+                chunk = chunks.get(number, EMPTY).with_changes(changes, seq_of)
+                path = locale_path(code, number)
+                if len(chunk):
+                    chunks[number] = chunk
+                    changed[path] = chunk.to_bytes()
+                else:
+                    chunks.pop(number, None)
+                    changed[path] = None
+        # deleting a file that the base commit never had is no change at all
+        changed = {path: data for path, data in changed.items() if data is not None or path in base.files}
+        if asset_chunks.keys() != base.asset_chunks.keys() and not self._index_changes:
+            asset_index = build_asset_index(asset_chunks)
+        snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index)
+        return snapshot, changed
+
+    def _group_by_chunk(self, changes: dict[str, Any], base_index: dict[str, int]) -> dict[int, dict[str, Any]]:
+        """Split per-asset changes by chunk; an asset removed in this transaction is looked up in the base."""
+        grouped: dict[int, dict[str, Any]] = {}
+        for asset_id, value in changes.items():
+            number = self.chunk_of(asset_id)
+            if number is None:
+                number = base_index.get(asset_id)
+            if number is None:
+                continue
+            grouped.setdefault(number, {})[asset_id] = value
+        return grouped
+
+
+__all__ = ["Transaction", "ASSETS_DIR", "LOCALES_DIR"]
