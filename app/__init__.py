@@ -4,12 +4,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from flask import Flask
+from flask import Flask, request
 
 from storage.keys import KeyStore
 from storage.store import Store
 
-from .errors import register_error_handlers
+from .errors import ApiError, register_error_handlers
 from .middleware import MethodOverride
 from .versioning import register_versioning
 
@@ -19,6 +19,16 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 
 def default_data_dir() -> Path:
     return Path(os.environ.get("GLOSS_DATA") or "data")
+
+
+def register_body_limit(app: Flask) -> None:
+    """Refuse an oversized body before any route reads it (Flask alone checks only while reading)."""
+
+    @app.before_request
+    def _limit_body():
+        limit = app.config.get("MAX_CONTENT_LENGTH")
+        if limit and (request.content_length or 0) > limit:
+            raise ApiError(413, f"Request body too large (limit {limit} bytes)")
 
 
 def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Flask:
@@ -31,6 +41,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     app.extensions["gloss.keys"] = KeyStore(data / "keys.json")
     app.url_map.strict_slashes = False
     register_error_handlers(app)
+    register_body_limit(app)
     register_versioning(app, API_VERSION)
     from .routes import register_routes
 

@@ -21,6 +21,8 @@ class ApiError(Exception):
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None):
     response = render({"status": status, "error": message}, status)
+    if status == 401:
+        response.status = "401 Authorization Required"  # Loco's reason phrase; one client looks for it
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

@@ -17,7 +17,7 @@ from hashlib import sha1
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from dulwich.index import IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
+from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
 from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
@@ -86,11 +86,16 @@ class GitRepo:
         target = directory / hex_id[2:]
         if target.exists():
             return hex_id.encode()
-        directory.mkdir(exist_ok=True)
         # `tmp_obj_` is the prefix git itself uses, so fsck ignores a leftover after a crash.
         temp = directory / f"tmp_obj_{os.getpid()}_{threading.get_ident()}"
-        with open(temp, "wb") as handle:
-            handle.write(zlib.compress(raw, LOOSE_COMPRESSION))
+        compressed = zlib.compress(raw, LOOSE_COMPRESSION)
+        try:
+            handle = open(temp, "wb")
+        except FileNotFoundError:  # fan-out directory not there yet (or removed by a repack)
+            directory.mkdir(exist_ok=True)
+            handle = open(temp, "wb")
+        with handle:
+            handle.write(compressed)
         os.chmod(temp, 0o444)
         os.replace(temp, target)
         return hex_id.encode()
@@ -192,7 +197,8 @@ class GitRepo:
                     pass
                 index.pop(key, None)
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.parent.is_dir():
+                target.parent.mkdir(parents=True, exist_ok=True)
             temp = temp_dir / f"{os.getpid()}-{threading.get_ident()}"
             with open(temp, "wb") as handle:
                 handle.write(data)
@@ -239,7 +245,9 @@ class GitRepo:
     def _write_index(self, entries: dict[bytes, IndexEntry]) -> None:
         temp = self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
         with open(temp, "wb") as handle:
-            write_index_dict(handle, entries)
+            writer = IndexChecksumWriter(handle)
+            write_index_dict(writer, entries)
+            writer.write_checksum()
         os.replace(temp, self.git_dir / "index")
 
     def _remove_empty_dirs(self, directory: Path) -> None:
@@ -249,13 +257,18 @@ class GitRepo:
 
     # ----------------------------------------------------------------- maintenance
     def note_commit(self) -> None:
-        """Count commits and, every GC_EVERY, let `git gc --auto` pack loose objects in the background."""
+        """Count commits and, every GC_EVERY, pack the loose objects in a background thread."""
         self._commits_since_gc += 1
         if self._commits_since_gc >= GC_EVERY:
             self._commits_since_gc = 0
-            threading.Thread(target=self.gc_auto, daemon=True).start()
+            threading.Thread(target=self.pack_loose_objects, daemon=True).start()
 
-    def gc_auto(self) -> None:
-        """Pack loose objects when git thinks there are enough of them (safe beside concurrent writers)."""
-        subprocess.run(["git", "gc", "--auto", "--quiet"], cwd=self.path, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def pack_loose_objects(self) -> None:
+        """Pack loose objects with deltas, then let `git gc --auto` merge packs when there are too many.
+
+        Safe beside concurrent writers: repack only removes loose objects that are now in a pack, and gc never
+        prunes recent unreachable objects (an in-flight write's objects are recent).
+        """
+        for command in (["git", "repack", "-d", "-q"], ["git", "gc", "--auto", "--quiet"]):
+            subprocess.run(command, cwd=self.path, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -40,3 +40,12 @@ def schema_path(relative: str) -> Path:
     if IN_CI:
         pytest.fail(f"shared schema missing: {path}")
     pytest.skip(f"shared schemas not available ({path})")
+
+
+def git(repo: Path | str, *args: str) -> str:
+    """Run the real git command line in `repo` and return its output (fails the test on error)."""
+    import subprocess
+
+    result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    assert result.returncode == 0, f"git {' '.join(args)} failed: {result.stderr}"
+    return result.stdout

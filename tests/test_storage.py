@@ -1,0 +1,158 @@
+"""The Git-backed project store, checked through Git itself."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from storage import operations as ops
+from storage.errors import Conflict, NotFound
+from storage.gitrepo import Person
+from storage.history import revisions
+from storage.store import Store, utc_now
+from tests.support import git
+
+ALICE = Person("Alice Martin", "alice@example.com")
+ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
+
+
+@pytest.fixture
+def project(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Shop", "en", "English")
+    with project.transaction(ALICE, "Add French", "add-locale") as tx:
+        ops.add_locale(tx, "fr", "French")
+    return project
+
+
+def translate(project, asset_id, locale, text):
+    with project.transaction(ALICE, f"Translate {asset_id}", "translate",
+                             [("Asset", asset_id), ("Locale", locale)]) as tx:
+        return ops.translate(tx, asset_id, locale, text, ACTOR, utc_now())
+
+
+def create(project, asset_id, text):
+    with project.transaction(ALICE, f"Add {asset_id}", "create-asset", [("Asset", asset_id)]) as tx:
+        ops.create_asset(tx, asset_id, utc_now(), text=text, actor=ACTOR)
+
+
+def test_every_transaction_is_exactly_one_commit_with_author_committer_and_trailers(project):
+    before = int(git(project.path, "rev-list", "--count", "HEAD"))
+    create(project, "home.title", "Welcome")
+    translate(project, "home.title", "fr", "Bienvenue")
+    assert int(git(project.path, "rev-list", "--count", "HEAD")) == before + 2
+    log = git(project.path, "log", "-1", "--format=%an <%ae>|%cn|%B")
+    author, committer, body = log.split("|", 2)
+    assert author == "Alice Martin <alice@example.com>"
+    assert committer == "Gloss"
+    assert "Asset: home.title\nLocale: fr\nAction: translate" in body
+    assert body.startswith("Translate home.title\n\n")
+
+
+def test_catalogue_files_are_canonical_json_with_one_asset_per_line(project):
+    for asset_id, text in [("a.b", "One"), ("x/../../etc", "Two"), ("ünï \"q\"", "Three\nlines")]:
+        create(project, asset_id, text)
+    data = (project.path / "locales" / "en" / "0000.json").read_text("utf-8")
+    assert json.loads(data)["ünï \"q\""]["text"] == "Three\nlines"
+    lines = data.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and len(lines) == 5  # braces + one line per asset
+    assert not (project.path / "etc").exists()  # asset IDs never become file names
+    files = git(project.path, "ls-files").split()
+    assert files == ["assets/0000.json", "locales/en/0000.json", "project.json"]
+
+
+def test_changing_one_translation_is_a_one_line_diff(project):
+    for i in range(20):
+        create(project, f"key.{i}", f"Text {i}")
+    for i in range(20):
+        translate(project, f"key.{i}", "fr", f"Texte {i}")
+    translate(project, "key.7", "fr", "Texte sept")
+    diff = git(project.path, "diff", "--numstat", "HEAD~1", "HEAD")
+    assert diff.strip() == "1\t1\tlocales/fr/0000.json"
+
+
+def test_working_tree_equals_head_after_writes_and_fsck_is_clean(project):
+    create(project, "k", "v")
+    translate(project, "k", "fr", "w")
+    with project.transaction(ALICE, "Delete", "delete-asset") as tx:
+        ops.delete_asset(tx, "k")
+    assert git(project.path, "status", "--porcelain") == ""
+    git(project.path, "fsck", "--strict")
+    assert not (project.path / "locales" / "fr").exists()
+
+
+def test_a_failed_transaction_changes_nothing(project):
+    create(project, "k", "v")
+    head = project.repo.head()
+    with pytest.raises(Conflict):
+        with project.transaction(ALICE, "Two assets", "create-asset") as tx:
+            ops.create_asset(tx, "new", utc_now(), text="fresh")
+            ops.create_asset(tx, "k", utc_now(), text="duplicate")
+    assert project.repo.head() == head
+    assert not project.snapshot().has_asset("new")
+    assert git(project.path, "status", "--porcelain") == ""
+
+
+def test_assets_are_split_into_chunks_so_a_write_touches_one_file(tmp_path):
+    project = Store(tmp_path / "d").create_project("Big", "en", "English", chunk_size=10)
+    with project.transaction(ALICE, "Bulk", "import") as tx:
+        for i in range(35):
+            ops.create_asset(tx, f"id{i}", utc_now(), text=f"t{i}")
+    assert git(project.path, "ls-files", "assets").split() == [f"assets/000{i}.json" for i in range(4)]
+    translate(project, "id23", "en", "changed")
+    assert git(project.path, "diff", "--name-only", "HEAD~1", "HEAD").split() == ["locales/en/0002.json"]
+    assert [a for a in project.snapshot().asset_ids()] == [f"id{i}" for i in range(35)]
+
+
+def test_snapshot_cache_follows_writes_made_by_another_process_object(tmp_path):
+    data = tmp_path / "data"
+    first = Store(data).create_project("P", "en", "English")
+    create(first, "k", "one")
+    other = Store(data).project(first.id)  # a second handle, as another worker process would have
+    assert other.snapshot().translation("k", "en")["text"] == "one"
+    translate(first, "k", "en", "two")
+    assert other.snapshot().translation("k", "en")["text"] == "two"
+    assert other.snapshot() is other.snapshot()  # unchanged ref: served from the cache
+
+
+def test_revisions_come_from_git_history_newest_first_and_follow_renames(project):
+    create(project, "greeting", "Hello")
+    for text in ("Salut", "Bonjour", "Bonjour !"):
+        translate(project, "greeting", "fr", text)
+    with project.transaction(ALICE, "Rename", "rename", [("Asset", "greeting")]) as tx:
+        ops.patch_asset(tx, "greeting", {"id": "home.greeting"}, utc_now())
+    found = revisions(project, "home.greeting", "fr")
+    assert [(r["rev"], r["text"]) for r in found] == [(3, "Bonjour !"), (2, "Bonjour"), (1, "Salut")]
+    assert found[0]["author"]["name"] == "Alice Martin"
+    with project.transaction(ALICE, "Erase", "untranslate") as tx:
+        ops.untranslate(tx, "home.greeting", "fr")
+    translate(project, "home.greeting", "fr", "Coucou")
+    assert [(r["rev"], r["text"]) for r in revisions(project, "home.greeting", "fr")] == [(1, "Coucou")]
+    with pytest.raises(NotFound):
+        revisions(project, "missing", "fr")
+
+
+def test_repository_can_be_cloned_and_its_history_read(project, tmp_path):
+    create(project, "k", "v")
+    translate(project, "k", "fr", "w")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project.path), str(clone))
+    assert json.loads((clone / "locales" / "fr" / "0000.json").read_text())["k"]["text"] == "w"
+    authors = git(clone, "log", "--format=%an").split("\n")
+    assert "Alice Martin" in authors and "Gloss" in authors
+
+
+def test_loose_objects_are_packed_automatically(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 5)
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    git(project.path, "config", "gc.auto", "20")
+    create(project, "k", "v")
+    for i in range(40):
+        translate(project, "k", "en", f"v{i}")
+    project.repo.pack_loose_objects()  # what the background thread runs; called here to wait for it
+    counts = dict(line.split(": ") for line in git(project.path, "count-objects", "-v").splitlines())
+    assert int(counts["in-pack"]) > 0 and int(counts["count"]) < 60
+    git(project.path, "fsck", "--strict")
+    assert git(project.path, "status", "--porcelain") == ""
