@@ -89,11 +89,15 @@ class GitRepo:
         # `tmp_obj_` is the prefix git itself uses, so fsck ignores a leftover after a crash.
         temp = directory / f"tmp_obj_{os.getpid()}_{threading.get_ident()}"
         compressed = zlib.compress(raw, LOOSE_COMPRESSION)
-        try:
-            handle = open(temp, "wb")
-        except FileNotFoundError:  # fan-out directory not there yet (or removed by a repack)
-            directory.mkdir(exist_ok=True)
-            handle = open(temp, "wb")
+        for attempt in range(5):
+            try:
+                handle = open(temp, "wb")
+                break
+            except FileNotFoundError:
+                # the fan-out directory is not there yet, or a concurrent repack just removed it as empty
+                if attempt == 4:
+                    raise
+                directory.mkdir(exist_ok=True)
         with handle:
             handle.write(compressed)
         os.chmod(temp, 0o444)
