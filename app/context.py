@@ -1,10 +1,16 @@
-"""Request-scoped access to the store, the key's project and the current time."""
+"""Request-scoped access to the store, the key's project, writes and the current time."""
 from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
 
 from flask import current_app, g, request
 
+from storage.gitrepo import Person
 from storage.project import Project
+from storage.snapshot import Snapshot
 from storage.store import Store, utc_now
+from storage.transaction import Transaction
 
 
 def store() -> Store:
@@ -16,9 +22,26 @@ def project() -> Project:
     return store().project(g.key.project)
 
 
+def snapshot() -> Snapshot:
+    return project().snapshot()
+
+
 def now() -> str:
     return utc_now()
 
 
 def base_url() -> str:
     return request.host_url.rstrip("/")
+
+
+def committer_identity() -> Person:
+    """The key's user as the commit author."""
+    actor = g.actor
+    return Person(actor.name, actor.email or f"user-{actor.id}@users.gloss")
+
+
+@contextmanager
+def write(summary: str, action: str, trailers: list[tuple[str, str]] | None = None) -> Iterator[Transaction]:
+    """One request, one commit: a transaction on the key's project, authored by the key's user."""
+    with project().transaction(committer_identity(), summary, action, trailers) as tx:
+        yield tx

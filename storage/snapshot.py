@@ -61,6 +61,7 @@ class Snapshot:
         self.locale_chunks = locale_chunks
         self.asset_index = asset_index  # asset id -> chunk number
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
+        self.memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
 
     # ----------------------------------------------------------------- loading
     @classmethod

@@ -5,6 +5,7 @@ from flask import Flask
 
 
 def register_routes(app: Flask) -> None:
-    from . import misc
+    from . import assets, locales, misc, tags, translations
 
-    app.register_blueprint(misc.bp)
+    for module in (misc, assets, translations, locales, tags):
+        app.register_blueprint(module.bp)

@@ -1,0 +1,165 @@
+"""Loco's JSON records (loco-compat §4) built from a storage snapshot.
+
+Choices where Loco's material is silent: dates are ISO 8601 UTC with `+00:00`; absent objects and dates are
+`null`; absent strings are `""`; `aliases` is always an object.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from formats.plurals import plural_rules
+from storage.snapshot import Snapshot
+
+FLAG_LABELS = {"fuzzy": "Fuzzy", "incorrect": "Incorrect", "incomplete": "Incomplete",
+               "provisional": "Provisional", "unapproved": "Unapproved", "rejected": "Rejected"}
+
+
+def _memo(snapshot: Snapshot, key: tuple, compute):
+    """Derived data cached on the (immutable) snapshot it was computed from."""
+    if key not in snapshot.memo:
+        snapshot.memo[key] = compute()
+    return snapshot.memo[key]
+
+
+# ----------------------------------------------------------------------------- statuses
+def status_of(entry: dict[str, Any] | None) -> str:
+    """A translation's status in the vocabulary of the export `status` parameter."""
+    if entry is None:
+        return "untranslated"
+    if entry.get("flag"):
+        return entry["flag"]
+    if entry["text"] == "":
+        return "blank-translation"
+    return "translated"
+
+
+def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not user:
+        return None
+    return {"id": user.get("id", 0), "name": user.get("name", ""), "email": user.get("email", "")}
+
+
+# ----------------------------------------------------------------------------- assets
+def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
+    """Counts of locales: translated (flagged included), untranslated, flagged."""
+    translated = flagged = 0
+    for record in snapshot.locales():
+        entry = snapshot.translation(asset_id, record["code"])
+        if entry is not None:
+            translated += 1
+            flagged += bool(entry.get("flag"))
+    return {"translated": translated, "untranslated": len(snapshot.locales()) - translated, "flagged": flagged}
+
+
+def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None) -> dict[str, Any]:
+    asset = asset if asset is not None else snapshot.asset(asset_id)
+    return {
+        "id": asset_id,
+        "type": asset.get("type", "text"),
+        "context": asset.get("context", ""),
+        "notes": asset.get("notes", ""),
+        "printf": asset.get("printf", ""),
+        "created": asset.get("created"),
+        "modified": asset.get("modified"),
+        "plurals": len(asset.get("plurals", [])),
+        "tags": list(asset.get("tags", [])),
+        "aliases": dict(asset.get("aliases", {})),
+        "progress": asset_progress(snapshot, asset_id),
+    }
+
+
+# ----------------------------------------------------------------------------- locales
+def plural_record(code: str) -> dict[str, Any]:
+    rules = plural_rules(code)
+    return {"length": rules.length, "equation": rules.equation, "forms": list(rules.forms)}
+
+
+def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
+    """translated (flagged included), untranslated, flagged, words, and a count per status/flag."""
+
+    def compute() -> dict[str, Any]:
+        translated = flagged = words = 0
+        by_status: dict[str, int] = {}
+        for _, entry in snapshot.translations(code):
+            translated += 1
+            flagged += bool(entry.get("flag"))
+            words += len(entry["text"].split())
+            status = status_of(entry)
+            by_status[status] = by_status.get(status, 0) + 1
+        untranslated = len(snapshot) - translated
+        return {"translated": translated, "untranslated": untranslated, "flagged": flagged, "words": words,
+                "by_status": by_status}
+
+    return _memo(snapshot, ("locale-progress", code), compute)
+
+
+def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
+    record = snapshot.locale(code)
+    source = code == snapshot.source_locale
+    progress = locale_progress(snapshot, code)
+    return {
+        "code": code,
+        "name": record["name"],
+        "source": source,
+        "native": source,  # deprecated alias of `source`, still in Loco's 1.0.29 model
+        "plurals": plural_record(code),
+        "progress": {key: progress[key] for key in ("translated", "untranslated", "flagged", "words")},
+    }
+
+
+def locale_progress_detail(snapshot: Snapshot, code: str) -> dict[str, int]:
+    """Loco's dynamic progress object: `translated` and `untranslated` always, other statuses when present."""
+    progress = locale_progress(snapshot, code)
+    detail = {"translated": progress["translated"], "untranslated": progress["untranslated"]}
+    if progress["flagged"]:
+        detail["flagged"] = progress["flagged"]
+    for status, count in progress["by_status"].items():
+        if status != "translated" and count:
+            detail[status] = count
+    return detail
+
+
+# ----------------------------------------------------------------------------- translations
+def _translation_fields(entry: dict[str, Any] | None, asset_id: str | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {} if asset_id is None else {"id": asset_id}
+    fields.update({
+        "status": status_of(entry),
+        "flagged": bool(entry and entry.get("flag")),
+        "flag": (entry or {}).get("flag", ""),
+        "translated": entry is not None,
+        "translation": entry["text"] if entry else "",
+        "revision": entry["rev"] if entry else 0,
+        "comments": 0,
+        "modified": entry.get("modified") if entry else None,
+        "author": user_record(entry.get("author")) if entry else None,
+        "flagger": user_record(entry.get("flagger")) if entry and entry.get("flag") else None,
+    })
+    return fields
+
+
+def translation_record(snapshot: Snapshot, asset_id: str, code: str) -> dict[str, Any]:
+    """The Translation record; `plurals` holds the plural-form assets the locale uses, each with its form."""
+    record = _translation_fields(snapshot.translation(asset_id, code), asset_id)
+    record["locale"] = locale_record(snapshot, code)
+    record["plurals"] = plural_translations(snapshot, asset_id, code)
+    return record
+
+
+def plural_translations(snapshot: Snapshot, asset_id: str, code: str) -> list[dict[str, Any]]:
+    """Members 1.. of the plural group, up to the locale's number of forms, by index (gettext msgstr[i])."""
+    members = snapshot.asset(asset_id).get("plurals", [])
+    if not members:
+        return []
+    forms = plural_rules(code).forms
+    out = []
+    for index, member in enumerate(members[: max(0, len(forms) - 1)], start=1):
+        fields = _translation_fields(snapshot.translation(member, code), member)
+        fields["form"] = forms[index]
+        out.append(fields)
+    return out
+
+
+def revision_record(entry: dict[str, Any]) -> dict[str, Any]:
+    fields = _translation_fields(entry, None)
+    del fields["comments"]
+    return fields

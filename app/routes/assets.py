@@ -1,0 +1,148 @@
+"""Assets, plural forms and asset tagging (spec §4.1, loco-compat §3.2–3.4)."""
+from __future__ import annotations
+
+from flask import Blueprint, g, request
+
+from storage import operations as ops
+from storage.snapshot import Snapshot
+
+from ..auth import requires
+from ..context import now, snapshot, write
+from ..errors import ApiError
+from ..jsonio import render, success
+from ..records import asset_record
+from ..requests import form_fields, json_object
+from ..tagfilter import tag_filter
+
+bp = Blueprint("assets", __name__)
+
+
+def find_asset(snap: Snapshot, asset_id: str) -> str:
+    """The asset a path names; `x.json` may be the asset `x` or, failing that, the asset `x.json`."""
+    for candidate in (asset_id, asset_id + ".json"):
+        if snap.has_asset(candidate):
+            return candidate
+    raise ApiError(404, "Asset not in project")
+
+
+@bp.get("/api/assets")
+@bp.get("/api/assets.json")
+@requires("read")
+def list_assets():
+    snap = snapshot()
+    matches = tag_filter(request.args.get("filter", ""))
+    return render([asset_record(snap, asset_id, asset) for asset_id, asset in snap.assets()
+                   if matches(asset.get("tags", []))])
+
+
+@bp.post("/api/assets")
+@bp.post("/api/assets.json")
+@requires("write")
+def create_asset():
+    fields = form_fields()
+    asset_id = fields.get("id", "").strip()
+    text = fields.get("text")
+    if not asset_id and not text:
+        raise ApiError(400, "Either id or text is required")
+    with write(f"Add asset {asset_id or text[:60]}", "create-asset") as tx:
+        if not asset_id:
+            asset_id = ops.unique_asset_id(tx, text)
+        tx.trailers.append(("Asset", asset_id))
+        ops.create_asset(tx, asset_id, now(), text=text, type=fields.get("type") or "text",
+                         context=fields.get("context", ""), notes=fields.get("notes", ""),
+                         default=fields.get("default") or "translated", actor=g.actor)
+    return render(asset_record(tx.result, asset_id), 201)
+
+
+@bp.get("/api/assets/<path:asset_id>.json")
+@bp.get("/api/assets/<path:asset_id>")
+@requires("read")
+def get_asset(asset_id: str):
+    snap = snapshot()
+    return render(asset_record(snap, find_asset(snap, asset_id)))
+
+
+@bp.patch("/api/assets/<path:asset_id>.json")
+@bp.patch("/api/assets/<path:asset_id>")
+@requires("write")
+def patch_asset(asset_id: str):
+    asset_id = find_asset(snapshot(), asset_id)
+    changes = json_object()
+    with write(f"Edit asset {asset_id}", "edit-asset", [("Asset", asset_id)]) as tx:
+        final_id = ops.patch_asset(tx, asset_id, changes, now())
+    return render(asset_record(tx.result, final_id))
+
+
+@bp.delete("/api/assets/<path:asset_id>.json")
+@bp.delete("/api/assets/<path:asset_id>")
+@requires("write")
+def delete_asset(asset_id: str):
+    asset_id = find_asset(snapshot(), asset_id)
+    with write(f"Delete asset {asset_id}", "delete-asset", [("Asset", asset_id)]) as tx:
+        ops.delete_asset(tx, asset_id)
+    return success("Asset deleted")
+
+
+# ----------------------------------------------------------------------------- plurals
+@bp.get("/api/assets/<path:asset_id>/plurals")
+@bp.get("/api/assets/<path:asset_id>/plurals.json")
+@requires("read")
+def list_plurals(asset_id: str):
+    snap = snapshot()
+    asset = snap.asset(find_asset(snap, asset_id))
+    return render([asset_record(snap, member) for member in asset.get("plurals", [])])
+
+
+@bp.post("/api/assets/<path:asset_id>/plurals")
+@bp.post("/api/assets/<path:asset_id>/plurals.json")
+@requires("write")
+def create_plural(asset_id: str):
+    asset_id = find_asset(snapshot(), asset_id)
+    fields = form_fields()
+    pid = fields.get("pid", "").strip()
+    with write(f"Add plural form to {asset_id}", "add-plural", [("Asset", asset_id)]) as tx:
+        pid = ops.add_plural(tx, asset_id, now(), pid=pid, text=fields.get("text"), actor=g.actor)
+        tx.trailers.append(("Plural", pid))
+    return render(asset_record(tx.result, pid))
+
+
+@bp.delete("/api/assets/<path:asset_id>/plurals/<path:pid>.json")
+@bp.delete("/api/assets/<path:asset_id>/plurals/<path:pid>")
+@requires("write")
+def unlink_plural(asset_id: str, pid: str):
+    snap = snapshot()
+    asset_id = find_asset(snap, asset_id)
+    members = snap.asset(asset_id).get("plurals", [])
+    if pid not in members and pid + ".json" in members:
+        pid += ".json"
+    with write(f"Unlink plural {pid} from {asset_id}", "unlink-plural", [("Asset", asset_id), ("Plural", pid)]) as tx:
+        ops.unlink_plural(tx, asset_id, pid, now())
+    return success("Plural form unlinked")
+
+
+# ----------------------------------------------------------------------------- tagging
+@bp.post("/api/assets/<path:asset_id>/tags")
+@bp.post("/api/assets/<path:asset_id>/tags.json")
+@requires("write")
+def tag_asset(asset_id: str):
+    asset_id = find_asset(snapshot(), asset_id)
+    name = form_fields().get("name", "")
+    if not name.strip():
+        raise ApiError(400, "Form field name (the tag) is required")
+    with write(f"Tag {asset_id} {name}", "tag-asset", [("Asset", asset_id), ("Tag", name)]) as tx:
+        ops.tag_asset(tx, asset_id, name, now())
+    return render(asset_record(tx.result, asset_id))
+
+
+@bp.delete("/api/assets/<path:asset_id>/tags/<path:tag>.json")
+@bp.delete("/api/assets/<path:asset_id>/tags/<path:tag>")
+@requires("write")
+def untag_asset(asset_id: str, tag: str):
+    snap = snapshot()
+    asset_id = find_asset(snap, asset_id)
+    tags = snap.asset(asset_id).get("tags", [])
+    if tag not in tags and tag + ".json" in tags:
+        tag += ".json"
+    with write(f"Untag {asset_id} {tag}", "untag-asset", [("Asset", asset_id), ("Tag", tag)]) as tx:
+        ops.untag_asset(tx, asset_id, tag, now())
+    return success(f'Tag "{tag}" removed')

@@ -1,0 +1,125 @@
+"""Locales: list, create, read, rename/re-code, delete, QA errors, progress (spec §4.4, loco-compat §3.6)."""
+from __future__ import annotations
+
+from flask import Blueprint, request
+
+from storage import operations as ops
+
+from ..auth import requires
+from ..context import snapshot, write
+from ..errors import ApiError
+from ..jsonio import render, success
+from ..locales import display_name, parse_locale_code
+from ..qa import check_translation
+from ..records import locale_progress_detail, locale_record, status_of
+from ..requests import form_fields, json_object
+from ..tagfilter import tag_filter
+from .translations import find_locale
+
+bp = Blueprint("locales", __name__)
+
+
+@bp.get("/api/locales")
+@bp.get("/api/locales.json")
+@requires("export")
+def list_locales():
+    snap = snapshot()
+    return render([locale_record(snap, record["code"]) for record in snap.locales()])
+
+
+@bp.post("/api/locales")
+@bp.post("/api/locales.json")
+@requires("write")
+def create_locale():
+    code = form_fields().get("code", "")
+    if not code.strip():
+        raise ApiError(400, "Form field code is required")
+    code = parse_locale_code(code)
+    with write(f"Add locale {code}", "add-locale", [("Locale", code)]) as tx:
+        ops.add_locale(tx, code, display_name(code))
+    return render(locale_record(tx.result, code), 201)
+
+
+@bp.get("/api/locales/<locale>")
+@bp.get("/api/locales/<locale>.json")
+@requires("read")
+def get_locale(locale: str):
+    snap = snapshot()
+    return render(locale_record(snap, find_locale(snap, locale)))
+
+
+PATCHABLE_LOCALE_FIELDS = ("code", "name")
+
+
+@bp.patch("/api/locales/<locale>")
+@bp.patch("/api/locales/<locale>.json")
+@requires("write")
+def patch_locale(locale: str):
+    locale = find_locale(snapshot(), locale)
+    changes = json_object()
+    unknown = sorted(set(changes) - set(PATCHABLE_LOCALE_FIELDS))
+    if unknown:
+        raise ApiError(422, f"Locale properties cannot be patched: {', '.join(unknown)}")
+    if any(not isinstance(value, str) for value in changes.values()):
+        raise ApiError(422, "code and name must be strings")
+    new_code = parse_locale_code(changes["code"]) if "code" in changes else None
+    name = changes.get("name")
+    if name is not None and not name.strip():
+        raise ApiError(422, "name must not be empty")
+    with write(f"Edit locale {locale}", "edit-locale", [("Locale", locale)]) as tx:
+        final = ops.patch_locale(tx, locale, new_code, name)
+    return render(locale_record(tx.result, final))
+
+
+@bp.delete("/api/locales/<locale>")
+@bp.delete("/api/locales/<locale>.json")
+@requires("write")
+def delete_locale(locale: str):
+    locale = find_locale(snapshot(), locale)
+    with write(f"Delete locale {locale}", "delete-locale", [("Locale", locale)]) as tx:
+        ops.delete_locale(tx, locale)
+    return success("Locale deleted")
+
+
+@bp.get("/api/locales/<locale>/errors")
+@bp.get("/api/locales/<locale>/errors.json")
+@requires("read")
+def locale_errors(locale: str):
+    snap = snapshot()
+    locale = find_locale(snap, locale)
+    source_locale = snap.source_locale
+    found = []
+    for asset_id, entry in snap.translations(locale):
+        asset = snap.asset(asset_id)
+        source_entry = snap.translation(asset_id, source_locale)
+        source = source_entry["text"] if source_entry else None
+        errors = check_translation(asset, source, entry["text"], locale == source_locale)
+        if errors:
+            record = {"id": asset_id, "status": status_of(entry), "source": source or "", "errors": errors}
+            if locale != source_locale:
+                record["target"] = entry["text"]
+            found.append(record)
+    return render(found)
+
+
+@bp.get("/api/locales/<locale>/progress")
+@bp.get("/api/locales/<locale>/progress.json")
+@requires("read")
+def locale_progress(locale: str):
+    snap = snapshot()
+    locale = find_locale(snap, locale)
+    expression = request.args.get("filter", "")
+    if not expression:
+        return render(locale_progress_detail(snap, locale))
+    matches = tag_filter(expression)
+    counts: dict[str, int] = {"translated": 0, "untranslated": 0}
+    for asset_id, asset in snap.assets():
+        if matches(asset.get("tags", [])):
+            entry = snap.translation(asset_id, locale)
+            status = status_of(entry)
+            counts["translated" if entry is not None else "untranslated"] += 1
+            if entry is not None and entry.get("flag"):
+                counts["flagged"] = counts.get("flagged", 0) + 1
+            if status not in ("translated", "untranslated"):
+                counts[status] = counts.get(status, 0) + 1
+    return render(counts)

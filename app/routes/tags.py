@@ -1,0 +1,83 @@
+"""Tags: list, create, tag many assets, rename, delete (spec §4.5, loco-compat §3.5). Tags are strings."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+from storage import operations as ops
+
+from ..auth import requires
+from ..context import now, snapshot, write
+from ..errors import ApiError
+from ..jsonio import render, success
+from ..requests import form_fields, json_object, raw_text
+
+bp = Blueprint("tags", __name__)
+
+
+def find_tag(tag: str) -> str:
+    tags = snapshot().tags()
+    for candidate in (tag, tag + ".json"):
+        if candidate in tags:
+            return candidate
+    raise ApiError(404, "Tag not in project")
+
+
+@bp.get("/api/tags")
+@bp.get("/api/tags.json")
+@requires("read")
+def list_tags():
+    return render(snapshot().tags())
+
+
+@bp.post("/api/tags")
+@bp.post("/api/tags.json")
+@requires("write")
+def create_tag():
+    name = form_fields().get("name", "")
+    if not name.strip():
+        raise ApiError(400, "Form field name is required")
+    with write(f"Create tag {name.strip()}", "create-tag", [("Tag", name.strip())]) as tx:
+        if not ops.create_tag(tx, name):
+            raise ApiError(409, "Tag already exists")
+    return success("Tag created", 201)
+
+
+@bp.post("/api/tags/<path:tag>.json")
+@bp.post("/api/tags/<path:tag>")
+@requires("write")
+def tag_assets(tag: str):
+    tag = find_tag(tag)
+    ids = [part.strip() for part in raw_text().split(",") if part.strip()]
+    if not ids:
+        raise ApiError(400, "Request body must list asset IDs, separated by commas")
+    with write(f"Tag {len(ids)} assets {tag}", "tag-assets", [("Tag", tag)]) as tx:
+        missing = [asset_id for asset_id in ids if not tx.has_asset(asset_id)]
+        if missing:
+            raise ApiError(404, f"Asset not in project: {', '.join(missing[:10])}")
+        for asset_id in ids:
+            ops.tag_asset(tx, asset_id, tag, now())
+    return success(f"Tagged {len(set(ids))} asset{'s' if len(set(ids)) != 1 else ''}")
+
+
+@bp.patch("/api/tags/<path:tag>.json")
+@bp.patch("/api/tags/<path:tag>")
+@requires("write")
+def rename_tag(tag: str):
+    tag = find_tag(tag)
+    changes = json_object()
+    unknown = sorted(set(changes) - {"name"})
+    if unknown or not isinstance(changes.get("name"), str):
+        raise ApiError(422, "Body must be a JSON object with one string property: name")
+    with write(f"Rename tag {tag} to {changes['name']}", "rename-tag", [("Tag", tag)]) as tx:
+        ops.rename_tag(tx, tag, changes["name"], now())
+    return success("Tag renamed")
+
+
+@bp.delete("/api/tags/<path:tag>.json")
+@bp.delete("/api/tags/<path:tag>")
+@requires("write")
+def delete_tag(tag: str):
+    tag = find_tag(tag)
+    with write(f"Delete tag {tag}", "delete-tag", [("Tag", tag)]) as tx:
+        ops.delete_tag(tx, tag, now())
+    return success("Tag deleted")

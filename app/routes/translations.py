@@ -1,0 +1,128 @@
+"""Translations: read, translate (raw body), erase, flag, unflag, revisions (spec §4.6, loco-compat §3.7)."""
+from __future__ import annotations
+
+from flask import Blueprint, g
+
+from storage import operations as ops
+from storage.history import revisions
+from storage.snapshot import Snapshot
+
+from ..auth import requires
+from ..context import now, project, snapshot, write
+from ..errors import ApiError
+from ..jsonio import render, success
+from ..locales import resolve_project_locale
+from ..records import FLAG_LABELS, revision_record, translation_record
+from ..requests import form_fields, raw_text
+from .assets import find_asset
+
+bp = Blueprint("translations", __name__)
+
+
+def find_locale(snap: Snapshot, code: str) -> str:
+    found = resolve_project_locale(code, [record["code"] for record in snap.locales()])
+    if found is None:
+        raise ApiError(404, "Locale not in project")
+    return found
+
+
+def split_legacy(snap: Snapshot, path: str) -> tuple[str, str] | None:
+    """`{id}/{locale}.json` (the pre-1.0.5 spelling) as (asset, locale), when that reading fits the project."""
+    asset_id, sep, code = path.rpartition("/")
+    if sep and snap.has_asset(asset_id) and resolve_project_locale(code, [r["code"] for r in snap.locales()]):
+        return asset_id, code
+    return None
+
+
+@bp.get("/api/translations/<path:asset_id>.json")
+@bp.get("/api/translations/<path:asset_id>")
+@requires("read")
+def list_translations(asset_id: str):
+    snap = snapshot()
+    if not snap.has_asset(asset_id) and not snap.has_asset(asset_id + ".json"):
+        legacy = split_legacy(snap, asset_id)
+        if legacy:
+            return render(translation_record(snap, legacy[0], find_locale(snap, legacy[1])))
+    asset_id = find_asset(snap, asset_id)
+    return render([translation_record(snap, asset_id, record["code"]) for record in snap.locales()])
+
+
+@bp.get("/api/translations/<path:asset_id>/<locale>")
+@requires("read")
+def get_translation(asset_id: str, locale: str):
+    snap = snapshot()
+    asset_id, locale = find_asset(snap, asset_id), find_locale(snap, _strip_json(locale))
+    return render(translation_record(snap, asset_id, locale))
+
+
+def _strip_json(code: str) -> str:
+    return code[:-5] if code.endswith(".json") else code
+
+
+@bp.post("/api/translations/<path:asset_id>/<locale>")
+@bp.post("/api/translations/<path:asset_id>.json")
+@requires("write")
+def translate(asset_id: str, locale: str | None = None):
+    snap = snapshot()
+    asset_id, locale = _target(snap, asset_id, locale)
+    text = raw_text()
+    if text == "":  # Loco 1.0.29: "Sending empty marks as untranslated"
+        with write(f"Untranslate {asset_id} [{locale}]", "untranslate",
+                   [("Asset", asset_id), ("Locale", locale)]) as tx:
+            if tx.translation(asset_id, locale) is not None:
+                ops.untranslate(tx, asset_id, locale)
+        return render(translation_record(tx.result, asset_id, locale))
+    with write(f"Translate {asset_id} [{locale}]", "translate", [("Asset", asset_id), ("Locale", locale)]) as tx:
+        entry = ops.translate(tx, asset_id, locale, text, g.actor, now())
+        tx.trailers.append(("Revision", str(entry["rev"])))
+    return render(translation_record(tx.result, asset_id, locale))
+
+
+def _target(snap: Snapshot, asset_id: str, locale: str | None) -> tuple[str, str]:
+    """(asset, locale) from `{id}/{locale}` or the legacy `{id}/{locale}.json` path."""
+    if locale is None:
+        legacy = split_legacy(snap, asset_id)
+        if legacy is None:
+            raise ApiError(404, "Not found: use /api/translations/{id}/{locale}")
+        asset_id, locale = legacy
+    return find_asset(snap, asset_id), find_locale(snap, _strip_json(locale))
+
+
+@bp.delete("/api/translations/<path:asset_id>/<locale>")
+@bp.delete("/api/translations/<path:asset_id>.json")
+@requires("write")
+def untranslate(asset_id: str, locale: str | None = None):
+    asset_id, locale = _target(snapshot(), asset_id, locale)
+    with write(f"Erase {asset_id} [{locale}]", "untranslate", [("Asset", asset_id), ("Locale", locale)]) as tx:
+        ops.untranslate(tx, asset_id, locale)
+    return success(f"{tx.result.locale(locale)['name']} translation deleted")
+
+
+@bp.post("/api/translations/<path:asset_id>/<locale>/flag")
+@bp.post("/api/translations/<path:asset_id>/<locale>/flag.json")
+@requires("write")
+def flag(asset_id: str, locale: str):
+    asset_id, locale = _target(snapshot(), asset_id, locale)
+    name = (form_fields().get("flag") or "fuzzy").strip().lower()
+    with write(f"Flag {asset_id} [{locale}] as {name}", "flag",
+               [("Asset", asset_id), ("Locale", locale), ("Flag", name)]) as tx:
+        ops.flag(tx, asset_id, locale, name, g.actor, now())
+    return success(f'Flagged as "{FLAG_LABELS[name]}"')
+
+
+@bp.delete("/api/translations/<path:asset_id>/<locale>/flag")
+@bp.delete("/api/translations/<path:asset_id>/<locale>/flag.json")
+@requires("write")
+def unflag(asset_id: str, locale: str):
+    asset_id, locale = _target(snapshot(), asset_id, locale)
+    with write(f"Unflag {asset_id} [{locale}]", "unflag", [("Asset", asset_id), ("Locale", locale)]) as tx:
+        ops.unflag(tx, asset_id, locale)
+    return success("Unflagged")
+
+
+@bp.get("/api/translations/<path:asset_id>/<locale>/revisions")
+@bp.get("/api/translations/<path:asset_id>/<locale>/revisions.json")
+@requires("read")
+def list_revisions(asset_id: str, locale: str):
+    asset_id, locale = _target(snapshot(), asset_id, locale)
+    return render([revision_record(entry) for entry in revisions(project(), asset_id, locale)])
