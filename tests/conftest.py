@@ -68,3 +68,18 @@ def auth(key: str, mode: str = "loco") -> dict:
 
 
 AUTH_MODES = ("service", "loco", "basic", "query")
+
+
+@pytest.fixture
+def api(client, demo):
+    """An API client with the demo project's full-access key."""
+    from tests.api import Api
+
+    return Api(client, demo[1].full)
+
+
+@pytest.fixture
+def readonly_api(client, demo):
+    from tests.api import Api
+
+    return Api(client, demo[1].readonly)

@@ -5,7 +5,8 @@ from flask import Flask
 
 
 def register_routes(app: Flask) -> None:
+    from .. import openapi
     from . import assets, locales, misc, tags, translations
 
-    for module in (misc, assets, translations, locales, tags):
+    for module in (misc, openapi, assets, translations, locales, tags):
         app.register_blueprint(module.bp)

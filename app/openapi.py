@@ -1,0 +1,325 @@
+"""The OpenAPI 3.1 description of the Gloss API, served at GET /api/openapi.json.
+
+Written by hand from the behaviour (a test checks that every registered route appears here and that every
+operation here is a registered route). Aliases (`.json` spellings, legacy paths) are listed as operations
+of their own, marked `deprecated` where Loco deprecated them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from .jsonio import render
+
+bp = Blueprint("openapi", __name__)
+
+KEY_SECURITY = [{"loco": []}, {"service": []}, {"basic": []}, {"query": []}]
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return _json(_ref("Error"), description)
+
+
+def _path_param(name: str, description: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": description}
+
+
+def _query(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema or {"type": "string"},
+            "description": description}
+
+
+def _form(properties: dict[str, dict[str, Any]], required: list[str] | None = None) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": required or []}
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema},
+                                          "multipart/form-data": {"schema": schema}}}
+
+
+def _raw(description: str) -> dict[str, Any]:
+    return {"required": False, "description": description,
+            "content": {"*/*": {"schema": {"type": "string"}}}}
+
+
+def _patch(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+STRING = {"type": "string"}
+INT = {"type": "integer"}
+BOOL = {"type": "boolean"}
+DATE = {"type": ["string", "null"], "format": "date-time"}
+USER_OR_NULL = {"oneOf": [_ref("User"), {"type": "null"}]}
+TRANSLATION_FIELDS = {
+    "status": {"type": "string", "description": "translated, untranslated, blank-translation or the flag name"},
+    "flagged": BOOL, "flag": {"type": "string", "description": "the flag, \"\" when none"},
+    "translated": BOOL, "translation": STRING, "revision": INT, "modified": DATE,
+    "author": USER_OR_NULL, "flagger": USER_OR_NULL,
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {"type": "object", "required": ["status", "error"],
+              "properties": {"status": INT, "error": STRING}},
+    "Success": {"type": "object", "required": ["status", "message"],
+                "properties": {"status": INT, "message": STRING}},
+    "Ping": {"type": "object", "properties": {"version": STRING, "build": STRING}},
+    "User": {"type": "object", "properties": {"id": INT, "name": STRING, "email": STRING}},
+    "Credentials": {"type": "object", "required": ["user", "group", "project"], "properties": {
+        "user": _ref("User"),
+        "group": {"type": "object", "properties": {"id": INT, "name": STRING, "url": STRING}},
+        "project": {"type": "object", "properties": {"id": INT, "name": STRING, "slug": STRING, "url": STRING}}}},
+    "Asset": {"type": "object", "required": ["id", "type", "context", "notes", "modified", "plurals", "tags"],
+              "properties": {
+                  "id": STRING, "type": {"enum": ["text", "html", "xml"]}, "context": STRING, "notes": STRING,
+                  "printf": {"enum": ["", "php", "java", "objc", "icu", "python"]},
+                  "created": DATE, "modified": DATE,
+                  "plurals": {"type": "integer", "description": "number of linked plural-form assets"},
+                  "tags": {"type": "array", "items": STRING},
+                  "aliases": {"type": "object", "additionalProperties": STRING},
+                  "progress": {"type": "object", "description": "counts of locales",
+                               "properties": {"translated": INT, "untranslated": INT, "flagged": INT}}}},
+    "PluralRules": {"type": "object", "properties": {
+        "length": INT, "equation": {"type": "string", "description": "gettext expression in n giving a form index"},
+        "forms": {"type": "array", "items": {"enum": ["zero", "one", "two", "few", "many", "other"]}}}},
+    "Locale": {"type": "object", "required": ["code", "name", "plurals", "progress"], "properties": {
+        "code": STRING, "name": STRING, "source": BOOL, "native": {"type": "boolean", "deprecated": True},
+        "plurals": _ref("PluralRules"),
+        "progress": {"type": "object", "properties": {"translated": INT, "untranslated": INT, "flagged": INT,
+                                                      "words": INT}}}},
+    "PluralTranslation": {"type": "object", "properties": {
+        "id": STRING, "form": {"type": "string", "description": "CLDR category of this form in the locale"},
+        "comments": INT, **TRANSLATION_FIELDS}},
+    "Translation": {"type": "object", "properties": {
+        "id": STRING, "comments": INT, **TRANSLATION_FIELDS, "locale": _ref("Locale"),
+        "plurals": {"type": "array", "items": _ref("PluralTranslation"),
+                    "description": "the plural-form assets the locale uses: member i is the locale's form i"}}},
+    "Revision": {"type": "object", "properties": TRANSLATION_FIELDS},
+    "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
+        "id": STRING, "status": STRING, "source": STRING, "target": STRING,
+        "errors": {"type": "array", "items": STRING}}},
+    "Progress": {"type": "object", "additionalProperties": INT,
+                 "description": "translated and untranslated always; flagged and each status/flag when present"},
+}
+
+ASSET_ID = _path_param("id", "Asset ID (dots allowed; the `.json` suffix is optional where shown)")
+PID = _path_param("pid", "Plural-form asset ID")
+TAG = _path_param("tag", "Tag name")
+LOCALE = _path_param("locale", "Locale code or language tag (fr, fr-FR, fr_FR)")
+FILTER = _query("filter", "Comma-separated tags: any listed tag matches; `*` any tag; `!tag` excludes")
+COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
+
+
+def op(summary: str, responses: dict[str, Any], *, parameters: list | None = None, body: dict | None = None,
+       description: str = "", kind: str = "read", public: bool = False) -> dict[str, Any]:
+    """One operation; `kind` says which key types may call it (x-gloss-access)."""
+    operation: dict[str, Any] = {"summary": summary, "responses": responses}
+    if description:
+        operation["description"] = description
+    if parameters:
+        operation["parameters"] = parameters
+    if body:
+        operation["requestBody"] = body
+    if public:
+        operation["security"] = []
+    else:
+        operation["x-gloss-access"] = {"read": ["full", "readonly"], "export": ["full", "readonly", "export"],
+                                       "write": ["full"]}[kind]
+        operation["responses"] = {**responses, **COMMON_ERRORS}
+    return operation
+
+
+def _with_aliases(paths: dict[str, dict[str, Any]], canonical: str, aliases: list[str], deprecated: bool = False):
+    for alias in aliases:
+        paths[alias] = {method: dict(operation, deprecated=deprecated or operation.get("deprecated", False),
+                                     description=(operation.get("description", "") +
+                                                  f" Alias of {canonical}.").strip())
+                        for method, operation in paths[canonical].items()}
+
+
+def build_paths() -> dict[str, dict[str, Any]]:
+    asset = _json(_ref("Asset"), "The asset")
+    assets = _json({"type": "array", "items": _ref("Asset")}, "Assets in creation order")
+    done = _json(_ref("Success"), "Done")
+    not_found = _error("Asset not in project")
+    locale = _json(_ref("Locale"), "The locale")
+    translation = _json(_ref("Translation"), "The translation")
+    paths: dict[str, dict[str, Any]] = {
+        "/api/ping": {"get": op("Check the API is up", {"200": _json(_ref("Ping"), "Version and build")},
+                                public=True)},
+        "/api/ping/not-found": {"get": op("Always a JSON 404", {"404": _error("Not found")}, public=True)},
+        "/api/openapi.json": {"get": op("This description", {"200": _json({"type": "object"}, "OpenAPI 3.1")},
+                                        public=True)},
+        "/api/auth/verify": {
+            "get": op("Verify a key", {"200": _json(_ref("Credentials"), "Who the key belongs to")}, kind="export"),
+            "post": op("Verify a key may write", {"200": _json(_ref("Credentials"), "A full-access key")},
+                       kind="write", description="403 for read-only and export keys.")},
+        "/api/assets": {
+            "get": op("List assets", {"200": assets}, parameters=[FILTER]),
+            "post": op("Create an asset", {"201": asset, "409": _error("Asset already exists"),
+                                           "400": _error("Neither id nor text given"),
+                                           "422": _error("Invalid field value")}, kind="write",
+                       description="Blank id: an ID is made from the text, unique in the project. The source "
+                                   "translation is created from text unless default=untranslated.",
+                       body=_form({"id": {"type": "string", "maxLength": 999}, "text": STRING,
+                                   "type": {"enum": ["text", "html", "xml"]}, "context": STRING, "notes": STRING,
+                                   "default": {"enum": ["translated", "untranslated", "fuzzy", "incorrect",
+                                                        "incomplete", "provisional", "unapproved", "rejected"]}}))},
+        "/api/assets/{id}.json": {
+            "get": op("Get an asset", {"200": asset, "404": not_found}, parameters=[ASSET_ID]),
+            "patch": op("Modify an asset", {"200": asset, "404": not_found, "409": _error("New ID taken"),
+                                            "422": _error("Unknown or unpatchable property")},
+                        parameters=[ASSET_ID], kind="write",
+                        description="A new id renames the asset; translations and history follow it.",
+                        body=_patch({"type": "object", "additionalProperties": False, "properties": {
+                            "id": STRING, "type": {"enum": ["text", "html", "xml"]}, "context": STRING,
+                            "notes": STRING, "printf": {"enum": ["", "php", "java", "objc", "icu", "python"]},
+                            "aliases": {"type": "object", "additionalProperties": STRING}}})),
+            "delete": op("Delete an asset and all its translations", {"200": done, "404": not_found},
+                         parameters=[ASSET_ID], kind="write")},
+        "/api/assets/{id}/plurals": {
+            "get": op("List plural forms (the singular excluded)", {"200": assets, "404": not_found},
+                      parameters=[ASSET_ID]),
+            "post": op("Add a plural form: a new asset, or link the existing asset pid",
+                       {"200": asset, "404": not_found, "409": _error("pid is a plural of another asset"),
+                        "422": _error("A plural of a plural")}, parameters=[ASSET_ID], kind="write",
+                       body=_form({"text": STRING, "pid": {"type": "string", "maxLength": 999}}))},
+        "/api/assets/{id}/plurals/{pid}.json": {
+            "delete": op("Unlink a plural form (no asset is deleted)", {"200": done, "404": not_found},
+                         parameters=[ASSET_ID, PID], kind="write")},
+        "/api/assets/{id}/tags": {
+            "post": op("Tag an asset (the tag is created if missing)", {"200": asset, "404": not_found},
+                       parameters=[ASSET_ID], kind="write", body=_form({"name": STRING}, ["name"]))},
+        "/api/assets/{id}/tags/{tag}.json": {
+            "delete": op("Remove one tag from an asset", {"200": done, "404": not_found},
+                         parameters=[ASSET_ID, TAG], kind="write")},
+        "/api/tags": {
+            "get": op("List tags", {"200": _json({"type": "array", "items": STRING}, "Tag names")}),
+            "post": op("Create a tag", {"201": done, "409": _error("Tag already exists")}, kind="write",
+                       body=_form({"name": STRING}, ["name"]))},
+        "/api/tags/{tag}.json": {
+            "post": op("Add assets to a tag", {"200": done, "404": _error("Tag or asset not in project")},
+                       parameters=[TAG], kind="write", body=_raw("Comma-separated asset IDs")),
+            "patch": op("Rename a tag", {"200": done, "404": _error("Tag not in project"),
+                                         "409": _error("Name taken")}, parameters=[TAG], kind="write",
+                        body=_patch({"type": "object", "properties": {"name": STRING}, "required": ["name"]})),
+            "delete": op("Delete a tag (removed from every asset)", {"200": done, "404": _error("Tag not in project")},
+                         parameters=[TAG], kind="write")},
+        "/api/locales": {
+            "get": op("List locales (source first)", {"200": _json({"type": "array", "items": _ref("Locale")},
+                                                                   "Locales")}, kind="export"),
+            "post": op("Add a locale", {"201": locale, "409": _error("Locale already exists"),
+                                        "422": _error("Not a language tag")}, kind="write",
+                       body=_form({"code": STRING}, ["code"]))},
+        "/api/locales/{locale}": {
+            "get": op("Get a locale", {"200": locale, "404": _error("Locale not in project")}, parameters=[LOCALE]),
+            "patch": op("Rename or re-code a locale", {"200": locale, "404": _error("Locale not in project"),
+                                                       "409": _error("Code taken"),
+                                                       "422": _error("Unknown property or bad code")},
+                        parameters=[LOCALE], kind="write",
+                        body=_patch({"type": "object", "additionalProperties": False,
+                                     "properties": {"code": STRING, "name": STRING}})),
+            "delete": op("Delete a locale and its translations", {"200": done, "404": _error("Locale not in project"),
+                                                                  "422": _error("The source locale")},
+                         parameters=[LOCALE], kind="write")},
+        "/api/locales/{locale}/errors": {
+            "get": op("Quality problems of a locale's translations",
+                      {"200": _json({"type": "array", "items": _ref("TranslationError")}, "Problems")},
+                      parameters=[LOCALE],
+                      description="Placeholders of the source missing or added (printf or ICU), HTML tags "
+                                  "mismatched in html assets, empty or whitespace-only text, leading or "
+                                  "trailing whitespace differing from the source.")},
+        "/api/locales/{locale}/progress": {
+            "get": op("Translation progress of a locale", {"200": _json(_ref("Progress"), "Counts")},
+                      parameters=[LOCALE, FILTER])},
+        "/api/translations/{id}.json": {
+            "get": op("All translations of an asset, untranslated locales included",
+                      {"200": _json({"type": "array", "items": _ref("Translation")}, "One per locale"),
+                       "404": not_found}, parameters=[ASSET_ID])},
+        "/api/translations/{id}/{locale}": {
+            "get": op("One translation (untranslated: translated false, revision 0)",
+                      {"200": translation, "404": not_found}, parameters=[ASSET_ID, LOCALE]),
+            "post": op("Translate: the raw body is the text", {"200": translation, "404": not_found},
+                       parameters=[ASSET_ID, LOCALE], kind="write", body=_raw("The new text, any Content-Type"),
+                       description="Revision 1 on the first translation, +1 on every POST (one commit each); "
+                                   "a new text clears the flag; an empty body marks the translation untranslated."),
+            "delete": op("Erase a translation (revision back to 0)",
+                         {"200": done, "404": _error("Asset not translated in this locale")},
+                         parameters=[ASSET_ID, LOCALE], kind="write")},
+        "/api/translations/{id}/{locale}/flag": {
+            "post": op("Flag a translation (one flag at a time; it stays translated)",
+                       {"200": done, "404": _error("Not translated"), "422": _error("Unknown flag")},
+                       parameters=[ASSET_ID, LOCALE], kind="write",
+                       body=_form({"flag": {"enum": ["fuzzy", "incorrect", "incomplete", "provisional",
+                                                     "unapproved", "rejected"], "default": "fuzzy"}})),
+            "delete": op("Clear the flag", {"200": done, "404": _error("Not flagged")},
+                         parameters=[ASSET_ID, LOCALE], kind="write")},
+        "/api/translations/{id}/{locale}/revisions": {
+            "get": op("Revisions from Git history, newest first",
+                      {"200": _json({"type": "array", "items": _ref("Revision")}, "Revisions"), "404": not_found},
+                      parameters=[ASSET_ID, LOCALE])},
+    }
+    _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
+    _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
+    _with_aliases(paths, "/api/auth/verify", ["/api/auth/verify.json"], deprecated=True)
+    _with_aliases(paths, "/api/assets", ["/api/assets.json"])
+    _with_aliases(paths, "/api/assets/{id}.json", ["/api/assets/{id}"])
+    _with_aliases(paths, "/api/assets/{id}/plurals", ["/api/assets/{id}/plurals.json"])
+    _with_aliases(paths, "/api/assets/{id}/plurals/{pid}.json", ["/api/assets/{id}/plurals/{pid}"])
+    _with_aliases(paths, "/api/assets/{id}/tags", ["/api/assets/{id}/tags.json"], deprecated=True)
+    _with_aliases(paths, "/api/assets/{id}/tags/{tag}.json", ["/api/assets/{id}/tags/{tag}"])
+    _with_aliases(paths, "/api/tags", ["/api/tags.json"])
+    _with_aliases(paths, "/api/tags/{tag}.json", ["/api/tags/{tag}"])
+    _with_aliases(paths, "/api/locales", ["/api/locales.json"])
+    for sub in ("", "/errors", "/progress"):
+        _with_aliases(paths, f"/api/locales/{{locale}}{sub}", [f"/api/locales/{{locale}}{sub}.json"])
+    _with_aliases(paths, "/api/translations/{id}.json", ["/api/translations/{id}"])
+    legacy_one = {"post": paths["/api/translations/{id}/{locale}"]["post"],
+                  "delete": paths["/api/translations/{id}/{locale}"]["delete"]}
+    paths["/api/translations/{id}.json"].update(
+        {method: dict(operation, deprecated=True, description="Legacy spelling {id}/{locale}.json: the path "
+                      "is read as asset/locale when that names an asset and a locale of the project.")
+         for method, operation in legacy_one.items()})
+    _with_aliases(paths, "/api/translations/{id}/{locale}/flag", ["/api/translations/{id}/{locale}/flag.json"])
+    _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
+                  ["/api/translations/{id}/{locale}/revisions.json"])
+    return paths
+
+
+def build_document() -> dict[str, Any]:
+    from . import API_VERSION
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Gloss API", "version": API_VERSION,
+                 "description": "Loco-compatible translation management API whose storage is Git. JSON is "
+                                "pretty-printed unless `?ugly` is given. Every route also takes `key`, `v` "
+                                "(version pin) and honours `X-Api-Version`. A form POST with "
+                                "REQUEST_METHOD=DELETE or PATCH acts as that method."},
+        "servers": [{"url": "/"}],
+        "security": KEY_SECURITY,
+        "paths": build_paths(),
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "loco": {"type": "apiKey", "in": "header", "name": "Authorization",
+                         "description": "`Loco KEY` (what Loco clients send)"},
+                "service": {"type": "apiKey", "in": "header", "name": "Authorization",
+                            "description": "`Service KEY` (the specification's scheme word)"},
+                "basic": {"type": "http", "scheme": "basic", "description": "key as user name, empty password"},
+                "query": {"type": "apiKey", "in": "query", "name": "key"},
+            },
+        },
+    }
+
+
+@bp.get("/api/openapi.json")
+def openapi():
+    return render(build_document())

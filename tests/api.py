@@ -1,0 +1,37 @@
+"""A small client wrapper for API tests: JSON in, (status, JSON) out, with a key in the Loco header."""
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support import git
+
+
+class Api:
+    def __init__(self, client, key: str):
+        self.client = client
+        self.headers = {"Authorization": f"Loco {key}"}
+
+    def call(self, method: str, path: str, **kwargs) -> tuple[int, Any]:
+        headers = dict(self.headers, **kwargs.pop("headers", {}))
+        response = self.client.open(path, method=method, headers=headers, **kwargs)
+        assert response.mimetype == "application/json", (path, response.status, response.data[:200])
+        body = response.get_json()
+        if response.status_code >= 400:
+            assert body == {"status": response.status_code, "error": body["error"]} and body["error"]
+        return response.status_code, body
+
+    def get(self, path: str, **kwargs):
+        return self.call("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs):
+        return self.call("POST", path, **kwargs)
+
+    def patch(self, path: str, **kwargs):
+        return self.call("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs):
+        return self.call("DELETE", path, **kwargs)
+
+
+def commit_count(project) -> int:
+    return int(git(project.path, "rev-list", "--count", "HEAD"))
