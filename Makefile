@@ -43,6 +43,9 @@ test: install system-tools
 
 bench: install system-tools
 	$(BIN)/python bench/bench_storage.py
+	$(BIN)/python bench/bench_transfer.py
+	@[ ! -f bench/formats/bench_formats.py ] || $(BIN)/python bench/formats/bench_formats.py
+	@[ ! -f bench/bench_api.py ] || $(BIN)/python bench/bench_api.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
+from formats.errors import FormatsError
 from storage.errors import StorageError
 
 from .jsonio import render
@@ -36,6 +37,10 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(StorageError)
     def _storage_error(error: StorageError):
         return error_response(error.status, error.message)
+
+    @app.errorhandler(FormatsError)
+    def _format_error(error: FormatsError):
+        return error_response(error.http_status, error.message)
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):

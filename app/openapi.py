@@ -266,6 +266,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
                       {"200": _json({"type": "array", "items": _ref("Revision")}, "Revisions"), "404": not_found},
                       parameters=[ASSET_ID, LOCALE])},
     }
+    paths.update(transfer_paths())
     _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
     _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
     _with_aliases(paths, "/api/auth/verify", ["/api/auth/verify.json"], deprecated=True)
@@ -291,6 +292,100 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
                   ["/api/translations/{id}/{locale}/revisions.json"])
     return paths
+
+
+EXT = _path_param("ext", "File extension selecting the format (see `format` for variants)")
+EXPORT_PARAMS = [
+    _query("format", "Format variant of the extension (json: jed, chrome, i18next, multi; js: gettext, "
+                     "ng-gettext); the extension itself means its default"),
+    FILTER,
+    _query("index", "Lookup key: id, text or an alias name (default per format: text for gettext)"),
+    _query("source", "Alternative source locale"),
+    _query("namespace", "Overrides the project name where a format uses one"),
+    _query("order", "created (default) or id", {"enum": ["created", "id"]}),
+    _query("status", "Comma list of translated, untranslated, blank-translation, flagged, a flag name or all; "
+                     "`!` negates"),
+    _query("fallback", "Locale whose text fills untranslated assets"),
+    _query("printf", "Convert placeholders to this style", {"enum": ["php", "java", "objc", "icu", "python"]}),
+    _query("charset", "Output encoding; a character it cannot hold is a 406"),
+    _query("breaks", "Line endings", {"enum": ["Unix", "DOS", "Mac"]}),
+    _query("no-comments", "Drop the banner and redundant comments", {"type": "boolean"}),
+    _query("no-expand", "Keep dotted keys flat", {"type": "boolean"}),
+    _query("no-folding", "Deprecated alias of no-expand", {"type": "boolean"}),
+    _query("collisions", "Strategy for keys that collide",
+           {"enum": ["overwrite", "ignore", "fail", "auto", "legacy"]}),
+]
+IMPORT_PARAMS = [
+    _query("index", "Keys are asset IDs (id) or source texts (text); default per format"),
+    _query("locale", "Language of the file's translations; auto or absent: from the file"),
+    _query("format", "Variant of the extension, e.g. multi for multi-locale JSON"),
+    _query("async", "Run in the background; answer 201 with a Location header", {"type": "boolean"}),
+    *[_query(name, description, {"type": "boolean"}) for name, description in (
+        ("ignore-new", "Do not add new assets"), ("ignore-existing", "Do not update existing assets"),
+        ("ignore-blank", "Do not import blank translations"),
+        ("delete-absent", "Delete project assets that are not in the file"))],
+    *[_query(name, description) for name, description in (
+        ("tag-new", "Tags for new assets"), ("tag-all", "Tags for every asset in the file"),
+        ("untag-all", "Tags removed from every asset in the file"),
+        ("tag-updated", "Tags for existing assets the import changed"),
+        ("untag-updated", "Tags removed from assets the import changed"),
+        ("tag-absent", "Tags for project assets not in the file"),
+        ("untag-absent", "Tags removed from project assets not in the file"),
+        ("flag-new", "Flag for new translations"), ("flag-updated", "Flag for changed translations"))],
+]
+
+
+def transfer_paths() -> dict[str, dict[str, Any]]:
+    file = {"description": "The file", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+            "headers": {"Last-Modified": {"schema": STRING}, "Content-Disposition": {"schema": STRING}}}
+    export_errors = {"304": {"description": "Not modified since If-Modified-Since"},
+                     "400": _error("Unsupported format or option value"), "406": _error("Charset cannot hold a character"),
+                     "409": _error("Key collision with collisions=fail")}
+    import_result = _json({"type": "object", "properties": {"status": INT, "message": STRING,
+                                                            "locales": {"type": "array", "items": _ref("Locale")}}},
+                          "Summary and the locales the file touched")
+    return {
+        "/api/export/locale/{locale}.{ext}": {"get": op(
+            "Export one locale", {"200": file, "404": _error("Locale not in project"), **export_errors},
+            parameters=[LOCALE, EXT, *EXPORT_PARAMS], kind="export")},
+        "/api/export/all.{ext}": {"get": op(
+            "Export every locale in one multi-locale file", {"200": file, **export_errors},
+            parameters=[EXT, *EXPORT_PARAMS], kind="export",
+            description="all.json is keyed by locale, except in a single-locale project (a flat asset map).")},
+        "/api/export/template.{ext}": {"get": op(
+            "Export source keys only (e.g. a POT)", {"200": file, **export_errors},
+            parameters=[EXT, *[p for p in EXPORT_PARAMS if p["name"] != "fallback"]], kind="export")},
+        "/api/export/archive/{ext}.zip": {"get": op(
+            "Every locale as its own file in a zip archive", {"200": file, **export_errors},
+            parameters=[EXT, *EXPORT_PARAMS], kind="export",
+            description="Gettext files are laid out as {locale}/LC_MESSAGES/{project}.po, Chrome as "
+                        "_locales/{locale}/messages.json, i18next as {locale}/translation.json.")},
+        "/api/export/archive/{ext}.tar": {"get": op(
+            "Every locale as its own file in a tar archive", {"200": file, **export_errors},
+            parameters=[EXT, *EXPORT_PARAMS], kind="export")},
+        "/api/import/{ext}": {"post": op(
+            "Import a file (the raw body): one commit however many units",
+            {"200": import_result, "201": _json({"type": "object"}, "Asynchronous job created (Location header)"),
+             "400": _error("Bad option"), "422": _error("Empty or invalid source data (names the line)")},
+            parameters=[EXT, *IMPORT_PARAMS], kind="write", body=_raw("The file"))},
+        "/api/import/progress/{id}": {"get": op(
+            "Progress of an asynchronous import",
+            {"200": _json({"type": "object", "properties": {"progress": INT, "success": STRING, "error": STRING}},
+                          "Progress 0-100"), "404": _error("No such job")},
+            parameters=[_path_param("id", "Job id from the Location header")])},
+        "/api/import/progress/": {"get": op(
+            "Progress without a job id", {"422": _error("Empty job id")})},
+        "/api/convert/{from}/{name}.{ext}": {"post": op(
+            "Convert a file between formats (no key, no project)",
+            {"200": file, "204": {"description": "Nothing could be extracted"},
+             "400": _error("Unsupported format pair"), "422": _error("Empty or invalid source data")},
+            parameters=[_path_param("from", "Source format"), _path_param("name", "Target file name; a locale "
+                        "may end it (messages-fr_FR)"), EXT,
+                        _query("locale", "Locale of the file (same as in the name)"),
+                        _query("native", "Source locale"), _query("index", "id or text"),
+                        _query("format", "Target variant")],
+            body=_raw("The file, or a form field src"), public=True)},
+    }
 
 
 def build_document() -> dict[str, Any]:

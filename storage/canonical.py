@@ -24,12 +24,13 @@ def dump_value(value: Mapping[str, Any]) -> str:
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
-    __slots__ = ("_lines", "_parsed", "_bytes")
+    __slots__ = ("_lines", "_parsed", "_bytes", "derived")
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines  # id -> serialised value, in canonical order
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
+        self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
 
     @classmethod
     def parse(cls, data: bytes) -> "Chunk":

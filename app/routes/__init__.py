@@ -6,7 +6,7 @@ from flask import Flask
 
 def register_routes(app: Flask) -> None:
     from .. import openapi
-    from . import assets, locales, misc, tags, translations
+    from . import assets, locales, misc, tags, transfer, translations
 
-    for module in (misc, openapi, assets, translations, locales, tags):
+    for module in (misc, openapi, assets, translations, locales, tags, transfer):
         app.register_blueprint(module.bp)

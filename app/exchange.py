@@ -1,0 +1,304 @@
+"""The mapping between the storage model and the exchange catalogue of `formats/` (export and import).
+
+Plurals: storage keeps a plural group as a singular asset plus linked plural-form assets; a locale's CLDR
+forms map to the group's members by index (form i = member i, as gettext's msgstr[i]). The catalogue keeps
+one plural unit with a `plurals` dict per locale keyed by category.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from formats import Catalogue, Translation, Unit, plural_rules
+from storage import operations as ops
+from storage.snapshot import Snapshot
+from storage.transaction import Transaction
+
+
+
+# ----------------------------------------------------------------------------- export
+def _translation(entry: dict[str, Any] | None) -> Translation:
+    if entry is None:
+        return Translation()
+    return Translation(text=entry["text"], flag=entry.get("flag", ""))
+
+
+def _plural_translation(entries: dict[str, dict[str, Any]], group: list[str], code: str) -> Translation:
+    forms = plural_rules(code).forms
+    plurals: dict[str, str] = {}
+    flag = ""
+    for index, member in enumerate(group[: len(forms)]):
+        entry = entries.get(member)
+        if entry is not None:
+            plurals[forms[index]] = entry["text"]
+            flag = flag or entry.get("flag", "")
+    first = entries.get(group[0])
+    return Translation(text=first["text"] if first else None, plurals=plurals, flag=flag)
+
+
+def snapshot_catalogue(snapshot: Snapshot, locales: list[str] | None = None) -> Catalogue:
+    """The whole project (or the given locales, source always included) as an exchange catalogue.
+
+    Built once per snapshot and locale set (snapshots are immutable); callers must not modify it.
+    """
+    codes = [record["code"] for record in snapshot.locales()]
+    wanted = [code for code in codes if locales is None or code in locales or code == snapshot.source_locale]
+    key = ("catalogue", tuple(wanted))
+    if key not in snapshot.memo:
+        snapshot.memo[key] = _build_catalogue(snapshot, wanted)
+    return snapshot.memo[key]
+
+
+def _build_catalogue(snapshot: Snapshot, wanted: list[str]) -> Catalogue:
+    units: list[Unit] = []
+    for number in sorted(snapshot.asset_chunks):
+        units.extend(_chunk_units(snapshot, number, wanted))
+    return Catalogue(source_locale=snapshot.source_locale, locales=wanted, units=units, project=snapshot.name)
+
+
+def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> list[Unit]:
+    """The units of one asset chunk, reused while neither it nor a locale chunk it reads has changed.
+
+    Chunks are immutable and shared between snapshots, so after a write only the chunk it touched is
+    rebuilt: the first export after a write costs a thousand units, not the whole project.
+    """
+    asset_chunk = snapshot.asset_chunks[number]
+    needed = {number}
+    for _, asset in asset_chunk.items():
+        for member in asset.get("plurals", ()):
+            needed.add(snapshot.asset_index[member])
+    sources = tuple(snapshot.locale_chunks.get(code, {}).get(n) for code in wanted for n in sorted(needed))
+    cached = asset_chunk.derived.get(("units", tuple(wanted)))
+    if cached is not None and len(cached[0]) == len(sources) and all(a is b for a, b in zip(cached[0], sources)):
+        return cached[1]
+    entries = {code: {} for code in wanted}
+    for code in wanted:
+        for n in sorted(needed):
+            chunk = snapshot.locale_chunks.get(code, {}).get(n)
+            if chunk is not None:
+                entries[code].update(chunk.items())
+    units = []
+    for asset_id, asset in asset_chunk.items():
+        if asset.get("plural_of"):
+            continue  # exported inside its singular's unit
+        members = asset.get("plurals")
+        unit = Unit(id=asset_id, context=asset.get("context", ""), notes=asset.get("notes", ""),
+                    type=asset.get("type", "text"), printf=asset.get("printf", ""),
+                    tags=list(asset.get("tags", [])), aliases=dict(asset.get("aliases", {})),
+                    plural=bool(members))
+        if members:
+            group = [asset_id] + members
+            unit.translations = {code: _plural_translation(entries[code], group, code) for code in wanted}
+        else:
+            unit.translations = {code: _translation(entries[code].get(asset_id)) for code in wanted}
+        units.append(unit)
+    asset_chunk.derived[("units", tuple(wanted))] = (sources, units)
+    return units
+
+
+# ----------------------------------------------------------------------------- import
+@dataclass
+class ImportOptions:
+    """Loco's import switches (loco-compat §3.10)."""
+
+    index: str = "id"
+    ignore_new: bool = False
+    ignore_existing: bool = False
+    ignore_blank: bool = False
+    tag_new: list[str] = field(default_factory=list)
+    tag_all: list[str] = field(default_factory=list)
+    untag_all: list[str] = field(default_factory=list)
+    tag_updated: list[str] = field(default_factory=list)
+    untag_updated: list[str] = field(default_factory=list)
+    tag_absent: list[str] = field(default_factory=list)
+    untag_absent: list[str] = field(default_factory=list)
+    delete_absent: bool = False
+    flag_new: str = ""
+    flag_updated: str = ""
+
+
+@dataclass
+class ImportReport:
+    new_assets: list[str] = field(default_factory=list)
+    updated_assets: set[str] = field(default_factory=set)
+    new_translations: int = 0
+    updated_translations: int = 0
+    deleted_assets: int = 0
+    locales: set[str] = field(default_factory=set)
+
+    def message(self) -> str:
+        parts = []
+        if self.new_assets:
+            parts.append(f"{len(self.new_assets)} new asset{'s' * (len(self.new_assets) != 1)}")
+        if self.new_translations:
+            parts.append(f"{self.new_translations} new translation{'s' * (self.new_translations != 1)}")
+        if self.updated_translations:
+            parts.append(f"{self.updated_translations} translation{'s' * (self.updated_translations != 1)} updated")
+        if self.deleted_assets:
+            parts.append(f"{self.deleted_assets} absent asset{'s' * (self.deleted_assets != 1)} deleted")
+        return ("Imported " + ", ".join(parts)) if parts else "Nothing updated"
+
+
+class Importer:
+    """Applies a catalogue to a transaction; one instance per import."""
+
+    def __init__(self, tx: Transaction, options: ImportOptions, actor: ops.Actor, now: str,
+                 progress: Callable[[float], None] | None = None):
+        self.tx = tx
+        self.options = options
+        self.actor = actor
+        self.now = now
+        self.progress = progress or (lambda fraction: None)
+        self.report = ImportReport()
+        self.source = tx.peek_meta()["source"]
+
+    def apply(self, catalogue: Catalogue) -> ImportReport:
+        for code in catalogue.locales:
+            if code not in self.tx.locale_codes():
+                from .locales import display_name
+
+                ops.add_locale(self.tx, code, display_name(code))
+        by_text = self._source_text_index() if self.options.index == "text" else None
+        seen: set[str] = set()
+        total = max(1, len(catalogue.units))
+        for number, unit in enumerate(catalogue.units):
+            asset_id = self._asset_for(unit, by_text)
+            seen.add(asset_id)
+            if self.tx.has_asset(asset_id):
+                if not self.options.ignore_existing:
+                    self._update(asset_id, unit)
+                    seen.update(self.tx.asset(asset_id).get("plurals", []))
+            elif not self.options.ignore_new:
+                self._create(asset_id, unit)
+                seen.update(self.tx.asset(asset_id).get("plurals", []))
+            if number % 500 == 0:
+                self.progress(number / total)
+        self._absent(seen)
+        return self.report
+
+    # ------------------------------------------------------------------ matching by source text
+    def _asset_for(self, unit: Unit, by_text: dict[tuple[str, str], str] | None) -> str:
+        """The asset a unit updates or creates: its ID, or with index=text the asset with the same source
+        text and context (a new one gets an ID made from the text, like an asset created without id)."""
+        if by_text is None:
+            return unit.id
+        key = (unit.context, self._source_text(unit))
+        if key not in by_text:
+            by_text[key] = ops.unique_asset_id(self.tx, key[1])
+        return by_text[key]
+
+    def _source_text(self, unit: Unit) -> str:
+        translation = unit.translations.get(self.source)
+        return translation.text if translation and translation.text is not None else unit.id
+
+    def _source_text_index(self) -> dict[tuple[str, str], str]:
+        index: dict[tuple[str, str], str] = {}
+        for asset_id in self.tx.asset_ids():
+            asset = self.tx.asset(asset_id)
+            entry = self.tx.translation(asset_id, self.source)
+            if entry is not None and not asset.get("plural_of"):
+                index.setdefault((asset.get("context", ""), entry["text"]), asset_id)
+        return index
+
+    # ------------------------------------------------------------------ new and existing assets
+    def _create(self, asset_id: str, unit: Unit) -> None:
+        ops.create_asset(self.tx, asset_id, self.now, type=unit.type if unit.type in ops.ASSET_TYPES else "text",
+                         context=unit.context, notes=unit.notes,
+                         printf=unit.printf if unit.printf in ops.PRINTF_STYLES else "",
+                         tags=self.options.tag_new + self.options.tag_all)
+        self.report.new_assets.append(asset_id)
+        self._write_translations(asset_id, unit, new_asset=True)
+
+    def _update(self, asset_id: str, unit: Unit) -> None:
+        record = self.tx.asset(asset_id)
+        if unit.notes and not record.get("notes"):
+            ops.patch_asset(self.tx, asset_id, {"notes": unit.notes}, self.now)
+        changed = self._write_translations(asset_id, unit, new_asset=False)
+        for tag in self.options.tag_all:
+            ops.tag_asset(self.tx, asset_id, tag, self.now)
+        for tag in self.options.untag_all:
+            self._untag(asset_id, tag)
+        if changed:
+            self.report.updated_assets.add(asset_id)
+            for tag in self.options.tag_updated:
+                ops.tag_asset(self.tx, asset_id, tag, self.now)
+            for tag in self.options.untag_updated:
+                self._untag(asset_id, tag)
+
+    def _untag(self, asset_id: str, tag: str) -> None:
+        if tag in self.tx.asset(asset_id).get("tags", []):
+            ops.untag_asset(self.tx, asset_id, tag, self.now)
+
+    # ------------------------------------------------------------------ translations
+    def _write_translations(self, asset_id: str, unit: Unit, new_asset: bool) -> bool:
+        changed = False
+        for code, translation in unit.translations.items():
+            if unit.plural:
+                targets = self._plural_targets(asset_id, code, translation)
+            else:
+                targets = [(asset_id, translation.text)]
+            for member, text in targets:
+                changed |= self._set(member, code, text, translation.flag)
+            self.report.locales.add(code)
+        return changed
+
+    def _plural_targets(self, asset_id: str, code: str, translation: Translation) -> list[tuple[str, str | None]]:
+        """(member asset, text) per form of the locale, linking new plural-form assets when needed."""
+        forms = plural_rules(code).forms
+        texts = [translation.plurals.get(form) for form in forms]
+        if not translation.plurals and translation.text is not None:
+            texts[0] = translation.text
+        group = [asset_id] + self.tx.asset(asset_id).get("plurals", [])
+        while len(group) < len(texts) and any(text is not None for text in texts[len(group):]):
+            source = self._source_plural_text(asset_id)
+            pid = ops.add_plural(self.tx, asset_id, self.now, text=source, actor=self.actor)
+            group.append(pid)
+        return [(group[i], texts[i]) for i in range(min(len(group), len(texts)))]
+
+    def _source_plural_text(self, asset_id: str) -> str | None:
+        """Source text for a new plural-form asset: the source locale's last (`other`) form, as stored."""
+        members = [asset_id] + self.tx.asset(asset_id).get("plurals", [])
+        entry = self.tx.translation(members[-1], self.source)
+        return entry["text"] if entry else None
+
+    def _set(self, asset_id: str, code: str, text: str | None, flag: str) -> bool:
+        """Store one text unless it is absent, blank-and-ignored or unchanged; True when something changed."""
+        if text is None or (text == "" and self.options.ignore_blank):
+            return False
+        current = self.tx.translation(asset_id, code)
+        changed = False
+        if current is None or current["text"] != text:
+            ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
+            changed = True
+            if current is None:
+                self.report.new_translations += 1
+            else:
+                self.report.updated_translations += 1
+        wanted_flag = flag if flag in ops.FLAGS else ""
+        if current is None and self.options.flag_new in ops.FLAGS:
+            wanted_flag = wanted_flag or self.options.flag_new
+        elif changed and current is not None and self.options.flag_updated in ops.FLAGS:
+            wanted_flag = wanted_flag or self.options.flag_updated
+        entry = self.tx.translation(asset_id, code)
+        if wanted_flag and entry.get("flag") != wanted_flag:
+            ops.flag(self.tx, asset_id, code, wanted_flag, self.actor, self.now)
+            changed = True
+        return changed
+
+    # ------------------------------------------------------------------ absent assets
+    def _absent(self, seen: set[str]) -> None:
+        options = self.options
+        if not (options.tag_absent or options.untag_absent or options.delete_absent):
+            return
+        for asset_id in self.tx.asset_ids():
+            if asset_id in seen or not self.tx.has_asset(asset_id):
+                continue
+            if options.delete_absent:
+                ops.delete_asset(self.tx, asset_id)
+                self.report.deleted_assets += 1
+                continue
+            for tag in options.tag_absent:
+                ops.tag_asset(self.tx, asset_id, tag, self.now)
+            for tag in options.untag_absent:
+                self._untag(asset_id, tag)
+

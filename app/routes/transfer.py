@@ -1,0 +1,317 @@
+"""Export, import (sync and async) and convert (spec §4.3, §4.7, §4.8; loco-compat §3.8–3.11)."""
+from __future__ import annotations
+
+import io
+import tarfile
+import threading
+import time
+import zipfile
+from datetime import datetime, timezone
+from email.utils import format_datetime, parsedate_to_datetime
+
+from flask import Blueprint, Response, current_app, g, request
+
+import formats
+from formats.registry import lookup
+from storage.jobs import JobStore
+from storage.snapshot import Snapshot
+
+from ..auth import requires
+from ..context import committer_identity, now, project, snapshot, store
+from ..errors import ApiError
+from ..exchange import Importer, ImportOptions, snapshot_catalogue
+from ..jsonio import render
+from ..locales import parse_locale_code, resolve_project_locale
+from ..records import locale_record
+from ..requests import flag_arg, form_fields
+
+bp = Blueprint("transfer", __name__)
+
+
+# ----------------------------------------------------------------------------- export
+def _variant(ext: str) -> str:
+    """The `format` parameter; `format=json` on .json (or po on .po) means the default variant."""
+    variant = request.args.get("format", "").strip()
+    return "" if variant.lower() == ext.lower() else variant
+
+
+def _project_locale(snap: Snapshot, code: str, what: str) -> str:
+    found = resolve_project_locale(code, [record["code"] for record in snap.locales()])
+    if found is None:
+        raise ApiError(404 if what == "locale" else 400, f"{what.capitalize()} locale {code!r} not in project"
+                       if what != "locale" else "Locale not in project")
+    return found
+
+
+def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
+    """Every export query parameter, read once for all formats."""
+    args = request.args
+    source = _project_locale(snap, args["source"], "source") if args.get("source") else None
+    fallback = _project_locale(snap, args["fallback"], "fallback") if args.get("fallback") else ""
+    options = formats.ExportOptions(
+        source_locale=source, index=args.get("index") or None, namespace=args.get("namespace", ""),
+        order=args.get("order") or "created", status=args.get("status", ""), filter=args.get("filter", ""),
+        fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "utf-8",
+        breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
+        no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
+        project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
+        exported_by=g.key.user_name)
+    for name, value in overrides.items():
+        setattr(options, name, value)
+    return options
+
+
+def _last_modified(snap: Snapshot) -> datetime:
+    commit = project().repo.read_commit(snap.commit)
+    return datetime.fromtimestamp(commit.commit_time, timezone.utc)
+
+
+def _not_modified(snap: Snapshot) -> Response | None:
+    """304 when the client's copy (If-Modified-Since) is as new as the project's last commit."""
+    header = request.headers.get("If-Modified-Since")
+    if not header:
+        return None
+    try:
+        since = parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=timezone.utc)
+    if _last_modified(snap) <= since:
+        response = Response(status=304)
+        response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
+        return response
+    return None
+
+
+def _file_response(data: bytes, content_type: str, filename: str, snap: Snapshot) -> Response:
+    response = Response(data, status=200, content_type=content_type)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
+    return response
+
+
+def _export(snap: Snapshot, ext: str, options: formats.ExportOptions, filename: str,
+            locales: list[str] | None = None, variant: str | None = None) -> Response:
+    cached = _not_modified(snap)
+    if cached is not None:
+        return cached
+    variant = _variant(ext) if variant is None else variant
+    exported = formats.export_file(snapshot_catalogue(snap, locales), ext, variant, options)
+    return _file_response(exported.data, exported.content_type, filename, snap)
+
+
+@bp.get("/api/export/locale/<locale>.<ext>")
+@requires("export")
+def export_locale(locale: str, ext: str):
+    snap = snapshot()
+    locale = _project_locale(snap, locale, "locale")
+    options = export_options(snap, locale=locale)
+    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}", [locale, options.fallback])
+
+
+@bp.get("/api/export/template.<ext>")
+@requires("export")
+def export_template(ext: str):
+    snap = snapshot()
+    return _export(snap, ext, export_options(snap, template=True), f"{g.key.project}.{ext}", [])
+
+
+@bp.get("/api/export/all.<ext>")
+@requires("export")
+def export_all(ext: str):
+    snap = snapshot()
+    codes = [record["code"] for record in snap.locales()]
+    if ext.lower() == "json" and len(codes) == 1 and _variant(ext) in ("", "multi"):
+        # Loco's single-locale quirk: a flat asset map, no locale key (loco-cli relies on it)
+        return _export(snap, ext, export_options(snap, locale=codes[0]), f"{g.key.project}.{ext}", variant="")
+    return _export(snap, ext, export_options(snap, all_locales=True), f"{g.key.project}.{ext}")
+
+
+ARCHIVE_LAYOUTS = {
+    ("po", ""): "{locale_}/LC_MESSAGES/{project}.po",
+    ("mo", ""): "{locale_}/LC_MESSAGES/{project}.mo",
+    ("json", "chrome"): "_locales/{locale_}/messages.json",
+    ("json", "i18next"): "{locale}/translation.json",
+    ("json", "i18next3"): "{locale}/translation.json",
+    ("json", "i18next4"): "{locale}/translation.json",
+    ("arb", ""): "app_{locale_}.arb",
+}
+
+
+def archive_path(ext: str, variant: str, locale: str, project_id: str) -> str:
+    """Where a locale's file sits in an archive, in the layout that format's users expect."""
+    layout = ARCHIVE_LAYOUTS.get((ext, variant), "{project}-{locale}.{ext}")
+    return layout.format(locale=locale, locale_=locale.replace("-", "_"), project=project_id, ext=ext)
+
+
+@bp.get("/api/export/archive/<ext>.zip")
+@bp.get("/api/export/archive/<ext>.tar")
+@requires("export")
+def export_archive(ext: str):
+    snap = snapshot()
+    cached = _not_modified(snap)
+    if cached is not None:
+        return cached
+    variant = _variant(ext)
+    kind = request.path.rsplit(".", 1)[1]
+    files: list[tuple[str, bytes]] = []
+    for record in snap.locales():
+        code = record["code"]
+        options = export_options(snap, locale=code)
+        exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
+        files.append((archive_path(ext.lower(), variant.lower(), code, g.key.project), exported.data))
+    comment = f"Exported from Gloss project {snap.name} at {now()}"
+    if kind == "zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.comment = comment.encode("utf-8")
+            for name, data in files:
+                archive.writestr(name, data)
+        return _file_response(buffer.getvalue(), "application/zip", f"{g.key.project}-{ext}.zip", snap)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in files:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), int(time.time())
+            archive.addfile(info, io.BytesIO(data))
+    return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
+
+
+# ----------------------------------------------------------------------------- import
+def _tag_list(name: str) -> list[str]:
+    return [tag.strip() for tag in request.args.get(name, "").split(",") if tag.strip()]
+
+
+def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadOptions]:
+    args = request.args
+    index = (args.get("index") or "").strip().lower() or lookup(ext, variant, reading=True).default_index
+    if index not in ("id", "text"):
+        raise ApiError(400, "index must be id or text")
+    locale = (args.get("locale") or "").strip()
+    if args.get("index") == "id" and not locale:
+        raise ApiError(400, "locale is required when index=id")
+    locale_code = None if locale.lower() in ("", "auto") else parse_locale_code(locale)
+    flags = {name: (args.get(name) or "").strip().lower() for name in ("flag-new", "flag-updated")}
+    for name, value in flags.items():
+        if value and value not in formats.FLAGS:
+            raise ApiError(400, f"{name} must be one of {', '.join(formats.FLAGS)}")
+    options = ImportOptions(
+        index=index, ignore_new=flag_arg("ignore-new"), ignore_existing=flag_arg("ignore-existing"),
+        ignore_blank=flag_arg("ignore-blank"), tag_new=_tag_list("tag-new"), tag_all=_tag_list("tag-all"),
+        untag_all=_tag_list("untag-all"), tag_updated=_tag_list("tag-updated"),
+        untag_updated=_tag_list("untag-updated"), tag_absent=_tag_list("tag-absent"),
+        untag_absent=_tag_list("untag-absent"), delete_absent=flag_arg("delete-absent"),
+        flag_new=flags["flag-new"], flag_updated=flags["flag-updated"])
+    return options, formats.ReadOptions(locale=locale_code, index=index)
+
+
+def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
+               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None):
+    """Parse then apply in one transaction: one commit however many units, nothing on any error."""
+    read_options.source_locale = project_obj.snapshot().source_locale
+    catalogue = formats.read_file(ext, variant, data, read_options)
+    progress(0.3)
+    summary = f"Import {ext} file ({len(catalogue.units)} units)"
+    with project_obj.transaction(author, summary, "import", [("Format", ext)]) as tx:
+        importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
+        report = importer.apply(catalogue)
+        tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
+    return report, tx.result
+
+
+@bp.post("/api/import/<ext>")
+@requires("write")
+def import_file(ext: str):
+    variant = _variant(ext)
+    options, read_options = import_options(ext, variant)
+    data = request.get_data(cache=False)
+    if not data.strip():
+        raise ApiError(422, "Empty or invalid source data")
+    if flag_arg("async"):
+        return _start_async_import(ext, variant, data, options, read_options)
+    report, result = run_import(project(), ext, variant, data, options, read_options, committer_identity(),
+                                g.actor)
+    return render({"status": 200, "message": report.message(),
+                   "locales": [locale_record(result, code) for code in sorted(report.locales)
+                               if result.locale(code)]})
+
+
+def jobs() -> JobStore:
+    return JobStore(store().jobs_dir)
+
+
+def _start_async_import(ext, variant, data, options, read_options):
+    job_store = jobs()
+    job = job_store.create(g.key.project)
+    project_obj, author, actor = project(), committer_identity(), g.actor
+    app = current_app._get_current_object()
+
+    def work() -> None:
+        with app.app_context():
+            try:
+                report, _ = run_import(project_obj, ext, variant, data, options, read_options, author, actor,
+                                       lambda fraction: job_store.update(job, progress=int(fraction * 100)))
+                job_store.update(job, progress=100, success=report.message())
+            except Exception as error:  # the job record is the only place left to report it
+                message = getattr(error, "message", None) or str(error) or type(error).__name__
+                job_store.update(job, progress=100, error=message)
+
+    threading.Thread(target=work, name=f"import-{job.id}", daemon=False).start()
+    location = f"{request.host_url.rstrip('/')}/api/import/progress/{job.id}"
+    return render({"status": 201, "message": "Asynchronous import job created", "id": job.id, "locales": []},
+                  201, {"Location": location})
+
+
+@bp.get("/api/import/progress/<job_id>")
+@bp.get("/api/import/progress/")
+@requires("read")
+def import_progress(job_id: str = ""):
+    job = jobs().get(job_id, g.key.project)
+    return render({"progress": job.progress, "success": job.success, "error": job.error})
+
+
+# ----------------------------------------------------------------------------- convert
+def _name_locale(name: str) -> tuple[str, str | None]:
+    """`messages-fr_FR` -> ("messages", "fr-FR"); the last `-`/`_`-separated part that is a locale wins."""
+    for separator in ("-", "_", "."):
+        stem, sep, tail = name.partition(separator)
+        while sep:
+            try:
+                return stem, parse_locale_code(tail)
+            except ApiError:
+                more_stem, sep, tail = tail.partition(separator)
+                stem = f"{stem}{separator}{more_stem}"
+    return name, None
+
+
+@bp.post("/api/convert/<from_ext>/<name>.<ext>")
+def convert(from_ext: str, name: str, ext: str):
+    args = request.args
+    data = request.get_data(cache=True)  # kept, so that the form parser below reads the same bytes
+    if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        source = form_fields().get("src")
+        if source is not None:  # the `src` form field; otherwise the raw body is the file itself
+            data = source.encode("utf-8")
+    if not data.strip():
+        raise ApiError(422, "Empty or invalid source data")
+    stem, named_locale = _name_locale(name)
+    locale = parse_locale_code(args["locale"]) if args.get("locale") else named_locale
+    native = parse_locale_code(args["native"]) if args.get("native") else None
+    index = (args.get("index") or "").strip().lower() or None
+    if index not in (None, "id", "text"):
+        raise ApiError(400, "index must be id or text")
+    read_options = formats.ReadOptions(locale=locale, source_locale=native, index=index)
+    export = formats.ExportOptions(locale=locale, source_locale=native, index=index,
+                                   printf=args.get("printf", ""), no_comments=flag_arg("no-comments"),
+                                   no_expand=flag_arg("no-expand") or flag_arg("no-folding"),
+                                   charset=args.get("charset") or "utf-8", breaks=args.get("breaks") or "Unix",
+                                   collisions=args.get("collisions") or "auto", project_name=stem,
+                                   all_locales=_variant(ext) == "multi")
+    try:
+        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export)
+    except formats.NothingExtracted:
+        return Response(status=204)
+    response = Response(converted.data, status=200, content_type=converted.content_type)
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.{ext}"'
+    return response

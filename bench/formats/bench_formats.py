@@ -1,0 +1,133 @@
+"""Benchmark of the format layer on 10,000 units x 1 locale, compared with translate-toolkit's po2json.
+
+Run: .venv/bin/python bench/formats/bench_formats.py [--units N] [--repeat R]
+Prints the best wall-clock and CPU time of R runs for: read PO, write PO, write JSON, convert PO -> JSON,
+and translate-toolkit's po2json (Python API, given the source JSON as its template, which it needs) on
+the same PO file, then our speed ratio to it. CPU time is shown because the machine may be shared.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from formats import Catalogue, ExportOptions, ReadOptions, Translation, Unit, convert, export_file, read_file  # noqa: E402
+
+TARGETS_MS = {"write PO": 200.0, "write JSON": 50.0, "convert PO -> JSON": 500.0}
+OPTIONS = ExportOptions(locale="fr", project_name="Bench", exported_by="bench",
+                        exported_at=datetime(2024, 1, 1, tzinfo=timezone.utc))
+
+
+def make_catalogue(count: int) -> Catalogue:
+    """A realistic catalogue: dotted IDs, notes every 5th unit, context every 7th, plurals every 20th."""
+    units = []
+    for number in range(count):
+        unit_id = f"section{number % 50}.item{number}"
+        if number % 20 == 0:
+            translations = {
+                "en": Translation(f"{number} file", {"one": f"{number} file", "other": f"%d files {number}"}),
+                "fr": Translation(f"{number} fichier", {"one": f"{number} fichier", "other": f"%d fichiers {number}"}),
+            }
+            units.append(Unit(id=unit_id, plural=True, translations=translations, references=[f".{unit_id}"]))
+            continue
+        units.append(Unit(
+            id=unit_id,
+            context=f"screen {number % 9}" if number % 7 == 0 else "",
+            notes=f"Shown in section {number % 50}" if number % 5 == 0 else "",
+            # translate-toolkit matches PO units to JSON template units by this location.
+            references=[f".{unit_id}"],
+            translations={
+                "en": Translation(f"Source text number {number}, with \"quotes\" and %s"),
+                "fr": Translation(f"Texte source numéro {number}, avec « guillemets » et %s"),
+            },
+        ))
+    return Catalogue(source_locale="en", locales=["en", "fr"], units=units, project="Bench")
+
+
+def best_ms(function: Callable[[], object], repeat: int) -> float:
+    """Best wall time of `repeat` runs, in milliseconds (the best run is the least disturbed by other load)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()  # start each run without garbage left by the previous one
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def best_cpu_ms(function: Callable[[], object], repeat: int) -> float:
+    """Best CPU time of this process over `repeat` runs, in milliseconds (insensitive to other processes)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        started = time.process_time()
+        function()
+        best = min(best, time.process_time() - started)
+    return best * 1000
+
+
+def po2json_runner(po_bytes: bytes, template: bytes) -> Callable[[], object] | None:
+    """translate-toolkit's po2json (Python API) on the same PO file, with the source JSON as its template."""
+    try:
+        from translate.convert import po2json
+    except ImportError:
+        return None
+
+    def run() -> None:
+        po2json.convertjson(io.BytesIO(po_bytes), io.BytesIO(), io.BytesIO(template))
+
+    return run
+
+
+def main() -> None:
+    """Run every measurement and print a small table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--units", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    catalogue = make_catalogue(args.units)
+    po_bytes = export_file(catalogue, "po", "", OPTIONS).data
+    read_options = ReadOptions(locale="fr")
+    tasks = {
+        "read PO": lambda: read_file("po", "", po_bytes, read_options),
+        "write PO": lambda: export_file(catalogue, "po", "", OPTIONS),
+        "write JSON": lambda: export_file(catalogue, "json", "", OPTIONS),
+        "convert PO -> JSON": lambda: convert("po", "json", "", po_bytes, read_options, ExportOptions(locale="fr")),
+    }
+    print(f"{args.units} units x 1 locale, PO file {len(po_bytes) / 1024:.0f} KiB, best of {args.repeat} runs")
+    print(f"  {'':<22}{'wall':>9}{'cpu':>12}")
+    results = {}
+    for name, task in tasks.items():
+        results[name] = (best_ms(task, args.repeat), best_cpu_ms(task, args.repeat))
+        target = TARGETS_MS.get(name)
+        verdict = "" if target is None else f"  (target <= {target:.0f} ms: {'met' if results[name][0] <= target else 'MISSED'})"
+        print(f"  {name:<22}{results[name][0]:9.1f} ms{results[name][1]:9.1f} ms{verdict}")
+    template = export_file(catalogue, "json", "", ExportOptions(locale="en")).data
+    toolkit = po2json_runner(po_bytes, template)
+    if toolkit is None:
+        print("  translate-toolkit not installed: no po2json comparison")
+        return
+    # Alternate the two converters so that load from other processes hits both alike.
+    ours_wall, ours_cpu, theirs_wall, theirs_cpu = [], [], [], []
+    for _ in range(max(3, args.repeat // 2)):
+        ours_wall.append(best_ms(tasks["convert PO -> JSON"], 1))
+        ours_cpu.append(best_cpu_ms(tasks["convert PO -> JSON"], 1))
+        theirs_wall.append(best_ms(toolkit, 1))
+        theirs_cpu.append(best_cpu_ms(toolkit, 1))
+    ours = (min(ours_wall + [results["convert PO -> JSON"][0]]), min(ours_cpu + [results["convert PO -> JSON"][1]]))
+    toolkit_ms = (min(theirs_wall), min(theirs_cpu))
+    print(f"  {'po2json (toolkit)':<22}{toolkit_ms[0]:9.1f} ms{toolkit_ms[1]:9.1f} ms")
+    wall_ratio, cpu_ratio = toolkit_ms[0] / ours[0], toolkit_ms[1] / ours[1]
+    print(f"  speed ratio to po2json: {wall_ratio:.1f}x wall, {cpu_ratio:.1f}x cpu "
+          f"(target >= 5x: {'met' if min(wall_ratio, cpu_ratio) >= 5 else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,536 @@
+"""JSON family: key/value JSON, multi-locale JSON, Jed, Chrome messages.json, i18next (v4 and v3), Flutter ARB.
+
+Shapes written (reading accepts the same, plus flat dotted keys wherever nested objects are written):
+- json:           {"key": "text", "plural": {"one": "...", "other": "..."}, "a": {"b": "..."}}; untranslated = null
+- json multi:     {"en": {...}, "fr": {...}} (one locale only: the flat object, like Loco's export/all.json)
+- json jed:       Jed 1.x {"domain", "locale_data": {domain: {"": header, "ctx\\u0004key": ["text", ...]}}}
+- json chrome:    {"key": {"message": "text", "description": "notes"}}; keys limited to [A-Za-z0-9_@]
+- json i18next:   v4 plural suffixes key_one, key_other...; i18next3: key / key_plural or key_0, key_1...
+- arb:            {"@@locale": "fr", "key": "text", "@key": {"description": notes, "context": ...}},
+                  plurals as one ICU argument {count, plural, one{...} other{...}}
+Untranslated units are null where the format has a value for "missing" (json, i18next, arb) and are
+left out where absence means untranslated (jed, chrome). Comments (`//`, `/* */`) are tolerated on read.
+"""
+from __future__ import annotations
+
+import json
+import re
+from json.encoder import encode_basestring as _encode_string
+from typing import Any, Callable, Iterator
+
+from .catalogue import Catalogue, Translation
+from .errors import FormatError
+from .icu import parse_plural, plural_message
+from .nesting import fold, nest
+from .options import ReadOptions
+from .pipeline import Entry, ExportDocument
+from .plurals import CATEGORIES, categories_for_indices, is_locale_code, plural_rules
+from .reading import CatalogueBuilder, plural_translation
+
+_COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
+_CONTEXT_SEPARATOR = "\u0004"
+
+
+# --- shared ----------------------------------------------------------------------------------------
+
+
+def load_json(data: bytes) -> Any:
+    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column."""
+    text = _decode(data)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return json.loads(_strip_comments(text))
+    except json.JSONDecodeError as error:
+        raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
+
+
+def _decode(data: bytes) -> str:
+    """JSON bytes as text."""
+    codec = "utf-8"
+    for bom, name in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            codec = name
+            break
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1 if codec.startswith("utf-8") else None
+        raise FormatError(f"JSON is not valid {codec.upper().removesuffix('-SIG')}", line) from None
+
+
+def _strip_comments(text: str) -> str:
+    """Text with `//` and `/* */` comments blanked out (newlines kept so line numbers stay right)."""
+    def blank(match: re.Match[str]) -> str:
+        return match.group(1) or "\n" * match.group(0).count("\n")
+
+    return _COMMENT_OR_STRING.sub(blank, text)
+
+
+def dump_json(value: Any) -> str:
+    """JSON as Loco prints it: 4-space indents, non-ASCII and slashes unescaped, final newline.
+
+    Same output as json.dumps(value, indent=4, ensure_ascii=False), but strings go through the C
+    encoder one by one instead of the pure-Python indenting encoder (several times faster).
+    """
+    parts: list[str] = []
+    _dump(value, parts, "\n")
+    parts.append("\n")
+    return "".join(parts)
+
+
+def _dump(value: Any, parts: list[str], newline: str) -> None:
+    """Append the pretty JSON of a value; `newline` carries the current indentation."""
+    if isinstance(value, str):
+        parts.append(_encode_string(value))
+    elif isinstance(value, dict):
+        if not value:
+            parts.append("{}")
+            return
+        inner = newline + "    "
+        separator = "{"
+        for key, item in value.items():
+            if type(item) is str:  # the common leaf, written without a recursive call
+                parts.append(f"{separator}{inner}{_encode_string(str(key))}: {_encode_string(item)}")
+            else:
+                parts.append(separator + inner + _encode_string(str(key)) + ": ")
+                _dump(item, parts, inner)
+            separator = ","
+        parts.append(newline + "}")
+    elif isinstance(value, list):
+        if not value:
+            parts.append("[]")
+            return
+        inner = newline + "    "
+        separator = "["
+        for item in value:
+            parts.append(separator + inner)
+            _dump(item, parts, inner)
+            separator = ","
+        parts.append(newline + "]")
+    else:
+        parts.append(json.dumps(value))
+
+
+def _top_object(value: Any) -> dict[str, Any]:
+    """The top-level object, or FormatError when the JSON is something else."""
+    if not isinstance(value, dict):
+        raise FormatError(f"expected a JSON object at the top level, found {type(value).__name__}")
+    return value
+
+
+def is_plural_object(value: Any) -> bool:
+    """Whether an object is a set of plural forms ({"one": ..., "other": ...}) rather than a namespace."""
+    return (
+        isinstance(value, dict) and bool(value) and all(name in CATEGORIES for name in value)
+        and all(text is None or isinstance(text, str) for text in value.values())
+    )
+
+
+def _scalar_text(value: Any, key: str) -> str | None:
+    """A leaf value as text: strings as they are, numbers and booleans in JSON spelling, null = None."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, bool)):
+        return json.dumps(value)
+    raise FormatError(f"key {key!r}: expected a string, found {type(value).__name__}")
+
+
+def _leaf_translation(value: Any, key: str, locale: str) -> Translation | None:
+    """A JSON leaf (string, null, number or plural object) as a translation."""
+    if is_plural_object(value):
+        return plural_translation(value, locale)
+    text = _scalar_text(value, key)
+    return None if text is None else Translation(text=text)
+
+
+def _add_tree(builder: CatalogueBuilder, tree: dict[str, Any], locale: str) -> None:
+    """Every leaf of a (possibly nested) object as a unit or a translation of one, in `locale`."""
+    for key, value in fold(tree, is_plural_object):
+        translation = _leaf_translation(value, key, locale)
+        unit = builder.unit_for(key, plural=is_plural_object(value))
+        if translation is not None:
+            builder.add_translation(unit, locale, translation)
+
+
+def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[str, str] | None:
+    """A unit's JSON value in a locale: text, plural object, or null when untranslated."""
+    if entry.unit.plural:
+        forms = entry.plural_forms(locale, doc.rules(locale).forms)
+        return forms or None
+    translation = entry.translations.get(locale) if locale else None
+    return translation.text if translation is not None else None
+
+
+def _tree(doc: ExportDocument, locale: str | None) -> dict[str, Any]:
+    """The nested (or flat, per the entries' paths) object of one locale."""
+    return nest([(entry.path, _value(entry, locale, doc)) for entry in doc.entries])
+
+
+# --- simple and multi-locale JSON ------------------------------------------------------------------
+
+
+def read_json(data: bytes, options: ReadOptions) -> Catalogue:
+    """Key/value JSON (nested or flat dotted keys); Chrome messages.json is recognised and read as such."""
+    tree = _top_object(load_json(data))
+    if looks_like_chrome(tree):
+        return _chrome_catalogue(tree, options)
+    builder = CatalogueBuilder(options, "id")
+    _add_tree(builder, tree, builder.locale)
+    return builder.build()
+
+
+def write_json(doc: ExportDocument) -> str:
+    """Key/value JSON of the target locale."""
+    return dump_json(_tree(doc, doc.locale))
+
+
+def read_multi(data: bytes, options: ReadOptions) -> Catalogue:
+    """{locale: {key: value}}; an object whose top-level keys are not all locales reads as one locale."""
+    tree = _top_object(load_json(data))
+    if not tree or not all(isinstance(value, dict) and is_locale_code(code) for code, value in tree.items()):
+        builder = CatalogueBuilder(options, "id")
+        _add_tree(builder, tree, builder.locale)
+        return builder.build()
+    builder = CatalogueBuilder(options, "id", detected_source=next(iter(tree)))
+    for code, locale_tree in tree.items():
+        _add_tree(builder, locale_tree, code)
+    return builder.build()
+
+
+def write_multi(doc: ExportDocument) -> str:
+    """Every exported locale under its code; a single locale is written flat (Loco's all.json quirk)."""
+    locales = doc.locales or [doc.source_locale]
+    if len(locales) == 1:
+        return dump_json(_tree(doc, locales[0]))
+    return dump_json({code: _tree(doc, code) for code in locales})
+
+
+# --- Jed -------------------------------------------------------------------------------------------
+
+
+def write_jed(doc: ExportDocument) -> str:
+    """Jed 1.x locale data: translations as arrays of forms, contexts joined with EOT."""
+    domain = doc.options.namespace or "messages"
+    locale = doc.locale or doc.source_locale
+    messages: dict[str, Any] = {"": {"domain": domain, "lang": locale, "plural_forms": doc.rules(locale).header}}
+    for entry in doc.entries:
+        forms = gettext_forms(entry, doc)
+        if forms is not None:
+            messages[gettext_key(entry)] = forms
+    return dump_json({"domain": domain, "locale_data": {domain: messages}})
+
+
+def gettext_key(entry: Entry) -> str:
+    """The lookup key of gettext-style JSON: context EOT key, or the key alone."""
+    context = entry.unit.context
+    return f"{context}{_CONTEXT_SEPARATOR}{entry.key}" if context else entry.key
+
+
+def gettext_forms(entry: Entry, doc: ExportDocument) -> list[str] | None:
+    """The msgstr list of an entry (one per plural form), None when untranslated outside a template."""
+    translation = entry.translation(doc.locale)
+    if not translation.translated and not doc.template:
+        return None
+    if not entry.unit.plural:
+        return [translation.text or ""]
+    forms = doc.rules(doc.locale).forms
+    present = entry.plural_forms(doc.locale, forms)
+    return [present.get(name, "") for name in forms]
+
+
+def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
+    """Jed 1.x JSON (or its bare locale_data object)."""
+    tree = _top_object(load_json(data))
+    locale_data = tree.get("locale_data", tree)
+    if not isinstance(locale_data, dict) or not locale_data:
+        raise FormatError('Jed JSON needs a "locale_data" object')
+    named = tree.get("domain")
+    domain = named if isinstance(named, str) and named in locale_data else next(iter(locale_data))
+    messages = locale_data[domain]
+    if not isinstance(messages, dict):
+        raise FormatError(f"Jed domain {domain!r} is not an object")
+    header = messages.get("") if isinstance(messages.get(""), dict) else {}
+    lang = header.get("lang") or None
+    builder = CatalogueBuilder(options, "text", lang if lang and is_locale_code(lang) else None)
+    plural_forms = header.get("plural_forms") or header.get("Plural-Forms") or header.get("plural-forms") or ""
+    equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
+    for key, value in messages.items():
+        if key == "":
+            continue
+        _add_gettext_json(builder, key, value, equation.group(1) if equation else None)
+    return builder.build({str(k): str(v) for k, v in header.items()})
+
+
+def _add_gettext_json(builder: CatalogueBuilder, key: str, value: Any, equation: str | None) -> None:
+    """One Jed message: a list of forms (more than one = plural)."""
+    if not isinstance(value, list) or not all(item is None or isinstance(item, str) for item in value):
+        raise FormatError(f"Jed message {key!r}: expected an array of strings")
+    context, _, msgid = key.rpartition(_CONTEXT_SEPARATOR)
+    if len(value) > 1:
+        names = categories_for_indices(builder.locale, len(value), equation)
+        target = plural_translation({name: text or None for name, text in zip(names, value)}, builder.locale)
+        builder.add(msgid, target, context=context, plural=True)
+    else:
+        text = value[0] if value else None
+        builder.add(msgid, Translation(text=text) if text else None, context=context)
+
+
+# --- Chrome ----------------------------------------------------------------------------------------
+
+_CHROME_UNSAFE = re.compile(r"[^A-Za-z0-9_@]")
+
+
+def chrome_key(key: str) -> str:
+    """A key Chrome accepts: characters other than ASCII letters, digits, `_` and `@` become `_`."""
+    return _CHROME_UNSAFE.sub("_", key) or "_"
+
+
+def looks_like_chrome(tree: dict[str, Any]) -> bool:
+    """Whether every entry is {"message": string, ...}: the messages.json shape."""
+    return bool(tree) and all(
+        isinstance(value, dict) and isinstance(value.get("message"), str)
+        and set(value) <= {"message", "description", "placeholders"}
+        for value in tree.values()
+    )
+
+
+def read_chrome(data: bytes, options: ReadOptions) -> Catalogue:
+    """Chrome/WebExtension messages.json."""
+    return _chrome_catalogue(_top_object(load_json(data)), options)
+
+
+def _chrome_catalogue(tree: dict[str, Any], options: ReadOptions) -> Catalogue:
+    """Units from messages.json entries: message = text, description = notes, placeholders kept in meta."""
+    builder = CatalogueBuilder(options, "id")
+    for key, value in tree.items():
+        if not isinstance(value, dict) or not isinstance(value.get("message"), str):
+            raise FormatError(f'entry {key!r}: expected an object with a "message" string')
+        meta = {"chrome.placeholders": value["placeholders"]} if isinstance(value.get("placeholders"), dict) else {}
+        description = value.get("description")
+        builder.add(
+            key, Translation(text=value["message"]),
+            notes=description if isinstance(description, str) else "", meta=meta,
+        )
+    return builder.build()
+
+
+def write_chrome(doc: ExportDocument) -> str:
+    """messages.json: plural units keep their "other" form, as Chrome has no plurals."""
+    messages: dict[str, Any] = {}
+    for entry in doc.entries:
+        text = _chrome_text(entry, doc)
+        if text is None:
+            continue
+        message: dict[str, Any] = {"message": text}
+        if entry.unit.notes:
+            message["description"] = entry.unit.notes
+        if entry.unit.meta.get("chrome.placeholders"):
+            message["placeholders"] = entry.unit.meta["chrome.placeholders"]
+        messages[entry.key] = message
+    return dump_json(messages)
+
+
+def _chrome_text(entry: Entry, doc: ExportDocument) -> str | None:
+    """The message of an entry (empty in templates, None when untranslated)."""
+    if doc.template:
+        return ""
+    if entry.unit.plural:
+        forms = entry.plural_forms(doc.locale, doc.rules(doc.locale).forms)
+        return forms.get("other", next(reversed(forms.values()), None)) if forms else None
+    return entry.translation(doc.locale).text
+
+
+# --- i18next ---------------------------------------------------------------------------------------
+
+
+def write_i18next(doc: ExportDocument) -> str:
+    """i18next v4 JSON: plural units become sibling keys with CLDR suffixes (key_one, key_other)."""
+    return _write_suffixed(doc, lambda forms: [(f"_{name}", name) for name in forms])
+
+
+def write_i18next3(doc: ExportDocument) -> str:
+    """i18next v3 JSON: key + key_plural for two-form languages, key_0, key_1... otherwise."""
+    def suffixes(forms: list[str]) -> list[tuple[str, str]]:
+        if len(forms) == 2:
+            return [("", forms[0]), ("_plural", forms[1])]
+        return [(f"_{position}", name) for position, name in enumerate(forms)]
+
+    return _write_suffixed(doc, suffixes)
+
+
+def _write_suffixed(doc: ExportDocument, suffixes: Callable[[list[str]], list[tuple[str, str]]]) -> str:
+    """Nested JSON where each plural form gets its own suffixed key."""
+    locale = doc.locale or doc.source_locale
+    forms = doc.rules(locale).forms
+    items: list[tuple[tuple[str, ...], Any]] = []
+    for entry in doc.entries:
+        if not entry.unit.plural:
+            items.append((entry.path, entry.translation(doc.locale).text))
+            continue
+        present = entry.plural_forms(doc.locale, forms)
+        for suffix, name in suffixes(forms):
+            items.append((entry.path[:-1] + (entry.path[-1] + suffix,), present.get(name)))
+    return dump_json(nest(items))
+
+
+_V4_SUFFIX = re.compile(r"^(.+)_(zero|one|two|few|many|other)$")
+_V3_SUFFIX = re.compile(r"^(.+)_(plural|\d+)$")
+
+
+def read_i18next(data: bytes, options: ReadOptions) -> Catalogue:
+    """i18next v4 JSON: key_<category> siblings (with _other, or two categories or more) form a plural."""
+    def categories(group: dict[str, Any], locale: str) -> dict[str, Any] | None:
+        return group if "other" in group or len(group) > 1 else None
+
+    return _read_suffixed(data, options, _V4_SUFFIX, categories)
+
+
+def read_i18next3(data: bytes, options: ReadOptions) -> Catalogue:
+    """i18next v3 JSON: key + key_plural, or key_0, key_1... by the locale's plural forms."""
+    def categories(group: dict[str, Any], locale: str) -> dict[str, Any] | None:
+        forms = plural_rules(locale).forms
+        if "plural" in group:
+            return {forms[0]: group.get(""), forms[-1] if len(forms) > 1 else "other": group["plural"]}
+        numbered = {int(suffix): text for suffix, text in group.items() if suffix.isdigit()}
+        if not numbered or max(numbered) >= len(forms):
+            return None
+        return {forms[position]: text for position, text in sorted(numbered.items())}
+
+    return _read_suffixed(data, options, _V3_SUFFIX, categories, singular_in_group=True)
+
+
+def _read_suffixed(
+    data: bytes,
+    options: ReadOptions,
+    pattern: re.Pattern[str],
+    categories: Callable[[dict[str, Any], str], dict[str, Any] | None],
+    singular_in_group: bool = False,
+) -> Catalogue:
+    """Flattened keys whose suffixes group into plural units (at the first member's position)."""
+    pairs = list(fold(_top_object(load_json(data))))
+    builder = CatalogueBuilder(options, "id")
+    locale = builder.locale
+    plurals = _plural_groups(pairs, pattern, categories, locale, singular_in_group)
+    added: set[str] = set()
+    for key, value in pairs:
+        match = pattern.match(key)
+        base = match.group(1) if match and match.group(1) in plurals else (key if key in plurals else None)
+        if base is None:
+            translation = _leaf_translation(value, key, locale)
+            unit = builder.unit_for(key)
+        elif base not in added:
+            added.add(base)
+            texts = {name: _scalar_text(text, base) for name, text in plurals[base].items()}
+            translation = plural_translation(texts, locale)
+            unit = builder.unit_for(base, plural=True)
+        else:
+            continue
+        if translation is not None:
+            builder.add_translation(unit, locale, translation)
+    return builder.build()
+
+
+def _plural_groups(
+    pairs: list[tuple[str, Any]],
+    pattern: re.Pattern[str],
+    categories: Callable[[dict[str, Any], str], dict[str, Any] | None],
+    locale: str,
+    singular_in_group: bool,
+) -> dict[str, dict[str, Any]]:
+    """base key -> {category: value} for the suffix groups that `categories` accepts as plurals."""
+    groups: dict[str, dict[str, Any]] = {}
+    for key, value in pairs:
+        match = pattern.match(key)
+        if match:
+            groups.setdefault(match.group(1), {})[match.group(2)] = value
+    if singular_in_group:
+        for key, value in pairs:
+            if key in groups:
+                groups[key][""] = value
+    return {base: forms for base, group in groups.items() if (forms := categories(group, locale))}
+
+
+# --- ARB -------------------------------------------------------------------------------------------
+
+
+def write_arb(doc: ExportDocument) -> str:
+    """Flutter ARB: @@locale, then each key with its @key metadata; plurals as ICU plural arguments."""
+    locale = doc.locale or doc.source_locale
+    arb: dict[str, Any] = {"@@locale": locale.replace("-", "_"), "@@last_modified": doc.exported_at.isoformat()}
+    for entry in doc.entries:
+        arb[entry.key] = _arb_value(entry, doc)
+        metadata = _arb_metadata(entry)
+        if metadata:
+            arb["@" + entry.key] = metadata
+    return dump_json(arb)
+
+
+def _arb_value(entry: Entry, doc: ExportDocument) -> str | None:
+    """A key's ARB text: plain text, an ICU plural argument, or null when untranslated."""
+    if not entry.unit.plural:
+        return entry.translation(doc.locale).text
+    forms = entry.plural_forms(doc.locale, doc.rules(doc.locale).forms)
+    return plural_message(_arb_plural_variable(entry), forms) if forms else None
+
+
+def _arb_plural_variable(entry: Entry) -> str:
+    """The ICU variable of a plural unit: the one read from an ARB file, else "count"."""
+    return entry.unit.meta.get("arb.plural_variable", "count")
+
+
+def _arb_metadata(entry: Entry) -> dict[str, Any]:
+    """The @key object: description (notes), context, placeholders (declared for plurals too)."""
+    unit = entry.unit
+    metadata: dict[str, Any] = {}
+    if unit.notes:
+        metadata["description"] = unit.notes
+    if unit.context:
+        metadata["context"] = unit.context
+    placeholders = dict(unit.meta.get("arb.placeholders") or {})
+    if unit.plural:
+        placeholders.setdefault(_arb_plural_variable(entry), {"type": "num"})
+    if placeholders:
+        metadata["placeholders"] = placeholders
+    return metadata
+
+
+def read_arb(data: bytes, options: ReadOptions) -> Catalogue:
+    """A Flutter ARB file; @@ attributes become headers, @key metadata notes/context/placeholders."""
+    tree = _top_object(load_json(data))
+    declared = tree.get("@@locale")
+    detected = declared if isinstance(declared, str) and is_locale_code(declared) else None
+    builder = CatalogueBuilder(options, "id", detected)
+    headers = {key[2:]: str(value) for key, value in tree.items() if key.startswith("@@")}
+    for key, value in _arb_messages(tree):
+        metadata = tree.get("@" + key) if isinstance(tree.get("@" + key), dict) else {}
+        _add_arb_message(builder, key, value, metadata)
+    return builder.build(headers)
+
+
+def _arb_messages(tree: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The (key, value) pairs that are messages, not @metadata."""
+    for key, value in tree.items():
+        if not key.startswith("@"):
+            yield key, value
+
+
+def _add_arb_message(builder: CatalogueBuilder, key: str, value: Any, metadata: dict[str, Any]) -> None:
+    """One ARB message as a unit: a whole-text ICU plural becomes a plural unit."""
+    if value is not None and not isinstance(value, str):
+        raise FormatError(f"ARB key {key!r}: expected a string or null, found {type(value).__name__}")
+    meta: dict[str, Any] = {}
+    if isinstance(metadata.get("placeholders"), dict):
+        meta["arb.placeholders"] = metadata["placeholders"]
+    plural = parse_plural(value) if value else None
+    if plural is not None:
+        meta["arb.plural_variable"] = plural[0]
+        target = plural_translation(dict(plural[1]), builder.locale)
+    else:
+        target = Translation(text=value) if value is not None else None
+    builder.add(
+        key, target, plural=plural is not None, meta=meta,
+        notes=str(metadata.get("description") or ""), context=str(metadata.get("context") or ""),
+    )

@@ -1,0 +1,33 @@
+"""Dotted keys <-> nested objects, shared by every format that nests keys (JSON family, later YAML, PHP)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Iterator
+
+
+def nest(items: Iterable[tuple[tuple[str, ...], Any]]) -> dict[str, Any]:
+    """A nested dict from (path, value) pairs whose paths never conflict (the pipeline guarantees it)."""
+    tree: dict[str, Any] = {}
+    for path, value in items:
+        if len(path) == 1:  # the common flat key, without walking
+            tree[path[0]] = value
+            continue
+        node = tree
+        for segment in path[:-1]:
+            node = node.setdefault(segment, {})
+        node[path[-1]] = value
+    return tree
+
+
+def fold(tree: dict[str, Any], is_leaf: Callable[[dict], bool] = lambda value: False, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) pairs of a nested object; `is_leaf` keeps some objects whole (plural forms).
+
+    Arrays fold like objects indexed from 0 (`items.0`), empty objects vanish.
+    """
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, list):
+            value = {str(position): item for position, item in enumerate(value)}
+        if isinstance(value, dict) and not is_leaf(value):
+            yield from fold(value, is_leaf, path + ".")
+        else:
+            yield path, value

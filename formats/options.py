@@ -1,0 +1,77 @@
+"""Options of reading and exporting, and the exported file value."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+COLLISION_MODES: tuple[str, ...] = ("overwrite", "ignore", "fail", "auto", "legacy")
+ORDERS: tuple[str, ...] = ("created", "id")
+LINE_BREAKS: dict[str, str] = {"unix": "\n", "dos": "\r\n", "mac": "\r"}
+
+
+@dataclass
+class ReadOptions:
+    """How to interpret a file being read.
+
+    locale: the language of a single-locale file's translations; None or "auto" = detect it from the
+            file (PO Language/X-Loco-Target-Locale, ARB @@locale, Jed lang...), falling back to the
+            source locale for key/value files that cannot say.
+    source_locale: the source language; None = from the file (X-Loco-Source-Locale) or "en".
+    index: "id" (keys are asset IDs) or "text" (keys are source texts: the unit ID is derived from the
+           text and context, and the text becomes the source translation); None = the format's default.
+    """
+
+    locale: str | None = None
+    source_locale: str | None = None
+    index: str | None = None
+
+
+@dataclass
+class ExportOptions:
+    """What to export and how; every field maps to a query parameter of the export API.
+
+    locale: target locale (None: the source locale, or nothing for a template).
+    template: only the left-hand side of each mapping (source keys), no translations (PO -> POT).
+    all_locales: every locale of the catalogue in one file (multi-locale formats only).
+    source_locale: alternative source locale (the API's `source`); None = the catalogue's.
+    index: "id", "text" or an alias name; None = the format's default (text for gettext families).
+    namespace: overrides the project name where a format uses one (Jed domain, SQL table...).
+    order: "created" (catalogue order) or "id".
+    status: comma list of translated, untranslated, blank-translation, flagged, a flag name or all;
+            "!" negates; a unit passes when it matches any positive term and no negated one.
+    filter: comma list of tags; "*" = any tag; "!tag" excludes; same any/none rule as status.
+    fallback: locale whose translation fills completely untranslated units.
+    printf: php, java, objc, icu or python: convert placeholders into that style.
+    charset: output encoding; breaks: Unix, DOS or Mac line endings.
+    no_comments: drop the banner and redundant comments; no_expand: keep dotted keys flat.
+    collisions: overwrite, ignore, fail, auto or legacy (see pipeline.resolve_keys).
+    project_name, exported_at, exported_by: banner and header facts (exported_at None = now, UTC).
+    """
+
+    locale: str | None = None
+    template: bool = False
+    all_locales: bool = False
+    source_locale: str | None = None
+    index: str | None = None
+    namespace: str = ""
+    order: str = "created"
+    status: str = ""
+    filter: str = ""
+    fallback: str = ""
+    printf: str = ""
+    charset: str = "utf-8"
+    breaks: str = "Unix"
+    no_comments: bool = False
+    no_expand: bool = False
+    collisions: str = "auto"
+    project_name: str = ""
+    exported_at: datetime | None = None
+    exported_by: str = ""
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """Rendered file content and the Content-Type to serve it with."""
+
+    data: bytes
+    content_type: str

@@ -1,0 +1,456 @@
+"""The export pipeline: every cross-cutting export option, applied once for every format.
+
+catalogue + options -> `ExportDocument` (selected, ordered, filled, converted, keyed entries) -> the
+format's writer -> `finish` (line breaks, charset). Writers only lay out what they are given.
+
+Option semantics decided here:
+- filter: comma list of tags; a unit passes when it has any listed tag (`*` = any tag at all) and
+  none of the `!`-negated ones (`!*` = untagged units only). Empty = every unit.
+- status: comma list of `translated` (has non-blank text, flagged or not), `untranslated`,
+  `blank-translation`, `flagged` (any flag), a flag name, `all`; same any/none rule with `!`.
+  It is checked on the target locale (every exported locale for multi-locale files: a unit passes if
+  one of them matches; the source locale for templates).
+- order: `created` keeps catalogue order, `id` sorts by asset ID.
+- fallback: a unit untranslated in the target locale takes the fallback locale's translation (plural
+  forms re-mapped by category); blank or flagged translations are not replaced.
+- index: `id`, `text` (source text; the asset ID when a unit has none) or an alias name (the alias,
+  else the asset ID).
+- collisions, when two units get the same key (same context too, for formats that hold contexts):
+  overwrite = the last unit wins; ignore = the first wins; fail = KeyCollision naming the key;
+  auto = later keys get `-2`, `-3`... suffixes; legacy = overwrite. In formats that nest dotted keys,
+  a key that is a dotted prefix of another (`a` and `a.b`) also collides: auto and legacy keep the
+  longer key flat below the point of conflict ({"a": ..., "a.b": ...}), the others drop or fail.
+  Source-text keys are never nested: sentences contain dots.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Iterable
+
+from .banner import banner_lines
+from .catalogue import Catalogue, Translation, Unit
+from .errors import CharsetError, ExportError, KeyCollision
+from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
+from .plurals import PluralRules, map_plural_forms, plural_rules
+from .printf import STYLES, convert_printf, detect_printf
+
+if TYPE_CHECKING:
+    from .registry import FormatSpec
+
+_UNICODE_CHARSETS = {"utf-8", "utf-16", "utf-32", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8-sig"}
+
+
+@dataclass(slots=True)
+class Entry:
+    """One unit as a writer sees it.
+
+    key: the lookup key chosen by the index option (after collision handling); path: the segments to
+    nest it by in formats that expand dotted keys (one segment otherwise); translations: the
+    exported locales' and the source's translations after fallback, template and printf handling.
+    """
+
+    unit: Unit
+    key: str
+    path: tuple[str, ...] = ()
+    translations: dict[str, Translation] = field(default_factory=dict)
+
+    def translation(self, locale: str | None) -> Translation:
+        """The translation in a locale (untranslated when absent or when locale is None)."""
+        found = self.translations.get(locale) if locale else None
+        return found if found is not None else Translation()
+
+    def plural_forms(self, locale: str | None, forms: list[str]) -> dict[str, str]:
+        """The translated plural forms among `forms`, in that order (a lone text counts as the first)."""
+        translation = self.translation(locale)
+        if translation.plurals:
+            return {name: translation.plurals[name] for name in forms if name in translation.plurals}
+        return {forms[0]: translation.text} if translation.text is not None else {}
+
+
+@dataclass
+class ExportDocument:
+    """Everything a writer needs, with every option already applied."""
+
+    spec: FormatSpec
+    options: ExportOptions
+    source_locale: str
+    locale: str | None  # the target of a single-locale export (None for templates and multi-locale files)
+    locales: list[str]  # the locales whose translations the file holds
+    entries: list[Entry]
+    index: str
+    project: str
+    namespace: str
+    charset: str
+    exported_at: datetime
+    banner: list[str]
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def template(self) -> bool:
+        """Whether only source keys are exported."""
+        return self.locale is None and not self.locales
+
+    def rules(self, locale: str | None) -> PluralRules:
+        """Plural rules of a locale (of the source locale when None)."""
+        return plural_rules(locale or self.source_locale)
+
+    @property
+    def charset_label(self) -> str:
+        """The charset as an IANA-style name for file headers (UTF-8, ISO-8859-15, windows-1252)."""
+        return charset_label(self.charset)
+
+
+def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> ExportDocument:
+    """Apply every export option to a catalogue and return what the writer renders."""
+    _check_options(options)
+    source = options.source_locale or catalogue.source_locale
+    template = options.template or spec.template_only
+    locales = _export_locales(catalogue, options, source, template)
+    locale = None if template or options.all_locales else locales[0]
+    index = options.index or spec.default_index
+    units = select_units(catalogue.units, options.filter, options.status, locales or [source])
+    units = order_units(units, options.order)
+    wanted = [source] + [code for code in locales if code != source]
+    entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
+    if options.printf:
+        entries = [_convert_entry_printf(entry, options.printf, source) for entry in entries]
+    if index == "id" and spec.key_filter is None:
+        for entry in entries:  # the common case, without a call per unit
+            entry.key = entry.unit.id
+    else:
+        for entry in entries:
+            entry.key = _raw_key(entry, index, source, spec)
+    nested = spec.nests_keys and not options.no_expand and index != "text"
+    entries = resolve_keys(entries, options.collisions, nested, spec.context_in_key)
+    charset = _charset(options.charset)
+    check_encodable(entries, charset)
+    project = options.project_name or catalogue.project
+    exported_at = options.exported_at or datetime.now(timezone.utc).replace(microsecond=0)
+    banner = [] if options.no_comments else banner_lines(
+        spec.ext, spec.label, project, [source] if template else locales,
+        options.exported_by, exported_at, options.filter,
+    )
+    return ExportDocument(
+        spec=spec, options=options, source_locale=source, locale=locale,
+        locales=[] if template else locales, entries=entries, index=index, project=project,
+        namespace=options.namespace or project, charset=charset, exported_at=exported_at,
+        banner=banner, headers=dict(catalogue.headers),
+    )
+
+
+def finish(document: ExportDocument, rendered: str | bytes) -> bytes:
+    """The writer's output with the requested line endings, encoded in the requested charset."""
+    if isinstance(rendered, bytes):
+        return rendered
+    ending = LINE_BREAKS[document.options.breaks.lower()]
+    if ending != "\n":
+        rendered = re.sub(r"\r\n|\r|\n", ending, rendered)
+    try:
+        return rendered.encode(document.charset)
+    except UnicodeEncodeError as error:
+        char = error.object[error.start]
+        raise CharsetError(
+            f"character {char!r} (U+{ord(char):04X}) in the file header cannot be encoded in {document.charset}"
+        ) from None
+
+
+def _check_options(options: ExportOptions) -> None:
+    """Reject option values outside their vocabularies with a message listing the valid ones."""
+    if options.collisions not in COLLISION_MODES:
+        raise ExportError(f"collisions must be one of {', '.join(COLLISION_MODES)}, not {options.collisions!r}")
+    if options.order not in ORDERS:
+        raise ExportError(f"order must be one of {', '.join(ORDERS)}, not {options.order!r}")
+    if options.breaks.lower() not in LINE_BREAKS:
+        raise ExportError(f"breaks must be Unix, DOS or Mac, not {options.breaks!r}")
+    if options.printf and options.printf not in STYLES:
+        raise ExportError(f"printf must be one of {', '.join(STYLES)}, not {options.printf!r}")
+
+
+def _export_locales(catalogue: Catalogue, options: ExportOptions, source: str, template: bool) -> list[str]:
+    """The locales whose translations go into the file: the target, or all (source first)."""
+    if options.all_locales:
+        others = [code for code in catalogue.locales if code != source]
+        return [source] + others
+    if template:
+        return []
+    return [options.locale or source]
+
+
+# --- selection -------------------------------------------------------------------------------------
+
+
+def _terms(expression: str) -> tuple[set[str], set[str]]:
+    """A comma list split into positive and `!`-negated terms."""
+    positive, negative = set(), set()
+    for term in (part.strip() for part in expression.split(",")):
+        if term.startswith("!") and term[1:].strip():
+            negative.add(term[1:].strip())
+        elif term:
+            positive.add(term)
+    return positive, negative
+
+
+def _matches(positive: set[str], negative: set[str], test) -> bool:
+    """True when any positive term (or no positive term at all) and no negative term holds."""
+    if any(test(term) for term in negative):
+        return False
+    return not positive or any(test(term) for term in positive)
+
+
+def unit_has_tag(unit: Unit, term: str) -> bool:
+    """Whether a unit carries the tag (`*`: any tag)."""
+    return bool(unit.tags) if term == "*" else term in unit.tags
+
+
+def translation_has_status(translation: Translation, term: str) -> bool:
+    """Whether a translation is in the status or carries the flag named by the term."""
+    if term == "all":
+        return True
+    if term == "translated":
+        return translation.translated and not translation.blank
+    if term == "untranslated":
+        return not translation.translated
+    if term in ("blank-translation", "blank"):
+        return translation.translated and translation.blank
+    if term == "flagged":
+        return bool(translation.flag)
+    return translation.flag == term  # a flag name (FLAGS, or a project-defined one)
+
+
+def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: list[str]) -> list[Unit]:
+    """The units passing the tag filter and, in at least one of the locales, the status filter."""
+    tags_in, tags_out = _terms(tag_filter)
+    status_in, status_out = _terms(status)
+    if not (tags_in or tags_out or status_in or status_out):
+        return list(units)
+    selected = []
+    for unit in units:
+        if not _matches(tags_in, tags_out, lambda term: unit_has_tag(unit, term)):
+            continue
+        if (status_in or status_out) and not any(
+            _matches(status_in, status_out, lambda term: translation_has_status(unit.translation(code), term))
+            for code in locales
+        ):
+            continue
+        selected.append(unit)
+    return selected
+
+
+def order_units(units: list[Unit], order: str) -> list[Unit]:
+    """Units in creation (catalogue) order or sorted by asset ID."""
+    return sorted(units, key=lambda unit: unit.id) if order == "id" else list(units)
+
+
+# --- translations ----------------------------------------------------------------------------------
+
+
+def _translations(
+    unit: Unit, locales: list[str], options: ExportOptions, template: bool, source: str
+) -> dict[str, Translation]:
+    """The unit's translations for the file: templates keep the source only; fallback fills gaps."""
+    if not template and not options.fallback:
+        found = unit.translations
+        return {code: found[code] for code in locales if code in found}
+    chosen: dict[str, Translation] = {}
+    for code in locales:
+        if template and code != source:
+            continue
+        translation = unit.translations.get(code)
+        if (translation is None or not translation.translated) and options.fallback and code != options.fallback:
+            translation = _fallback(unit, code, options.fallback) or translation
+        if translation is not None:
+            chosen[code] = translation
+    return chosen
+
+
+def _fallback(unit: Unit, locale: str, fallback_locale: str) -> Translation | None:
+    """The fallback locale's translation adapted to the target locale's plural forms."""
+    fallback = unit.translations.get(fallback_locale)
+    if fallback is None or not fallback.translated:
+        return None
+    if not unit.plural or not fallback.plurals:
+        return Translation(text=fallback.text)
+    forms = map_plural_forms(fallback.plurals, plural_rules(locale).forms)
+    return Translation(text=next(iter(forms.values()), None), plurals=forms)
+
+
+def _convert_entry_printf(entry: Entry, target: str, source_locale: str) -> Entry:
+    """The entry with every text's placeholders rewritten in the target printf style."""
+    style = entry.unit.printf or _detected_style(entry, source_locale)
+    if not style or style == target:
+        return entry
+    converted = {
+        code: replace(
+            translation,
+            text=convert_printf(translation.text, style, target) if translation.text else translation.text,
+            plurals={name: convert_printf(text, style, target) for name, text in translation.plurals.items()},
+        )
+        for code, translation in entry.translations.items()
+    }
+    return replace(entry, translations=converted)
+
+
+def _detected_style(entry: Entry, source_locale: str) -> str:
+    """The printf style of the unit's source text, else of its first text that has placeholders."""
+    ordered = [entry.translations.get(source_locale)] + list(entry.translations.values())
+    for translation in ordered:
+        if translation is None:
+            continue
+        for text in [translation.text or "", *translation.plurals.values()]:
+            style = detect_printf(text)
+            if style:
+                return style
+    return ""
+
+
+# --- keys ------------------------------------------------------------------------------------------
+
+
+def _raw_key(entry: Entry, index: str, source: str, spec: FormatSpec) -> str:
+    """The key the index option asks for, passed through the format's key filter."""
+    unit = entry.unit
+    if index == "id":
+        key = unit.id
+    elif index == "text":
+        text = entry.translation(source).text
+        key = text if text else unit.id
+    else:
+        key = unit.aliases.get(index) or unit.id
+    return spec.key_filter(key) if spec.key_filter else key
+
+
+def resolve_keys(entries: list[Entry], mode: str, nested: bool, context_in_key: bool) -> list[Entry]:
+    """Entries with unique keys (and, when nesting, conflict-free paths) according to the collision mode."""
+    entries = _resolve_duplicates(entries, mode, context_in_key)
+    if not nested:
+        for entry in entries:
+            entry.path = (entry.key,)
+        return entries
+    if mode in ("auto", "legacy"):
+        keys = {entry.key for entry in entries}
+        for entry in entries:
+            entry.path = _flattened_path(entry.key, keys)
+        return entries
+    return _drop_nesting_conflicts(entries, mode)
+
+
+def _identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
+    """What must be unique in the file: the key, with the context where the format holds one."""
+    return (entry.unit.context if context_in_key else "", entry.key)
+
+
+def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -> list[Entry]:
+    """Entries whose identities are unique: first or last wins, suffixed, or an error."""
+    if mode in ("overwrite", "legacy"):
+        kept = {_identity(entry, context_in_key): entry for entry in entries}
+        chosen = {id(entry) for entry in kept.values()}
+        return [entry for entry in entries if id(entry) in chosen]
+    seen: dict[tuple[str, str], Entry] = {}
+    result = []
+    for entry in entries:
+        identity = _identity(entry, context_in_key)
+        if identity in seen:
+            if mode == "fail":
+                raise KeyCollision(
+                    f"key {entry.key!r} is used by assets {seen[identity].unit.id!r} and {entry.unit.id!r}"
+                )
+            if mode == "ignore":
+                continue
+            entry.key = _unique_key(entry.key, lambda key: (identity[0], key) in seen)
+            identity = _identity(entry, context_in_key)
+        seen[identity] = entry
+        result.append(entry)
+    return result
+
+
+def _unique_key(key: str, taken) -> str:
+    """The key with the smallest `-N` suffix (N >= 2) that is not taken."""
+    number = 2
+    while taken(f"{key}-{number}"):
+        number += 1
+    return f"{key}-{number}"
+
+
+def _flattened_path(key: str, keys: set[str]) -> tuple[str, ...]:
+    """Dotted segments, except that expansion stops before a prefix that is itself a key."""
+    if "." not in key:
+        return (key,)
+    head, _, tail = key.partition(".")
+    if "." not in tail:  # the common two-segment key, without the general loop
+        return (key,) if head in keys else (head, tail)
+    segments = key.split(".")
+    prefix = segments[0]
+    for depth in range(1, len(segments)):
+        if prefix in keys:
+            return tuple(segments[:depth - 1]) + (".".join(segments[depth - 1:]),)
+        prefix = f"{prefix}.{segments[depth]}"
+    return tuple(segments)
+
+
+def _drop_nesting_conflicts(entries: list[Entry], mode: str) -> list[Entry]:
+    """Entries without dotted-prefix conflicts: the first (ignore) or last (overwrite) wins, or fail."""
+    ordered = entries if mode != "overwrite" else list(reversed(entries))
+    leaves: dict[str, Entry] = {}
+    interiors: dict[str, Entry] = {}
+    kept: list[Entry] = []
+    for entry in ordered:
+        segments = entry.key.split(".")
+        prefixes = [".".join(segments[:depth]) for depth in range(1, len(segments))]
+        clash = interiors.get(entry.key) or next((leaves[p] for p in prefixes if p in leaves), None)
+        if clash is not None:
+            if mode == "fail":
+                raise KeyCollision(
+                    f"key {entry.key!r} (asset {entry.unit.id!r}) conflicts with key {clash.key!r} "
+                    f"(asset {clash.unit.id!r}) when dotted keys are nested"
+                )
+            continue
+        leaves[entry.key] = entry
+        for prefix in prefixes:
+            interiors.setdefault(prefix, entry)
+        entry.path = tuple(segments)
+        kept.append(entry)
+    return kept if mode != "overwrite" else list(reversed(kept))
+
+
+# --- charset ---------------------------------------------------------------------------------------
+
+
+def _charset(name: str) -> str:
+    """The Python codec name of a requested charset, or CharsetError naming it."""
+    try:
+        return codecs.lookup(name or "utf-8").name
+    except LookupError:
+        raise CharsetError(f"unknown charset {name!r}") from None
+
+
+def charset_label(codec_name: str) -> str:
+    """A codec name spelled the way file headers do (UTF-8, ISO-8859-15, windows-1252)."""
+    match = re.fullmatch(r"iso8859-(\d+)", codec_name)
+    if match:
+        return f"ISO-8859-{match.group(1)}"
+    match = re.fullmatch(r"cp(125\d)", codec_name)
+    if match:
+        return f"windows-{match.group(1)}"
+    return codec_name.upper()
+
+
+def check_encodable(entries: list[Entry], charset: str) -> None:
+    """Fail with the offending character and key when a text cannot be written in the charset."""
+    if charset in _UNICODE_CHARSETS:
+        return
+    for entry in entries:
+        texts = [entry.key, entry.unit.context, entry.unit.notes]
+        for translation in entry.translations.values():
+            texts.append(translation.text or "")
+            texts.extend(translation.plurals.values())
+        for text in texts:
+            try:
+                text.encode(charset)
+            except UnicodeEncodeError as error:
+                char = text[error.start]
+                raise CharsetError(
+                    f"character {char!r} (U+{ord(char):04X}) of key {entry.key!r} cannot be encoded in {charset}"
+                ) from None
