@@ -40,6 +40,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     app.extensions["gloss.store"] = Store(data)
     app.extensions["gloss.keys"] = KeyStore(data / "keys.json")
     app.url_map.strict_slashes = False
+    app.url_map.merge_slashes = False  # `//` must be a JSON 4xx, never a redirect to another resource
     register_error_handlers(app)
     register_body_limit(app)
     register_versioning(app, API_VERSION)

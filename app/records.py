@@ -75,22 +75,36 @@ def plural_record(code: str) -> dict[str, Any]:
 
 
 def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
-    """translated (flagged included), untranslated, flagged, words, and a count per status/flag."""
+    """translated (flagged included), untranslated, flagged, words, and a count per status/flag.
+
+    Counted per chunk and cached on the chunk, so a write recounts one chunk, not the whole locale.
+    """
 
     def compute() -> dict[str, Any]:
-        translated = flagged = words = 0
+        total = {"translated": 0, "flagged": 0, "words": 0}
         by_status: dict[str, int] = {}
-        for _, entry in snapshot.translations(code):
-            translated += 1
-            flagged += bool(entry.get("flag"))
-            words += len(entry["text"].split())
-            status = status_of(entry)
-            by_status[status] = by_status.get(status, 0) + 1
-        untranslated = len(snapshot) - translated
-        return {"translated": translated, "untranslated": untranslated, "flagged": flagged, "words": words,
-                "by_status": by_status}
+        for chunk in snapshot.locale_chunks.get(code, {}).values():
+            counts = chunk.derived.get("progress")
+            if counts is None:
+                counts = chunk.derived["progress"] = _chunk_progress(chunk)
+            for key in total:
+                total[key] += counts[key]
+            for status, count in counts["by_status"].items():
+                by_status[status] = by_status.get(status, 0) + count
+        return {**total, "untranslated": len(snapshot) - total["translated"], "by_status": by_status}
 
     return _memo(snapshot, ("locale-progress", code), compute)
+
+
+def _chunk_progress(chunk) -> dict[str, Any]:
+    counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
+    for _, entry in chunk.items():
+        counts["translated"] += 1
+        counts["flagged"] += bool(entry.get("flag"))
+        counts["words"] += len(entry["text"].split())
+        status = status_of(entry)
+        counts["by_status"][status] = counts["by_status"].get(status, 0) + 1
+    return counts
 
 
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:

@@ -10,7 +10,8 @@ Public surface:
 from .api import convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
-    CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, UnsupportedFormat,
+    CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError,
+    UnsupportedFormat,
 )
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
@@ -20,6 +21,6 @@ __all__ = [
     "convert", "export_file", "read_file", "supported",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
-    "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "CharsetError",
+    "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
     "KeyCollision", "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec",
 ]

@@ -33,7 +33,8 @@ def write_csv(doc: ExportDocument) -> str:
     writer.writerow(["text" if doc.index == "text" else "id", *FIXED_COLUMNS, *locales])
     for row in table_rows(doc, locales):
         unit = row.entry.unit
-        writer.writerow([row.entry.key, unit.context, unit.notes, row.form, *(row.texts[code] or "" for code in locales)])
+        texts = [row.texts[code] or "" for code in locales]
+        writer.writerow([row.entry.key, unit.context, unit.notes, row.form, *texts])
     return out.getvalue()
 
 

@@ -37,8 +37,14 @@ class NothingExtracted(FormatsError):
     http_status = 204
 
 
+class OptionError(FormatsError):
+    """An option value outside its vocabulary (index, order, collisions, breaks, printf...); lists the valid ones."""
+
+    http_status = 400
+
+
 class ExportError(FormatsError):
-    """The catalogue cannot be rendered with the requested options."""
+    """The catalogue cannot be rendered as asked (its data conflicts with the requested options)."""
 
     http_status = 400
 

@@ -369,6 +369,9 @@ def _comment_into(message: Message, line: str) -> None:
 
 def _comments_into(message: Message, block: str) -> None:
     """File every comment line of a block (as matched by the entry regex) into the message."""
+    if block.startswith("#:") and block.count("\n") == 1:  # the most common block: one reference line
+        message.references.extend(block[2:].split())
+        return
     for kind, rest in _COMMENT_LINE.findall(block):
         _file_comment(message, kind, rest)
 
@@ -414,7 +417,9 @@ class _PoParser:
         """A comment line: starts a new message when the current one is complete."""
         self._close_if_complete(number)
         if self.seen:
-            raise FormatError(f"comment inside the message starting at line {self.current.line}, before its msgstr", number)
+            raise FormatError(
+                f"comment inside the message starting at line {self.current.line}, before its msgstr", number
+            )
         self.target = None
         _comment_into(self.current, line)
         if not self.current.line:
@@ -541,7 +546,9 @@ def parse_mo(data: bytes) -> list[Message]:
     revision, count, originals_at, translations_at = struct.unpack(order + "4I", data[4:20])
     if revision >> 16 > 1:
         raise FormatError(f"unsupported MO revision {revision >> 16}")
-    raw = [(_mo_string(data, order, originals_at, i), _mo_string(data, order, translations_at, i)) for i in range(count)]
+    raw = [
+        (_mo_string(data, order, originals_at, i), _mo_string(data, order, translations_at, i)) for i in range(count)
+    ]
     charset = _mo_charset(raw)
     return [_mo_message(original, translated, charset, number) for number, (original, translated) in enumerate(raw, 1)]
 
@@ -665,7 +672,8 @@ def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralName
 def _source_forms(source_locale: str, message: Message) -> Translation:
     """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
     forms = plural_rules(source_locale).forms
-    plurals = {name: (message.msgid if position == 0 else message.msgid_plural or "") for position, name in enumerate(forms)}
+    plural_text = message.msgid_plural or ""
+    plurals = {name: message.msgid if position == 0 else plural_text for position, name in enumerate(forms)}
     return Translation(text=message.msgid, plurals=plurals)
 
 

@@ -18,7 +18,9 @@ def nest(items: Iterable[tuple[tuple[str, ...], Any]]) -> dict[str, Any]:
     return tree
 
 
-def fold(tree: dict[str, Any], is_leaf: Callable[[dict], bool] = lambda value: False, prefix: str = "") -> Iterator[tuple[str, Any]]:
+def fold(
+    tree: dict[str, Any], is_leaf: Callable[[dict], bool] = lambda value: False, prefix: str = ""
+) -> Iterator[tuple[str, Any]]:
     """(dotted key, value) pairs of a nested object; `is_leaf` keeps some objects whole (plural forms).
 
     Arrays fold like objects indexed from 0 (`items.0`), empty objects vanish.

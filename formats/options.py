@@ -35,7 +35,7 @@ class ExportOptions:
     all_locales: every locale of the catalogue in one file (multi-locale formats only).
     source_locale: alternative source locale (the API's `source`); None = the catalogue's.
     index: "id", "text" or an alias name; None = the format's default (text for gettext families).
-    namespace: overrides the project name where a format uses one (Jed domain, SQL table...).
+    namespace: Jed / Gettext.js domain (default "messages") and SQL table suffix (default: project name).
     order: "created" (catalogue order) or "id".
     status: comma list of translated, untranslated, blank-translation, flagged, a flag name or all;
             "!" negates; a unit passes when it matches any positive term and no negated one.

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Iterable
 
 from .banner import banner_lines
 from .catalogue import Catalogue, Translation, Unit
-from .errors import CharsetError, ExportError, KeyCollision
+from .errors import CharsetError, KeyCollision, OptionError
 from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
 from .plurals import PluralRules, map_plural_forms, plural_rules
 from .printf import STYLES, convert_printf, detect_printf
+from .unique import UniqueNames
 
 if TYPE_CHECKING:
     from .registry import FormatSpec
@@ -48,8 +49,9 @@ class Entry:
     """One unit as a writer sees it.
 
     key: the lookup key chosen by the index option (after collision handling); path: the segments to
-    nest it by in formats that expand dotted keys (one segment otherwise); translations: the
-    exported locales' and the source's translations after fallback, template and printf handling.
+    nest it by in formats that expand dotted keys (one segment otherwise); translations: the source's
+    and exported locales' translations after fallback, template and printf handling (possibly the
+    unit's own dict, which writers only read).
     """
 
     unit: Unit
@@ -86,7 +88,6 @@ class ExportDocument:
     charset: str
     exported_at: datetime
     banner: list[str]
-    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def template(self) -> bool:
@@ -116,7 +117,7 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
     wanted = [source] + [code for code in locales if code != source]
     entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
     if options.printf:
-        entries = [_convert_entry_printf(entry, options.printf, source) for entry in entries]
+        entries = [_convert_entry_printf(entry, options.printf, source, wanted) for entry in entries]
     if index == "id" and spec.key_filter is None:
         for entry in entries:  # the common case, without a call per unit
             entry.key = entry.unit.id
@@ -126,7 +127,7 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
     nested = spec.nests_keys and not options.no_expand and index != "text"
     entries = resolve_keys(entries, options.collisions, nested, spec.context_in_key)
     charset = _charset(options.charset)
-    check_encodable(entries, charset)
+    check_encodable(entries, charset, wanted)
     project = options.project_name or catalogue.project
     exported_at = options.exported_at or datetime.now(timezone.utc).replace(microsecond=0)
     banner = [] if options.no_comments else banner_lines(
@@ -137,7 +138,7 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
         spec=spec, options=options, source_locale=source, locale=locale,
         locales=[] if template else locales, entries=entries, index=index, project=project,
         namespace=options.namespace or project, charset=charset, exported_at=exported_at,
-        banner=banner, headers=dict(catalogue.headers),
+        banner=banner,
     )
 
 
@@ -160,13 +161,13 @@ def finish(document: ExportDocument, rendered: str | bytes) -> bytes:
 def _check_options(options: ExportOptions) -> None:
     """Reject option values outside their vocabularies with a message listing the valid ones."""
     if options.collisions not in COLLISION_MODES:
-        raise ExportError(f"collisions must be one of {', '.join(COLLISION_MODES)}, not {options.collisions!r}")
+        raise OptionError(f"collisions must be one of {', '.join(COLLISION_MODES)}, not {options.collisions!r}")
     if options.order not in ORDERS:
-        raise ExportError(f"order must be one of {', '.join(ORDERS)}, not {options.order!r}")
+        raise OptionError(f"order must be one of {', '.join(ORDERS)}, not {options.order!r}")
     if options.breaks.lower() not in LINE_BREAKS:
-        raise ExportError(f"breaks must be Unix, DOS or Mac, not {options.breaks!r}")
+        raise OptionError(f"breaks must be Unix, DOS or Mac, not {options.breaks!r}")
     if options.printf and options.printf not in STYLES:
-        raise ExportError(f"printf must be one of {', '.join(STYLES)}, not {options.printf!r}")
+        raise OptionError(f"printf must be one of {', '.join(STYLES)}, not {options.printf!r}")
 
 
 def _export_locales(catalogue: Catalogue, options: ExportOptions, source: str, template: bool) -> list[str]:
@@ -252,8 +253,7 @@ def _translations(
 ) -> dict[str, Translation]:
     """The unit's translations for the file: templates keep the source only; fallback fills gaps."""
     if not template and not options.fallback:
-        found = unit.translations
-        return {code: found[code] for code in locales if code in found}
+        return unit.translations  # shared, not copied: writers only read, and only the locales they export
     chosen: dict[str, Translation] = {}
     for code in locales:
         if template and code != source:
@@ -277,8 +277,8 @@ def _fallback(unit: Unit, locale: str, fallback_locale: str) -> Translation | No
     return Translation(text=next(iter(forms.values()), None), plurals=forms)
 
 
-def _convert_entry_printf(entry: Entry, target: str, source_locale: str) -> Entry:
-    """The entry with every text's placeholders rewritten in the target printf style."""
+def _convert_entry_printf(entry: Entry, target: str, source_locale: str, locales: list[str]) -> Entry:
+    """The entry with the placeholders of its exported texts rewritten in the target printf style."""
     style = entry.unit.printf or _detected_style(entry, source_locale)
     if not style or style == target:
         return entry
@@ -288,7 +288,7 @@ def _convert_entry_printf(entry: Entry, target: str, source_locale: str) -> Entr
             text=convert_printf(translation.text, style, target) if translation.text else translation.text,
             plurals={name: convert_printf(text, style, target) for name, text in translation.plurals.items()},
         )
-        for code, translation in entry.translations.items()
+        for code, translation in entry.translations.items() if code in locales
     }
     return replace(entry, translations=converted)
 
@@ -348,30 +348,22 @@ def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -
         kept = {_identity(entry, context_in_key): entry for entry in entries}
         chosen = {id(entry) for entry in kept.values()}
         return [entry for entry in entries if id(entry) in chosen]
-    seen: dict[tuple[str, str], Entry] = {}
+    names = UniqueNames()
+    owners: dict[tuple[str, str], Entry] = {}
     result = []
     for entry in entries:
-        identity = _identity(entry, context_in_key)
-        if identity in seen:
+        scope = entry.unit.context if context_in_key else ""
+        if names.taken(entry.key, scope):
             if mode == "fail":
                 raise KeyCollision(
-                    f"key {entry.key!r} is used by assets {seen[identity].unit.id!r} and {entry.unit.id!r}"
+                    f"key {entry.key!r} is used by assets {owners[(scope, entry.key)].unit.id!r} and {entry.unit.id!r}"
                 )
             if mode == "ignore":
                 continue
-            entry.key = _unique_key(entry.key, lambda key: (identity[0], key) in seen)
-            identity = _identity(entry, context_in_key)
-        seen[identity] = entry
+        entry.key = names.claim(entry.key, scope)
+        owners[(scope, entry.key)] = entry
         result.append(entry)
     return result
-
-
-def _unique_key(key: str, taken) -> str:
-    """The key with the smallest `-N` suffix (N >= 2) that is not taken."""
-    number = 2
-    while taken(f"{key}-{number}"):
-        number += 1
-    return f"{key}-{number}"
 
 
 def _flattened_path(key: str, keys: set[str]) -> tuple[str, ...]:
@@ -437,13 +429,13 @@ def charset_label(codec_name: str) -> str:
     return codec_name.upper()
 
 
-def check_encodable(entries: list[Entry], charset: str) -> None:
-    """Fail with the offending character and key when a text cannot be written in the charset."""
+def check_encodable(entries: list[Entry], charset: str, locales: list[str]) -> None:
+    """Fail with the offending character and key when an exported text cannot be written in the charset."""
     if charset in _UNICODE_CHARSETS:
         return
     for entry in entries:
         texts = [entry.key, entry.unit.context, entry.unit.notes]
-        for translation in entry.translations.values():
+        for translation in (entry.translations[code] for code in locales if code in entry.translations):
             texts.append(translation.text or "")
             texts.extend(translation.plurals.values())
         for text in texts:

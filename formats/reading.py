@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from .catalogue import Catalogue, Translation, Unit
-from .errors import FormatError
+from .errors import OptionError
 from .options import ReadOptions
 from .plurals import plural_rules
+from .unique import UniqueNames
 
 INDEXES = ("id", "text")
 
@@ -45,14 +46,14 @@ class CatalogueBuilder:
     ) -> None:
         self.index = (options.index or default_index).lower()
         if self.index not in INDEXES:
-            raise FormatError(f"index must be 'id' or 'text', not {options.index!r}")
+            raise OptionError(f"index must be 'id' or 'text', not {options.index!r}")
         self.by_text = self.index == "text"  # keys are source texts
         self.source_locale = (options.source_locale or detected_source or "en").strip()
         self.locale = requested_locale(options) or detected_locale or self.source_locale
         self.units: list[Unit] = []
-        self._ids: set[str] = set()
+        self._ids = UniqueNames()
         self._locales: list[str] = []
-        self._by_key: dict[tuple[str, str], Unit] = {}
+        self._by_key: dict[tuple[str, str], Unit] | None = None  # built on first unit_for()
         self._seen: set[str] = set()
 
     def add(
@@ -82,19 +83,21 @@ class CatalogueBuilder:
                 translations[locale] = target
             if locale not in self._seen:
                 self._see(locale)
-        unit_id = f"{context}.{key}" if context and self.by_text else key
-        if unit_id in self._ids:
-            unit_id = self._unique_id(unit_id)
-        self._ids.add(unit_id)
+        unit_id = self._ids.claim(f"{context}.{key}" if context and self.by_text else key)
         # Positional arguments: this runs once per unit of large files.
         unit = Unit(unit_id, context, notes, "text", printf, [], {}, plural, translations, references or [], meta or {},
                     key)
         self.units.append(unit)
-        self._by_key.setdefault((context, key), unit)
+        if self._by_key is not None:
+            self._by_key.setdefault((context, key), unit)
         return unit
 
     def unit_for(self, key: str, context: str = "", plural: bool = False) -> Unit:
         """The unit already read for a key (and context), else a new one without a target translation."""
+        if self._by_key is None:  # single-pass readers never ask, so the index is only built for others
+            self._by_key = {}
+            for known in self.units:
+                self._by_key.setdefault((known.context, known.key), known)
         unit = self._by_key.get((context, key))
         if unit is None:
             unit = self.add(key, context=context, plural=plural)
@@ -120,13 +123,6 @@ class CatalogueBuilder:
         if existing is not None and (not translation.translated or translation.blank):
             return
         translations[locale] = translation
-
-    def _unique_id(self, wanted: str) -> str:
-        """A taken ID made unique with the smallest free `-N` suffix."""
-        number = 2
-        while f"{wanted}-{number}" in self._ids:
-            number += 1
-        return f"{wanted}-{number}"
 
     def _see(self, locale: str) -> None:
         """Remember a locale in order of first appearance."""

@@ -53,8 +53,10 @@ _JS_TYPE = "application/javascript"
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
-    FormatSpec("pot", "", "Gettext template", _PO_TYPE, gettext.read_po, gettext.write_po, template_only=True, **_GETTEXT),
-    FormatSpec("mo", "", "Gettext MO", "application/x-gettext-translation", gettext.read_mo, gettext.write_mo, **_GETTEXT),
+    FormatSpec("pot", "", "Gettext template", _PO_TYPE, gettext.read_po, gettext.write_po, template_only=True,
+               **_GETTEXT),
+    FormatSpec("mo", "", "Gettext MO", "application/x-gettext-translation", gettext.read_mo, gettext.write_mo,
+               **_GETTEXT),
     FormatSpec("json", "", "JSON", _JSON_TYPE, jsonfmt.read_json, jsonfmt.write_json, nests_keys=True),
     FormatSpec("json", "multi", "Multi-language JSON", _JSON_TYPE, jsonfmt.read_multi, jsonfmt.write_multi,
                multi_locale=True, nests_keys=True),
@@ -97,7 +99,9 @@ def lookup(ext: str, variant: str | None = "", *, reading: bool = False, writing
     if reading and spec.reader is None:
         raise UnsupportedFormat(f"{spec.name} can be exported but not read; readable formats: {_names(readable=True)}")
     if writing and spec.writer is None:
-        raise UnsupportedFormat(f"{spec.name} can be read but not exported; exportable formats: {_names(writable=True)}")
+        raise UnsupportedFormat(
+            f"{spec.name} can be read but not exported; exportable formats: {_names(writable=True)}"
+        )
     return spec
 
 

@@ -12,7 +12,8 @@ from .pipeline import ExportDocument
 from .tabular import table_locales, table_rows
 
 _MYSQL_ESCAPES = str.maketrans({
-    "\\": "\\\\", "'": "\\'", '"': '\\"', "\0": "\\0", "\b": "\\b", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1a": "\\Z",
+    "\\": "\\\\", "'": "\\'", '"': '\\"', "\0": "\\0", "\b": "\\b",
+    "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1a": "\\Z",
 })
 _MYSQL_CHARSETS = {"utf-8": "utf8mb4", "iso8859-1": "latin1", "cp1252": "latin1", "ascii": "ascii", "utf-16": "utf16"}
 
@@ -44,7 +45,8 @@ def write_sql(doc: ExportDocument) -> str:
     if not doc.options.no_comments:
         definitions = [f"--   {mysql_name('id')} VARCHAR(255) NOT NULL,"]
         definitions += [f"--   {mysql_name(code)} BLOB," for code in locales]
-        parts.append(f"-- CREATE TABLE {table} (\n" + "\n".join(definitions) + f"\n--   PRIMARY KEY ({mysql_name('id')})\n-- );\n")
+        definitions.append(f"--   PRIMARY KEY ({mysql_name('id')})")
+        parts.append(f"-- CREATE TABLE {table} (\n" + "\n".join(definitions) + "\n-- );\n")
     for row in table_rows(doc, locales):
         key = f"{row.entry.key}[{row.form}]" if row.form else row.entry.key
         values = ", ".join([mysql_string(key), *(mysql_string(row.texts[code]) for code in locales)])

@@ -21,13 +21,26 @@ def dump_value(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _line_key(line: str) -> str:
+    """The key of a canonical line; plain keys (no escapes) without running the JSON decoder."""
+    end = line.find('": ')
+    if line.startswith('"') and end > 0:
+        candidate = line[1:end]
+        if "\\" not in candidate and '"' not in candidate:
+            return candidate
+    key, end = _decoder.raw_decode(line)
+    if line[end:end + 2] != ": ":
+        raise ValueError(f"not a canonical catalogue line: {line[:80]!r}")
+    return key
+
+
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
     __slots__ = ("_lines", "_parsed", "_bytes", "derived")
 
     def __init__(self, lines: dict[str, str]):
-        self._lines = lines  # id -> serialised value, in canonical order
+        self._lines = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
@@ -41,10 +54,7 @@ class Chunk:
                 continue
             if line.endswith(","):
                 line = line[:-1]
-            key, end = _decoder.raw_decode(line)
-            if line[end:end + 2] != ": ":
-                raise ValueError(f"not a canonical catalogue line: {line[:80]!r}")
-            lines[key] = line[end + 2:]
+            lines[_line_key(line)] = line
         chunk = cls(lines)
         chunk._bytes = data
         return chunk
@@ -61,10 +71,10 @@ class Chunk:
     def get(self, key: str) -> dict[str, Any] | None:
         value = self._parsed.get(key)
         if value is None:
-            raw = self._lines.get(key)
-            if raw is None:
+            line = self._lines.get(key)
+            if line is None:
                 return None
-            value = self._parsed[key] = json.loads(raw)
+            value = self._parsed[key] = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
         return value
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -82,7 +92,7 @@ class Chunk:
                 continue
             if key not in lines:
                 reorder = True
-            lines[key] = dump_value(value)
+            lines[key] = json.dumps(key, ensure_ascii=False) + ": " + dump_value(value)
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)
@@ -93,7 +103,7 @@ class Chunk:
 
     def to_bytes(self) -> bytes:
         if self._bytes is None:
-            body = ",\n".join(json.dumps(key, ensure_ascii=False) + ": " + raw for key, raw in self._lines.items())
+            body = ",\n".join(self._lines.values())
             self._bytes = ("{\n" + body + ("\n" if body else "") + "}\n").encode("utf-8")
         return self._bytes
 

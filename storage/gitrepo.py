@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 import subprocess
 import threading
 import time
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
 from dulwich.objects import Commit, Tree
@@ -27,10 +29,9 @@ TREE_MODE = 0o040000
 # Loose-object compression: level 1 is several times faster than the default and the periodic repack
 # recompresses everything with deltas anyway.
 LOOSE_COMPRESSION = 1
-PENDING_MARKER = "gloss-worktree-pending"
-TEMP_DIR = "gloss-tmp"
+CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
 # How many commits a process makes between two `git gc --auto` checks.
-GC_EVERY = 50
+GC_EVERY = 25
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,22 @@ class Person:
         return f"{name} <{email}>".encode("utf-8")
 
 
+PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+
+
+def _pack_header(type_num: int, size: int) -> bytes:
+    """A packed object's header: type and size, seven bits a byte after the first four."""
+    out = bytearray()
+    byte = (type_num << 4) | (size & 0x0F)
+    size >>= 4
+    while size:
+        out.append(byte | 0x80)
+        byte = size & 0x7F
+        size >>= 7
+    out.append(byte)
+    return bytes(out)
+
+
 class GitRepo:
     """A non-bare repository whose branch `main` is written through plumbing."""
 
@@ -56,6 +73,9 @@ class GitRepo:
         self.ref_path = self.git_dir / BRANCH.decode()
         self._dulwich = Repo(str(self.path))
         self._commits_since_gc = 0
+        self._batch: dict[str, tuple[int, bytes]] | None = None
+        self._packing = threading.Lock()  # one background repack at a time per process
+        self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
 
     # ----------------------------------------------------------------- creation
     @classmethod
@@ -70,18 +90,37 @@ class GitRepo:
         # project stays small; receiving pushes into the served working tree is refused.
         config.write_text(
             config.read_text()
-            + "[gc]\n\tauto = 1000\n\tautoPackLimit = 20\n\tpackRefs = false\n\tautoDetach = false\n"
+            + "[gc]\n\tauto = 1000\n\tautoPackLimit = 100\n\tpackRefs = false\n\tautoDetach = false\n"
             + "[receive]\n\tdenyCurrentBranch = refuse\n"
         )
         (git_dir / "description").write_text("Gloss translation project\n")
         return cls(path)
 
     # ----------------------------------------------------------------- objects
+    @contextmanager
+    def object_batch(self) -> Iterator[None]:
+        """Collect the objects written inside the block and store them as ONE pack when it ends.
+
+        A commit's blob, trees and commit then cost two new files (pack and index) instead of one file and
+        often one fan-out directory each; file creation dominates a write's cost on slow disks. The many
+        small packs are rolled up geometrically in the background (pack_loose_objects).
+        """
+        self._batch = {}
+        try:
+            yield
+            if self._batch:
+                self._write_pack(self._batch)
+        finally:
+            self._batch = None
+
     def write_object(self, type_name: bytes, content: bytes) -> bytes:
-        """Store one object loose (temp file then rename, so a crash never leaves a torn object)."""
+        """Store one object: into the open batch, else loose (temp file then rename: never torn)."""
         header = type_name + b" " + str(len(content)).encode() + b"\0"
         raw = header + content
         hex_id = sha1(raw).hexdigest()
+        if self._batch is not None:
+            self._batch[hex_id] = (PACK_TYPES[type_name], content)
+            return hex_id.encode()
         directory = self.objects_dir / hex_id[:2]
         target = directory / hex_id[2:]
         if target.exists():
@@ -103,6 +142,45 @@ class GitRepo:
         os.chmod(temp, 0o444)
         os.replace(temp, target)
         return hex_id.encode()
+
+    def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
+        """Write a version-2 pack and its version-2 index; the index goes last, so git and dulwich only
+        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one)."""
+        body = [b"PACK", struct.pack(">II", 2, len(objects))]
+        offset = 12
+        entries = []  # (binary sha, crc32, offset)
+        for hex_id, (type_num, content) in objects.items():
+            packed = _pack_header(type_num, len(content)) + zlib.compress(content, LOOSE_COMPRESSION)
+            entries.append((bytes.fromhex(hex_id), zlib.crc32(packed), offset))
+            body.append(packed)
+            offset += len(packed)
+        pack = b"".join(body)
+        pack_sha = sha1(pack).digest()
+        pack += pack_sha
+        entries.sort()
+        fanout = [0] * 256
+        for binary, _, _ in entries:
+            fanout[binary[0]] += 1
+        running = 0
+        for i in range(256):
+            running += fanout[i]
+            fanout[i] = running
+        index = b"".join([
+            b"\xfftOc", struct.pack(">I", 2), struct.pack(">256I", *fanout),
+            b"".join(binary for binary, _, _ in entries),
+            b"".join(struct.pack(">I", crc) for _, crc, _ in entries),
+            b"".join(struct.pack(">I", off) for _, _, off in entries),  # packs here stay far below 2 GiB
+            pack_sha,
+        ])
+        index += sha1(index).digest()
+        pack_dir = self.objects_dir / "pack"
+        name = f"pack-{pack_sha.hex()}"
+        for suffix, data in ((".pack", pack), (".idx", index)):
+            temp = pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
+            with open(temp, "wb") as handle:
+                handle.write(data)
+            os.chmod(temp, 0o444)
+            os.replace(temp, pack_dir / (name + suffix))
 
     def write_blob(self, data: bytes) -> bytes:
         return self.write_object(b"blob", data)
@@ -173,24 +251,32 @@ class GitRepo:
         os.replace(temp, self.ref_path)
 
     # ----------------------------------------------------------------- working tree and index
-    def mark_pending(self) -> None:
-        (self.git_dir / PENDING_MARKER).touch()
+    def checked_out_commit(self) -> bytes | None:
+        """The commit the working tree and index were last brought to, or None when unknown.
 
-    def clear_pending(self) -> None:
+        Written last, in place, after the files and the index: a write interrupted after the ref moved
+        leaves an older (or torn) value, so the next writer sees it differ from HEAD and resyncs.
+        """
         try:
-            (self.git_dir / PENDING_MARKER).unlink()
+            with open(self.git_dir / CHECKOUT_FILE, "rb") as handle:
+                return handle.read(41).strip() or None
         except FileNotFoundError:
-            pass
+            return None
 
-    def needs_resync(self) -> bool:
-        return (self.git_dir / PENDING_MARKER).exists() or not (self.git_dir / "index").exists()
+    def _record_checkout(self, commit: bytes) -> None:
+        path = self.git_dir / CHECKOUT_FILE
+        with open(path, "r+b" if path.exists() else "wb") as handle:  # in place: no new file per write
+            handle.write(commit + b"\n")
+            handle.truncate()
 
     def update_worktree(self, changed: Mapping[str, bytes | None], blob_ids: Mapping[str, bytes],
-                        removed_dirs: Iterable[str] = ()) -> None:
-        """Write changed files (path -> bytes, None = delete) and record them in the index."""
+                        commit: bytes, removed_dirs: Iterable[str] = ()) -> None:
+        """Write changed files (path -> bytes, None = delete), record them in the index, mark it as `commit`.
+
+        Files are rewritten in place: readers never use the working tree (they read Git objects), and a torn
+        file after a crash is repaired by the resync that the index's stale commit triggers.
+        """
         index = self._read_index()
-        temp_dir = self.git_dir / TEMP_DIR
-        temp_dir.mkdir(exist_ok=True)
         for relative, data in changed.items():
             target = self.path / relative
             key = relative.encode("utf-8")
@@ -201,16 +287,18 @@ class GitRepo:
                     pass
                 index.pop(key, None)
                 continue
-            if not target.parent.is_dir():
+            try:
+                handle = open(target, "wb")
+            except FileNotFoundError:
                 target.parent.mkdir(parents=True, exist_ok=True)
-            temp = temp_dir / f"{os.getpid()}-{threading.get_ident()}"
-            with open(temp, "wb") as handle:
+                handle = open(target, "wb")
+            with handle:
                 handle.write(data)
-            os.replace(temp, target)
             index[key] = index_entry_from_stat(os.stat(target), blob_ids[relative], FILE_MODE)
         for directory in removed_dirs:
             self._remove_empty_dirs(self.path / directory)
         self._write_index(index)
+        self._record_checkout(commit)
 
     def resync_worktree(self) -> None:
         """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository)."""
@@ -228,8 +316,9 @@ class GitRepo:
         index_path = self.git_dir / "index"
         if index_path.exists():
             index_path.unlink()
-        self.update_worktree(changed, wanted, removed_dirs=[str(Path(p).parent) for p in present - wanted.keys()])
-        self.clear_pending()
+        self._index_cache = None
+        self.update_worktree(changed, wanted, head or b"0" * 40,
+                             removed_dirs=[str(Path(p).parent) for p in present - wanted.keys()])
 
     def _collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
         for name, (mode, hex_id) in self.read_tree(tree_id).items():
@@ -240,11 +329,22 @@ class GitRepo:
                 out[path] = hex_id
 
     def _read_index(self) -> dict[bytes, IndexEntry]:
+        """The index entries; parsed again only when the index file changed since this process wrote it."""
+        cached = self._index_cache
+        if cached is not None and cached[0] == self._index_stamp():
+            return dict(cached[1])
         try:
             with open(self.git_dir / "index", "rb") as handle:
                 return dict(read_index_dict(handle))
         except FileNotFoundError:
             return {}
+
+    def _index_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.git_dir / "index")
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _write_index(self, entries: dict[bytes, IndexEntry]) -> None:
         temp = self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
@@ -253,6 +353,7 @@ class GitRepo:
             write_index_dict(writer, entries)
             writer.write_checksum()
         os.replace(temp, self.git_dir / "index")
+        self._index_cache = (self._index_stamp(), entries)
 
     def _remove_empty_dirs(self, directory: Path) -> None:
         while directory != self.path and directory.is_dir() and not any(directory.iterdir()):
@@ -263,16 +364,27 @@ class GitRepo:
     def note_commit(self) -> None:
         """Count commits and, every GC_EVERY, pack the loose objects in a background thread."""
         self._commits_since_gc += 1
-        if self._commits_since_gc >= GC_EVERY:
+        if self._commits_since_gc >= GC_EVERY and not self._packing.locked():
             self._commits_since_gc = 0
-            threading.Thread(target=self.pack_loose_objects, daemon=True).start()
+            # not a daemon: a process that exits waits for its repack instead of orphaning it
+            threading.Thread(target=self._pack_in_background, name="gloss-pack").start()
+
+    def _pack_in_background(self) -> None:
+        with self._packing:
+            self.pack_loose_objects()
 
     def pack_loose_objects(self) -> None:
-        """Pack loose objects with deltas, then let `git gc --auto` merge packs when there are too many.
+        """Roll the small per-commit packs (and any loose objects) up into fewer, delta-compressed ones.
+
+        `--geometric=2` merges only the smallest packs so each run costs little however big the project;
+        `git gc --auto` then handles whatever git itself thinks is overdue.
 
         Safe beside concurrent writers: repack only removes loose objects that are now in a pack, and gc never
         prunes recent unreachable objects (an in-flight write's objects are recent).
         """
-        for command in (["git", "repack", "-d", "-q"], ["git", "gc", "--auto", "--quiet"]):
-            subprocess.run(command, cwd=self.path, check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for command in (["git", "repack", "-d", "-q", "--geometric=2"], ["git", "gc", "--auto", "--quiet"]):
+            try:
+                subprocess.run(command, cwd=self.path, check=False,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:  # the repository went away (deleted project, removed scratch dir): nothing to pack
+                return

@@ -18,7 +18,9 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from formats import Catalogue, ExportOptions, ReadOptions, Translation, Unit, convert, export_file, read_file  # noqa: E402
+from formats import (  # noqa: E402 - needs the repository on sys.path first
+    Catalogue, ExportOptions, ReadOptions, Translation, Unit, convert, export_file, read_file,
+)
 
 TARGETS_MS = {"write PO": 200.0, "write JSON": 50.0, "convert PO -> JSON": 500.0}
 OPTIONS = ExportOptions(locale="fr", project_name="Bench", exported_by="bench",
@@ -107,7 +109,8 @@ def main() -> None:
     for name, task in tasks.items():
         results[name] = (best_ms(task, args.repeat), best_cpu_ms(task, args.repeat))
         target = TARGETS_MS.get(name)
-        verdict = "" if target is None else f"  (target <= {target:.0f} ms: {'met' if results[name][0] <= target else 'MISSED'})"
+        met = target is not None and results[name][0] <= target
+        verdict = "" if target is None else f"  (target <= {target:.0f} ms: {'met' if met else 'MISSED'})"
         print(f"  {name:<22}{results[name][0]:9.1f} ms{results[name][1]:9.1f} ms{verdict}")
     template = export_file(catalogue, "json", "", ExportOptions(locale="en")).data
     toolkit = po2json_runner(po_bytes, template)

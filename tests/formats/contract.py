@@ -18,7 +18,9 @@ PLURAL_TEXTS = {
     "en": {"one": "%d file", "other": "%d files"},
     "ja": {"other": "%d 個のファイル"},
     "ru": {"one": "%d файл", "few": "%d файла", "many": "%d файлов"},
-    "ar": {"zero": "لا ملفات", "one": "ملف واحد", "two": "ملفان", "few": "%d ملفات", "many": "%d ملفًا", "other": "%d ملف"},
+    "ar": {
+        "zero": "لا ملفات", "one": "ملف واحد", "two": "ملفان", "few": "%d ملفات", "many": "%d ملفًا", "other": "%d ملف",
+    },
 }
 
 
@@ -62,7 +64,8 @@ class FormatContract:
             all_locales=self.multi_locale,
         )
         exported = export_file(original, self.ext, self.variant, options)
-        return read_file(self.ext, self.variant, exported.data, ReadOptions(locale=locale, index="id", source_locale="en"))
+        read_options = ReadOptions(locale=locale, index="id", source_locale="en")
+        return read_file(self.ext, self.variant, exported.data, read_options)
 
     def target(self, read: Catalogue, unit_id: str, locale: str = "fr") -> Translation:
         """The translation of a unit read back, failing clearly when the unit is missing."""
@@ -143,6 +146,12 @@ class FormatContract:
         units[0].translations["fr"].comment = "Informal on purpose"
         read = self.roundtrip(catalogue(units))
         assert self.target(read, "hello").comment == "Informal on purpose"
+
+    def test_references_survive(self) -> None:
+        self.require("supports_references")
+        refs = ["src/app.php:12", "templates/home.twig:3"]
+        read = self.roundtrip(catalogue([unit("home", "Accueil", references=list(refs))]))
+        assert read.unit("home").references == refs
 
     def _plural_roundtrip(self, locale: str) -> None:
         """A plural unit in `locale` keeps every CLDR form."""

@@ -9,7 +9,7 @@ import pytest
 
 import formats
 from formats import (
-    FORMATS, Catalogue, ExportOptions, FormatError, NothingExtracted, ReadOptions, Translation, Unit,
+    FORMATS, Catalogue, ExportOptions, FormatError, NothingExtracted, OptionError, ReadOptions, Translation, Unit,
     UnsupportedFormat, convert, export_file, read_file, supported,
 )
 from formats.registry import lookup
@@ -114,3 +114,8 @@ def test_formats_imports_no_flask_dulwich_storage_or_app() -> None:
             else:
                 continue
             assert not {name.split(".")[0] for name in names} & forbidden, f"{path.name} imports {names}"
+
+
+def test_unknown_read_index_is_an_option_error() -> None:
+    with pytest.raises(OptionError, match="index must be 'id' or 'text'"):
+        read_file("json", "", b'{"a": "b"}', ReadOptions(index="alias"))

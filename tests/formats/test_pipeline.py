@@ -7,9 +7,11 @@ import json
 import pytest
 
 from formats import (
-    Catalogue, CharsetError, ExportError, KeyCollision, ReadOptions, Translation, Unit, UnsupportedFormat, export_file,
+    Catalogue, CharsetError, KeyCollision, OptionError, ReadOptions, Translation, Unit, UnsupportedFormat, export_file,
     read_file,
 )
+
+from formats.unique import UniqueNames
 
 from .samples import options
 
@@ -123,7 +125,7 @@ def test_order_by_creation_keeps_catalogue_order_and_by_id_sorts() -> None:
 
 
 def test_unknown_order_is_refused_with_the_valid_values() -> None:
-    with pytest.raises(ExportError, match="created, id"):
+    with pytest.raises(OptionError, match="created, id"):
         flat_json(TAGGED, order="random")
 
 
@@ -238,7 +240,7 @@ def test_no_expand_means_no_nesting_conflict() -> None:
 
 
 def test_unknown_collision_mode_is_refused() -> None:
-    with pytest.raises(ExportError, match="overwrite, ignore, fail, auto, legacy"):
+    with pytest.raises(OptionError, match="overwrite, ignore, fail, auto, legacy"):
         flat_json(NESTING, collisions="merge")
 
 
@@ -261,7 +263,7 @@ def test_printf_option_converts_every_text_from_the_unit_style() -> None:
 
 
 def test_unknown_printf_style_is_refused() -> None:
-    with pytest.raises(ExportError, match="php, java, objc, icu, python"):
+    with pytest.raises(OptionError, match="php, java, objc, icu, python"):
         flat_json(TAGGED, printf="c")
 
 
@@ -300,7 +302,7 @@ def test_line_breaks(breaks: str, ending: bytes) -> None:
 
 
 def test_unknown_line_break_style_is_refused() -> None:
-    with pytest.raises(ExportError, match="Unix, DOS or Mac"):
+    with pytest.raises(OptionError, match="Unix, DOS or Mac"):
         flat_json(TAGGED, breaks="Amiga")
 
 
@@ -344,3 +346,26 @@ def test_export_does_not_modify_the_catalogue() -> None:
     before = repr(catalogue)
     export_file(catalogue, "json", "", options(locale="fr", fallback="en", printf="icu", index="text"))
     assert repr(catalogue) == before
+
+
+def test_many_duplicate_keys_get_distinct_suffixes() -> None:
+    catalogue = make(*(text_unit(f"u{number}", "Same", str(number)) for number in range(3000)))
+    data = flat_json(catalogue, index="text", collisions="auto")
+    assert len(data) == 3000
+    assert (data["Same"], data["Same-2"], data["Same-3000"]) == ("0", "1", "2999")
+
+
+def test_unique_names_are_scoped() -> None:
+    names = UniqueNames()
+    assert [names.claim("a"), names.claim("a"), names.claim("a", "ctx"), names.claim("a-2"), names.claim("a")] == [
+        "a", "a-2", "a", "a-2-2", "a-3",
+    ]
+    assert names.taken("a-3") and not names.taken("a-3", "ctx")
+
+
+def test_charset_is_checked_only_on_exported_locales() -> None:
+    catalogue = make(
+        Unit(id="hello", translations={"en": Translation("Hello"), "fr": Translation("Salut"), "ru": Translation("Привет")}),
+        locales=("en", "fr", "ru"),
+    )
+    assert flat_json(catalogue, charset="latin1") == {"hello": "Salut"}
