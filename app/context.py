@@ -34,6 +34,15 @@ def base_url() -> str:
     return request.host_url.rstrip("/")
 
 
+def path_value(value: str, exists) -> str | None:
+    """What a path segment names: itself, or (for IDs ending in `.json`, which the optional `.json` suffix
+    swallows) itself plus `.json`; None when neither exists."""
+    for candidate in (value, value + ".json"):
+        if exists(candidate):
+            return candidate
+    return None
+
+
 def committer_identity() -> Person:
     """The key's user as the commit author."""
     actor = g.actor

@@ -7,7 +7,7 @@ from storage import operations as ops
 from storage.snapshot import Snapshot
 
 from ..auth import requires
-from ..context import now, snapshot, write
+from ..context import now, path_value, snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..records import asset_record
@@ -19,10 +19,10 @@ bp = Blueprint("assets", __name__)
 
 def find_asset(snap: Snapshot, asset_id: str) -> str:
     """The asset a path names; `x.json` may be the asset `x` or, failing that, the asset `x.json`."""
-    for candidate in (asset_id, asset_id + ".json"):
-        if snap.has_asset(candidate):
-            return candidate
-    raise ApiError(404, "Asset not in project")
+    found = path_value(asset_id, snap.has_asset)
+    if found is None:
+        raise ApiError(404, "Asset not in project")
+    return found
 
 
 @bp.get("/api/assets")
@@ -112,9 +112,7 @@ def create_plural(asset_id: str):
 def unlink_plural(asset_id: str, pid: str):
     snap = snapshot()
     asset_id = find_asset(snap, asset_id)
-    members = snap.asset(asset_id).get("plurals", [])
-    if pid not in members and pid + ".json" in members:
-        pid += ".json"
+    pid = path_value(pid, snap.asset(asset_id).get("plurals", []).__contains__) or pid
     with write(f"Unlink plural {pid} from {asset_id}", "unlink-plural", [("Asset", asset_id), ("Plural", pid)]) as tx:
         ops.unlink_plural(tx, asset_id, pid, now())
     return success("Plural form unlinked")
@@ -140,9 +138,7 @@ def tag_asset(asset_id: str):
 def untag_asset(asset_id: str, tag: str):
     snap = snapshot()
     asset_id = find_asset(snap, asset_id)
-    tags = snap.asset(asset_id).get("tags", [])
-    if tag not in tags and tag + ".json" in tags:
-        tag += ".json"
+    tag = path_value(tag, snap.asset(asset_id).get("tags", []).__contains__) or tag
     with write(f"Untag {asset_id} {tag}", "untag-asset", [("Asset", asset_id), ("Tag", tag)]) as tx:
         ops.untag_asset(tx, asset_id, tag, now())
     return success(f'Tag "{tag}" removed')

@@ -6,7 +6,7 @@ from flask import Blueprint
 from storage import operations as ops
 
 from ..auth import requires
-from ..context import now, snapshot, write
+from ..context import now, path_value, snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..requests import form_fields, json_object, raw_text
@@ -15,11 +15,10 @@ bp = Blueprint("tags", __name__)
 
 
 def find_tag(tag: str) -> str:
-    tags = snapshot().tags()
-    for candidate in (tag, tag + ".json"):
-        if candidate in tags:
-            return candidate
-    raise ApiError(404, "Tag not in project")
+    found = path_value(tag, snapshot().tags().__contains__)
+    if found is None:
+        raise ApiError(404, "Tag not in project")
+    return found
 
 
 @bp.get("/api/tags")
