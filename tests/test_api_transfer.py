@@ -13,7 +13,7 @@ from app.seed import seed_demo
 from tests.api import Api, commit_count
 from tests.support import git
 
-FORMATS = ["po", "mo", "json", "arb", "csv"]
+FORMATS = ["po", "mo", "json", "json?format=jed", "json?format=i18next", "arb", "csv"]
 
 
 def export(client, key, path, headers=None, **kwargs):
@@ -287,6 +287,40 @@ def test_async_import_reports_progress_until_100(client, demo):
     assert api.get("/api/assets/bulk.2999.json")[0] == 200
 
 
+POLL_FROM_ANOTHER_PROCESS = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from app import create_app
+client = create_app({data!r}).test_client()
+seen = []
+for _ in range(1200):
+    progress = client.get({path!r}, headers={{"Authorization": "Loco {key}"}}).get_json()
+    seen.append(progress["progress"])
+    if progress["progress"] == 100:
+        break
+    time.sleep(0.005)
+print(json.dumps({{"seen": seen, "last": progress}}))
+"""
+
+
+def test_async_import_progress_is_visible_from_another_worker_process(client, demo, data_dir):
+    import subprocess
+    import sys
+
+    from tests.support import REPO_ROOT
+
+    body = json.dumps({f"big.{i}": f"Text {i}" for i in range(20000)}).encode()
+    response = client.post("/api/import/json?locale=en&async", data=body,
+                           headers={"Authorization": f"Loco {demo[1].full}"})
+    path = response.headers["Location"].replace("http://localhost", "")
+    script = POLL_FROM_ANOTHER_PROCESS.format(root=str(REPO_ROOT), data=str(data_dir), path=path, key=demo[1].full)
+    result = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                       check=True, timeout=120).stdout)
+    assert result["last"]["progress"] == 100 and result["last"]["error"] == ""
+    assert result["seen"] == sorted(result["seen"])  # progress only moves forward
+    assert Api(client, demo[1].full).get("/api/assets/big.19999.json")[0] == 200
+
+
 def test_async_import_failure_is_reported_in_the_job(client, demo):
     api = Api(client, demo[1].full)
     response = client.post("/api/import/po?locale=fr&async", data=b'msgid "x"\nbroken',
@@ -316,12 +350,13 @@ def test_export_then_import_into_an_empty_project_is_lossless(client, demo, stor
     for code in ("fr", "de", "ja", "ar"):
         api.post("/api/locales", data={"code": code})
     for code in ("en", "fr", "de", "ja", "ar"):
-        data = export(client, demo[1].full, f"/api/export/locale/{code}.{ext}").data
-        status, body = api.post(f"/api/import/{ext}?locale={code}", data=data)
+        path, _, query = ext.partition("?")
+        data = export(client, demo[1].full, f"/api/export/locale/{code}.{path}?{query}").data
+        status, body = api.post(f"/api/import/{path}?locale={code}&{query}", data=data)
         assert status == 200, body
     copied = target.snapshot()
     for code in ("en", "fr", "de", "ja", "ar"):
-        by_text = ext in ("po", "mo")
+        by_text = ext in ("po", "mo", "json?format=jed")  # gettext-style files are indexed by source text
         want = {_key(source, a, by_text): (e["text"], e.get("flag", "")) for a, e in source.translations(code)}
         got = {_key(copied, a, by_text): (e["text"], e.get("flag", "")) for a, e in copied.translations(code)}
         if ext != "po":  # PO carries flags (as `#, fuzzy` and a Loco flag comment); the others only texts
