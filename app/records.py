@@ -68,6 +68,30 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
     }
 
 
+def asset_list_items(snapshot: Snapshot) -> list[tuple[str, dict[str, Any], tuple[dict, str]]]:
+    """(id, stored asset, (Asset record, its pretty rendering)) for every asset, in creation order.
+
+    Cached per asset chunk while neither it nor the same-numbered locale chunks (which hold the
+    translations counted in `progress`) change: after a write only one chunk is rebuilt.
+    """
+    from .jsonio import pretty_item
+
+    codes = tuple(record["code"] for record in snapshot.locales())
+    items = []
+    for number in sorted(snapshot.asset_chunks):
+        chunk = snapshot.asset_chunks[number]
+        sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
+        cached = chunk.derived.get(("asset-records", codes))
+        if cached is None or len(cached[0]) != len(sources) or any(a is not b for a, b in zip(cached[0], sources)):
+            built = []
+            for asset_id, asset in chunk.items():
+                record = asset_record(snapshot, asset_id, asset)
+                built.append((asset_id, asset, (record, pretty_item(record))))
+            cached = chunk.derived[("asset-records", codes)] = (sources, built)
+        items.extend(cached[1])
+    return items
+
+
 # ----------------------------------------------------------------------------- locales
 def plural_record(code: str) -> dict[str, Any]:
     rules = plural_rules(code)

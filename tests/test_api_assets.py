@@ -214,3 +214,14 @@ def test_tag_asset_creates_the_tag_and_untag_removes_it(api):
 
 def test_tag_asset_needs_a_name(api):
     assert api.post("/api/assets/home.title/tags", data={})[0] == 400
+
+
+def test_asset_list_reflects_every_write_and_ugly_gives_the_same_records(api):
+    before = {a["id"]: a for a in api.get("/api/assets")[1]}
+    api.post("/api/translations/settings.beta.label/de", data=b"Beta-Funktionen testen")
+    api.post("/api/locales", data={"code": "es"})
+    after = {a["id"]: a for a in api.get("/api/assets")[1]}
+    assert before["settings.beta.label"]["progress"] == {"translated": 1, "untranslated": 4, "flagged": 0}
+    assert after["settings.beta.label"]["progress"] == {"translated": 2, "untranslated": 4, "flagged": 0}
+    assert after["home.title"]["progress"]["untranslated"] == 1  # the new locale counts everywhere
+    assert api.get("/api/assets?ugly")[1] == list(after.values())

@@ -9,8 +9,8 @@ from storage.snapshot import Snapshot
 from ..auth import requires
 from ..context import now, path_value, snapshot, write
 from ..errors import ApiError
-from ..jsonio import render, success
-from ..records import asset_record
+from ..jsonio import render, render_list, success
+from ..records import asset_list_items, asset_record
 from ..requests import form_fields, json_object
 from ..tagfilter import tag_filter
 
@@ -29,10 +29,9 @@ def find_asset(snap: Snapshot, asset_id: str) -> str:
 @bp.get("/api/assets.json")
 @requires("read")
 def list_assets():
-    snap = snapshot()
     matches = tag_filter(request.args.get("filter", ""))
-    return render([asset_record(snap, asset_id, asset) for asset_id, asset in snap.assets()
-                   if matches(asset.get("tags", []))])
+    return render_list([item for _, asset, item in asset_list_items(snapshot())
+                        if matches(asset.get("tags", []))])
 
 
 @bp.post("/api/assets")
