@@ -121,14 +121,35 @@ def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
 
 
 def _chunk_progress(chunk) -> dict[str, Any]:
+    """Counts of one locale chunk; from its parent's counts and the changed entries when it has them."""
+    origin = chunk.origin
+    if origin is not None and "progress" in origin[0].derived:
+        parent, keys = origin
+        counts = _copy_counts(parent.derived["progress"])
+        for key in keys:
+            _count(counts, parent.get(key), -1)
+            _count(counts, chunk.get(key), +1)
+        return counts
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
     for _, entry in chunk.items():
-        counts["translated"] += 1
-        counts["flagged"] += bool(entry.get("flag"))
-        counts["words"] += len(entry["text"].split())
-        status = status_of(entry)
-        counts["by_status"][status] = counts["by_status"].get(status, 0) + 1
+        _count(counts, entry, +1)
     return counts
+
+
+def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
+    return dict(counts, by_status=dict(counts["by_status"]))
+
+
+def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> None:
+    if entry is None:
+        return
+    counts["translated"] += sign
+    counts["flagged"] += sign * bool(entry.get("flag"))
+    counts["words"] += sign * len(entry["text"].split())
+    status = status_of(entry)
+    counts["by_status"][status] = counts["by_status"].get(status, 0) + sign
+    if not counts["by_status"][status]:
+        del counts["by_status"][status]
 
 
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:

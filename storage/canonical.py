@@ -37,13 +37,16 @@ def _line_key(line: str) -> str:
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
-    __slots__ = ("_lines", "_parsed", "_bytes", "derived")
+    __slots__ = ("_lines", "_parsed", "_bytes", "derived", "origin")
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
+        # (the chunk this one was made from, the keys that differ): lets callers update derived data
+        # instead of recomputing it. One level only: making a chunk drops its parent's own origin.
+        self.origin: tuple[Chunk, tuple[str, ...]] | None = None
 
     @classmethod
     def parse(cls, data: bytes) -> "Chunk":
@@ -96,6 +99,8 @@ class Chunk:
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)
+        chunk.origin = (self, tuple(changes))
+        self.origin = None
         for key, value in self._parsed.items():
             if key in lines and key not in changes:
                 chunk._parsed[key] = value

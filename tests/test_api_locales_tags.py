@@ -176,3 +176,25 @@ def test_tag_names_with_spaces_and_plus_signs_work_in_paths(api):
     api.post("/api/assets/home.title/tags", data={"name": "messages+intl-icu"})
     assert api.post("/api/tags/messages+intl-icu.json", data=b"home.greeting")[0] == 200
     assert api.delete("/api/assets/home.title/tags/messages+intl-icu.json")[0] == 200
+
+
+def test_progress_kept_up_to_date_by_writes_equals_a_fresh_count(api, demo, data_dir):
+    from app.records import locale_progress
+    from storage.store import Store
+
+    api.get("/api/locales")  # counts cached now, then updated write by write
+    steps = [("post", "/api/translations/home.title/de", b"Hallo"), ("post", "/api/translations/home.title/de", b""),
+             ("post", "/api/translations/home.greeting/de", b"Hallo %s"),
+             ("flag", "/api/translations/home.greeting/de/flag", {"flag": "rejected"}),
+             ("flag", "/api/translations/home.greeting/de/flag", {"flag": "fuzzy"}),
+             ("post", "/api/translations/settings.beta.label/de", b"   "),
+             ("delete", "/api/translations/home.new_note/de", None),
+             ("delete", "/api/translations/home.greeting/de/flag", None)]
+    for kind, path, body in steps:
+        if kind == "delete":
+            assert api.delete(path)[0] == 200
+        else:
+            assert api.post(path, data=body)[0] == 200
+        api.get("/api/locales/de/progress")
+    fresh = Store(data_dir).project(demo[0].id).snapshot()  # another handle: nothing cached
+    assert locale_progress(demo[0].snapshot(), "de") == locale_progress(fresh, "de")
