@@ -31,7 +31,7 @@ TREE_MODE = 0o040000
 LOOSE_COMPRESSION = 1
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
 # How many commits a process makes between two `git gc --auto` checks.
-GC_EVERY = 25
+GC_EVERY = 50
 
 
 @dataclass(frozen=True)
@@ -376,15 +376,12 @@ class GitRepo:
     def pack_loose_objects(self) -> None:
         """Roll the small per-commit packs (and any loose objects) up into fewer, delta-compressed ones.
 
-        `--geometric=2` merges only the smallest packs so each run costs little however big the project;
-        `git gc --auto` then handles whatever git itself thinks is overdue.
-
-        Safe beside concurrent writers: repack only removes loose objects that are now in a pack, and gc never
-        prunes recent unreachable objects (an in-flight write's objects are recent).
+        `--geometric=2` merges only the smallest packs, so each run costs little however big the project,
+        and the number of packs stays logarithmic in the number of commits. Safe beside concurrent writers:
+        it only deletes packs whose objects it has rewritten, and never prunes.
         """
-        for command in (["git", "repack", "-d", "-q", "--geometric=2"], ["git", "gc", "--auto", "--quiet"]):
-            try:
-                subprocess.run(command, cwd=self.path, check=False,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            except OSError:  # the repository went away (deleted project, removed scratch dir): nothing to pack
-                return
+        try:
+            subprocess.run(["git", "repack", "-d", "-q", "--geometric=2"], cwd=self.path, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:  # the repository went away (deleted project, removed scratch dir): nothing to pack
+            pass
