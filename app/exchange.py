@@ -153,6 +153,10 @@ class Importer:
         self.progress = progress or (lambda fraction: None)
         self.report = ImportReport()
         self.source = tx.peek_meta()["source"]
+        # assets without source text are exported under their ID (the pipeline's text-index fallback):
+        # matched back by ID, their derived "source text" (the ID itself) must not be written
+        self._keyed_by_id: set[str] = set()
+        self._derived_source: set[str] = set()
 
     def apply(self, catalogue: Catalogue) -> ImportReport:
         for code in catalogue.locales:
@@ -186,19 +190,33 @@ class Importer:
         key = (unit.context, self._source_text(unit))
         if key not in by_text:
             by_text[key] = ops.unique_asset_id(self.tx, key[1])
-        return by_text[key]
+        asset_id = by_text[key]
+        if asset_id in self._keyed_by_id and key[1] == asset_id:
+            self._derived_source.add(asset_id)
+        return asset_id
 
     def _source_text(self, unit: Unit) -> str:
         translation = unit.translations.get(self.source)
         return translation.text if translation and translation.text is not None else unit.id
 
     def _source_text_index(self) -> dict[tuple[str, str], str]:
+        """(context, key) -> asset, where the key is the source text, or the ID of an asset without one
+        (as exports write it); source texts win over IDs."""
         index: dict[tuple[str, str], str] = {}
+        without_text: list[tuple[str, str]] = []
         for asset_id in self.tx.asset_ids():
             asset = self.tx.asset(asset_id)
+            if asset.get("plural_of"):
+                continue
             entry = self.tx.translation(asset_id, self.source)
-            if entry is not None and not asset.get("plural_of"):
+            if entry is not None and entry["text"]:
                 index.setdefault((asset.get("context", ""), entry["text"]), asset_id)
+            else:
+                without_text.append((asset.get("context", ""), asset_id))
+        for context, asset_id in without_text:
+            if (context, asset_id) not in index:
+                index[(context, asset_id)] = asset_id
+                self._keyed_by_id.add(asset_id)
         return index
 
     # ------------------------------------------------------------------ new and existing assets
@@ -234,6 +252,8 @@ class Importer:
     def _write_translations(self, asset_id: str, unit: Unit, new_asset: bool) -> bool:
         changed = False
         for code, translation in unit.translations.items():
+            if code == self.source and asset_id in self._derived_source:
+                continue  # the key stood for a missing source text: nothing to write
             if unit.plural:
                 targets = self._plural_targets(asset_id, code, translation)
             else:

@@ -12,6 +12,7 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
+from ..printf import placeholders
 from ..reading import CatalogueBuilder, requested_locale
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
@@ -106,14 +107,18 @@ def _plural_form(translation: Translation, name: str) -> str:
 
 
 def _flags(entry: Entry, doc: ExportDocument, target: Translation) -> list[str]:
-    """The `#,` flags: fuzzy, loco-<flag>, and a format flag when msgids are texts."""
+    """The `#,` flags: fuzzy, loco-<flag>, and a format flag when the msgid is a text holding a placeholder.
+
+    A format flag makes msgfmt demand the msgid's arguments in every msgstr; a msgid without any (an asset
+    ID, or a text such as "1 string" whose plural alone counts) is not a format string, so it gets none.
+    """
     flags = []
     if target.flag == "fuzzy":
         flags.append("fuzzy")
     elif target.flag:
         flags.append(_LOCO_FLAG_PREFIX + target.flag)
     style = doc.options.printf or entry.unit.printf
-    if doc.index == "text" and style in FORMAT_FLAGS:
+    if doc.index == "text" and style in FORMAT_FLAGS and placeholders(entry.key, style):
         flags.append(FORMAT_FLAGS[style])
     return flags
 
