@@ -84,9 +84,13 @@ def convert(
     read_options = read_options or ReadOptions()
     export_options = export_options or ExportOptions()
     lookup(to_ext, variant, writing=True)  # fail on the target before parsing anything
+    source_spec = lookup(from_ext, from_variant, reading=True)
     catalogue = read_file(from_ext, from_variant, data, read_options)
     if not catalogue.units:
         raise NothingExtracted(f"no messages could be extracted from the {from_ext} source")
+    if (read_options.index or source_spec.default_index) == "text" and export_options.index is None:
+        # keys made from sentences ("Open the file. Then save.") are not paths: never nest them on dots
+        export_options = replace(export_options, no_expand=True)
     if export_options.locale is None and not export_options.template and not export_options.all_locales:
         targets = catalogue.target_locales
         export_options = replace(export_options, locale=targets[0] if targets else catalogue.source_locale)

@@ -1,15 +1,19 @@
 """JSON family: key/value JSON, multi-locale JSON, Jed, Chrome messages.json, i18next (v4 and v3), Flutter ARB.
 
 Shapes written (reading accepts the same, plus flat dotted keys wherever nested objects are written):
-- json:           {"key": "text", "plural": {"one": "...", "other": "..."}, "a": {"b": "..."}}; untranslated = null
+- json:           {"key": "text", "plural": {"one": "...", "other": "..."}, "a": {"b": "..."}}; untranslated
+                  units left out (null in a template)
 - json multi:     {"en": {...}, "fr": {...}} (one locale only: the flat object, like Loco's export/all.json)
 - json jed:       Jed 1.x {"domain", "locale_data": {domain: {"": header, "ctx\\u0004key": ["text", ...]}}}
 - json chrome:    {"key": {"message": "text", "description": "notes"}}; keys limited to [A-Za-z0-9_@]
 - json i18next:   v4 plural suffixes key_one, key_other...; i18next3: key / key_plural or key_0, key_1...
 - arb:            {"@@locale": "fr", "key": "text", "@key": {"description": notes, "context": ...}},
                   plurals as one ICU argument {count, plural, one{...} other{...}}
-Untranslated units are null where the format has a value for "missing" (json, i18next, arb) and are
-left out where absence means untranslated (jed, chrome). Comments (`//`, `/* */`) are tolerated on read.
+Untranslated units are left out of key/value JSON (json: its values are texts only, so an app's own
+fallback applies), and of jed and chrome, where absence means untranslated; they are null in multi-locale
+JSON (the key exists in other locales), i18next (v4 and v3: i18next ≥ 22 takes null as missing and falls
+back, `returnNull: true` in older setups renders it as null) and ARB (null is "not translated" to Flutter's
+gen-l10n, which then uses the template's text). Comments (`//`, `/* */`) are tolerated on read.
 """
 from __future__ import annotations
 
@@ -164,9 +168,11 @@ def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[
     return translation.text if translation is not None else None
 
 
-def _tree(doc: ExportDocument, locale: str | None) -> dict[str, Any]:
-    """The nested (or flat, per the entries' paths) object of one locale."""
-    return nest([(entry.path, _value(entry, locale, doc)) for entry in doc.entries])
+def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = True) -> dict[str, Any]:
+    """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
+    left out."""
+    pairs = [(entry.path, _value(entry, locale, doc)) for entry in doc.entries]
+    return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
 
 
 # --- simple and multi-locale JSON ------------------------------------------------------------------
@@ -183,8 +189,9 @@ def read_json(data: bytes, options: ReadOptions) -> Catalogue:
 
 
 def write_json(doc: ExportDocument) -> str:
-    """Key/value JSON of the target locale."""
-    return dump_json(_tree(doc, doc.locale))
+    """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
+    keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
+    return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
 
 
 def read_multi(data: bytes, options: ReadOptions) -> Catalogue:

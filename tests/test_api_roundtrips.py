@@ -1,6 +1,7 @@
 """Round trips through HTTP: idempotent PO/MO re-imports, exports no less valid than imports (issue 7 §1)."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -89,3 +90,24 @@ def test_printf_java_adds_no_format_flag_to_a_msgid_without_placeholder(api):
         assert "%" in msgid, entry
     assert any("%" not in re.search(r'^msgid "(.*)"$', entry, re.M).group(1) for entry in entries[1:]
                if re.search(r'^msgid "(.*)"$', entry, re.M))
+
+
+def test_convert_po_to_json_keeps_sentence_keys_flat(client):
+    po = corpus_path(RU_PO).read_bytes()
+    response = client.post("/api/convert/po/messages.json", data=po)
+    assert response.status_code == 200
+    data = json.loads(response.data)
+    assert all(isinstance(value, (str, dict)) for value in data.values())
+    dotted = [key for key in data if "." in key]
+    assert dotted, "the corpus holds sentences with dots"
+    assert all(not isinstance(data[key], dict) or set(data[key]) <= {"zero", "one", "two", "few", "many", "other"}
+               for key in data)
+
+
+def test_flat_json_export_holds_texts_only_and_reimports_without_change(api):
+    data = download(api, "/api/export/locale/fr.json?no-expand")
+    tree = json.loads(data)
+    assert "settings.beta.label" not in tree  # untranslated in the demo: left out, not null
+    assert all(isinstance(value, (str, dict)) for value in tree.values())
+    assert upload(api, "/api/import/json?locale=fr", data)["message"] == "Nothing updated"
+    assert api.get("/api/translations/settings.beta.label/fr")[1]["translated"] is False

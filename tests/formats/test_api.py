@@ -128,3 +128,14 @@ def test_formats_imports_no_flask_dulwich_storage_or_app() -> None:
 def test_unknown_read_index_is_an_option_error() -> None:
     with pytest.raises(OptionError, match="index must be 'id' or 'text'"):
         read_file("json", "", b'{"a": "b"}', ReadOptions(index="alias"))
+
+
+def test_convert_from_a_text_indexed_source_never_nests_sentence_keys() -> None:
+    po = (b'msgid ""\nmsgstr "Language: fr\\n"\n\nmsgid "Open the file. Then save it."\nmsgstr "Ouvrez. Puis."\n\n'
+          b'msgid "menu.file"\nmsgstr "Fichier"\n')
+    for variant in ("", "i18next"):
+        data = json.loads(convert("po", "json", variant, po, ReadOptions(), ExportOptions()).data)
+        assert data["Open the file. Then save it."] == "Ouvrez. Puis."
+        assert data["menu.file"] == "Fichier"
+    by_id = json.loads(convert("json", "json", "", b'{"a.b": "x"}', ReadOptions(locale="fr"), ExportOptions()).data)
+    assert by_id == {"a": {"b": "x"}}  # ID-indexed sources still nest

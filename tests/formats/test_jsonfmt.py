@@ -33,7 +33,23 @@ def test_default_json_nests_dotted_keys_and_writes_plural_objects() -> None:
     data = parsed(rich_catalogue(("ru",)), "json", locale="ru")
     assert data["menu"] == {"open": "[ru] Open", "close": "[ru] Close"}
     assert data["files"] == plural_texts("ru")
-    assert data["untouched"] is None
+    assert "untouched" not in data  # texts only: an untranslated unit is left out
+
+
+def test_default_json_holds_texts_only_and_a_template_keeps_every_key() -> None:
+    def leaves(tree: dict) -> list:
+        return [value for child in tree.values() for value in (leaves(child) if isinstance(child, dict) else [child])]
+
+    data = parsed(rich_catalogue(("ru",)), "json", locale="ru", no_expand=True)
+    assert all(isinstance(value, str) for key, value in data.items() if key != "files")
+    assert all(isinstance(value, str) for value in leaves(data))
+    template = json.loads(export_file(rich_catalogue(("ru",)), "json", "", options(template=True)).data)
+    assert template["untouched"] is None
+
+
+def test_i18next_and_multi_json_keep_untranslated_units_as_null() -> None:
+    assert parsed(rich_catalogue(("ru",)), "json", "i18next", locale="ru")["untouched"] is None
+    assert parsed(rich_catalogue(("ru", "fr")), "json", "multi", all_locales=True)["ru"]["untouched"] is None
 
 
 def test_no_expand_keeps_dotted_keys_flat() -> None:

@@ -31,11 +31,14 @@ def text_unit(unit_id: str, en: str | None = None, fr: str | None = None, *, tag
     return Unit(id=unit_id, tags=list(tags), translations=translations, **fields)
 
 
-def flat_json(catalogue: Catalogue, **fields) -> dict:
-    """The catalogue exported as flat JSON (French unless told otherwise), parsed."""
+def flat_json(catalogue: Catalogue, variant: str = "i18next", **fields) -> dict:
+    """The catalogue exported as flat key/value JSON (French unless told otherwise), parsed.
+
+    i18next's flat shape keeps untranslated units (as null), so every selected unit shows up as a key.
+    """
     fields.setdefault("locale", "fr")
     fields.setdefault("no_expand", True)
-    return json.loads(export_file(catalogue, "json", "", options(**fields)).data)
+    return json.loads(export_file(catalogue, "json", variant, options(**fields)).data)
 
 
 TAGGED = make(
@@ -141,7 +144,7 @@ def test_fallback_fills_only_untranslated_units() -> None:
 
 def test_fallback_maps_plural_forms_to_the_target_locale() -> None:
     plural = Unit(id="files", plural=True, translations={"en": Translation("%d file", {"one": "%d file", "other": "%d files"})})
-    data = flat_json(make(plural, locales=("en", "ru")), locale="ru", fallback="en")
+    data = flat_json(make(plural, locales=("en", "ru")), "", locale="ru", fallback="en")
     assert data["files"] == {"one": "%d file", "few": "%d files", "many": "%d files"}
 
 
