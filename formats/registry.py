@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
+from .xml import xliff
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -50,6 +51,7 @@ _GETTEXT = dict(default_index="text", context_in_key=True)
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
+_XML_TYPE = "application/xml"
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
@@ -74,6 +76,10 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext, **_GETTEXT),
     FormatSpec("csv", "", "CSV", "text/csv", csvfmt.read_csv, csvfmt.write_csv, multi_locale=True,
                context_in_key=True),
+    FormatSpec("xlf", "", "XLIFF 1.2", "application/x-xliff+xml", xliff.read_xliff, xliff.write_xliff,
+               multi_locale=True),
+    FormatSpec("xlf", "xcode", "Xcode XLIFF", "application/x-xliff+xml", xliff.read_xliff, xliff.write_xliff_xcode,
+               multi_locale=True),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )
