@@ -34,8 +34,12 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def parse_xml(data: bytes, what: str) -> etree._Element:
-    """The root element of an XML document; FormatError (4xx) for broken or unsafe input, TooLarge above the limit."""
+def parse_xml(data: bytes, what: str, known_dtds: frozenset[str] = frozenset()) -> etree._Element:
+    """The root element of an XML document; FormatError (4xx) for broken or unsafe input, TooLarge above the limit.
+
+    known_dtds: system identifiers of the format's own DTD (`tmx14.dtd`), accepted in a DOCTYPE because
+    they are never loaded; any other external DTD is refused.
+    """
     if len(data) > MAX_XML_BYTES:
         raise TooLarge(f"{what} file is {len(data)} bytes; XML files are limited to {MAX_XML_BYTES} bytes")
     if not data.strip():
@@ -47,7 +51,7 @@ def parse_xml(data: bytes, what: str) -> etree._Element:
         raise FormatError(f"{what} is not well-formed XML: {_syntax_message(error)}", line) from None
     except ValueError as error:  # e.g. a str with an encoding declaration; kept for completeness
         raise FormatError(f"{what} is not valid XML: {error}") from None
-    _expand_entities(root, _declared_entities(root, what), what)
+    _expand_entities(root, _declared_entities(root, what, known_dtds), what)
     return root
 
 
@@ -56,10 +60,10 @@ def _syntax_message(error: etree.XMLSyntaxError) -> str:
     return re.sub(r",? line \d+, column \d+$", "", str(error.msg or error)).strip()
 
 
-def _declared_entities(root: etree._Element, what: str) -> dict[str, str]:
+def _declared_entities(root: etree._Element, what: str, known_dtds: frozenset[str]) -> dict[str, str]:
     """Internal entity name -> replacement text; FormatError for external DTDs and external entities."""
     info = root.getroottree().docinfo
-    if info.system_url or info.public_id:
+    if (info.system_url or info.public_id) and info.system_url not in known_dtds:
         raise FormatError(f"{what} refers to an external DTD ({info.system_url or info.public_id}); not allowed")
     dtd = info.internalDTD
     if dtd is None:
@@ -153,21 +157,27 @@ def has_markup(element: etree._Element) -> bool:
     return any(isinstance(node.tag, str) for node in element)
 
 
-def inner_markup(element: etree._Element) -> str:
-    """An element's content as XML text: child elements written without namespace declarations."""
+def inner_markup(element: etree._Element, prefixes: dict[str, str] | None = None) -> str:
+    """An element's content as XML text: child elements written without namespace declarations.
+
+    prefixes: namespace -> prefix to keep on tag names (Android's `xliff:g`); other namespaces are dropped.
+    """
     parts = [escape_text(element.text or "")]
     for node in element:
         if isinstance(node.tag, str):
-            parts.append(_markup(node))
+            parts.append(_markup(node, prefixes or {}))
         parts.append(escape_text(node.tail or ""))
     return "".join(parts)
 
 
-def _markup(element: etree._Element) -> str:
-    """One element and its content as XML text, tag and attribute names without namespaces."""
+def _markup(element: etree._Element, prefixes: dict[str, str]) -> str:
+    """One element and its content as XML text."""
     attributes = "".join(f' {_attribute_name(name)}="{escape_attribute(value)}"' for name, value in element.items())
     name = local_name(element)
-    content = inner_markup(element)
+    namespace = etree.QName(element).namespace
+    if namespace in prefixes:
+        name = f"{prefixes[namespace]}:{name}"
+    content = inner_markup(element, prefixes)
     return f"<{name}{attributes}>{content}</{name}>" if content else f"<{name}{attributes}/>"
 
 
@@ -232,15 +242,24 @@ def checked(text: str, key: str) -> str:
     return text
 
 
+def parse_fragment(text: str, namespaces: dict[str, str] | None = None) -> etree._Element | None:
+    """Mixed content parsed inside a `<t>` holder (with the given prefix -> namespace declarations), or None."""
+    if "<" not in text:
+        return None
+    declarations = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in (namespaces or {}).items())
+    try:
+        holder = etree.fromstring(f"<t{declarations}>{text}</t>".encode("utf-8"), _parser())
+    except etree.XMLSyntaxError:
+        return None
+    if holder.getroottree().docinfo.internalDTD is not None or any(True for _ in holder.iter(etree.Entity)):
+        return None
+    return holder
+
+
 def well_formed_fragment(text: str, allowed: frozenset[str] | None = None) -> bool:
     """Whether text is mixed content that parses as XML (only `allowed` element names, when given)."""
-    if "<" not in text:
-        return False
-    try:
-        holder = etree.fromstring(f"<t>{text}</t>".encode("utf-8"), _parser())
-    except etree.XMLSyntaxError:
-        return False
-    if holder.getroottree().docinfo.internalDTD is not None or any(True for _ in holder.iter(etree.Entity)):
+    holder = parse_fragment(text)
+    if holder is None:
         return False
     return allowed is None or all(local_name(node) in allowed for node in holder.iter() if node is not holder)
 
