@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
-from .xml import android, xliff
+from .xml import android, tmx, xliff
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -80,6 +80,7 @@ FORMATS: tuple[FormatSpec, ...] = (
                multi_locale=True),
     FormatSpec("xlf", "xcode", "Xcode XLIFF", "application/x-xliff+xml", xliff.read_xliff, xliff.write_xliff_xcode,
                multi_locale=True),
+    FormatSpec("tmx", "", "TMX 1.4", _XML_TYPE, tmx.read_tmx, tmx.write_tmx, multi_locale=True),
     FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
                key_filter=android.android_key),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
