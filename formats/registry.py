@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
-from .xml import android, tmx, xliff
+from .xml import android, keyvalue, qt, resx, tmx, xliff
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -81,8 +81,12 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("xlf", "xcode", "Xcode XLIFF", "application/x-xliff+xml", xliff.read_xliff, xliff.write_xliff_xcode,
                multi_locale=True),
     FormatSpec("tmx", "", "TMX 1.4", _XML_TYPE, tmx.read_tmx, tmx.write_tmx, multi_locale=True),
+    FormatSpec("ts", "", "Qt Linguist", _XML_TYPE, qt.read_ts, qt.write_ts, **_GETTEXT),
     FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
                key_filter=android.android_key),
+    FormatSpec("xml", "java", "Java properties XML", _XML_TYPE, keyvalue.read_java, keyvalue.write_java),
+    FormatSpec("xml", "tizen", "Tizen strings", _XML_TYPE, keyvalue.read_tizen, keyvalue.write_tizen),
+    FormatSpec("resx", "", "ResX - .NET resources", _XML_TYPE, resx.read_resx, resx.write_resx),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )

@@ -28,9 +28,10 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 def _parser() -> etree.XMLParser:
     """A parser that reads nothing but the bytes it is given."""
+    # Not collect_ids=False: with it libxml2 loads an external DTD (a file:// DOCTYPE would be read).
     return etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=False,
-        remove_pis=True, collect_ids=False,
+        remove_pis=True,
     )
 
 
@@ -204,14 +205,16 @@ def escape_text(text: str) -> str:
         text = text.replace("<", "&lt;")
     if ">" in text:
         text = text.replace(">", "&gt;")
+    if "\r" in text:  # a literal CR would be read back as a line feed
+        text = text.replace("\r", "&#13;")
     return text
 
 
 def escape_attribute(text: str) -> str:
     """An attribute value escaped for a double-quoted XML attribute (line breaks and tabs kept as references)."""
     text = escape_text(text).replace('"', "&quot;")
-    if "\n" in text or "\r" in text or "\t" in text:
-        text = text.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if "\n" in text or "\t" in text:
+        text = text.replace("\n", "&#10;").replace("\t", "&#9;")
     return text
 
 

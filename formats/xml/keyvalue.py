@@ -1,0 +1,74 @@
+"""Flat key/value XML: Java XML properties (`xml` variant `java`) and Tizen string tables (`tizen`).
+
+- java: `<properties><comment>banner</comment><entry key=key>text</entry></properties>` with the
+  DOCTYPE Java writes (`http://java.sun.com/dtd/properties.dtd`, never fetched: the parser knows it);
+  what `java.util.Properties.loadFromXML` reads.
+- tizen: `<string_table Bversion Dversion><text id=key>text</text></string_table>`.
+Neither holds plurals, contexts, notes or flags; untranslated units are left out.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..catalogue import Catalogue, Translation
+from ..errors import FormatError
+from ..options import ReadOptions
+from ..pipeline import ExportDocument
+from ..reading import CatalogueBuilder
+from .parsing import banner_comment, checked, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
+
+JAVA_DTD = "http://java.sun.com/dtd/properties.dtd"
+
+
+def _read_pairs(data: bytes, options: ReadOptions, what: str, root_name: str, item: str, key_attribute: str,
+                known_dtds: frozenset[str] = frozenset()) -> Catalogue:
+    """Elements `<item key_attribute=key>text</item>` under `<root_name>` as units."""
+    root = parse_xml(data, what, known_dtds)
+    if local_name(root) != root_name:
+        raise FormatError(f"expected a <{root_name}> root element, found <{local_name(root)}>", root.sourceline)
+    builder = CatalogueBuilder(options, "id")
+    for element in root:
+        if local_name(element) != item:
+            continue
+        key = element.get(key_attribute)
+        if key is None:
+            raise FormatError(f"<{item}> without a {key_attribute} attribute", element.sourceline)
+        text = plain_text(element)
+        builder.add(text if builder.by_text and text else key, Translation(text))
+    return builder.build()
+
+
+def read_java(data: bytes, options: ReadOptions) -> Catalogue:
+    """Java XML properties."""
+    return _read_pairs(data, options, "Java XML properties", "properties", "entry", "key", frozenset({JAVA_DTD}))
+
+
+def read_tizen(data: bytes, options: ReadOptions) -> Catalogue:
+    """Tizen string table."""
+    return _read_pairs(data, options, "Tizen XML", "string_table", "text", "id")
+
+
+def _pairs(doc: ExportDocument, line: Callable[[str, str], str]) -> str:
+    """One line per translated unit of the target locale."""
+    locale = doc.locale or doc.source_locale
+    rows = []
+    for entry in doc.entries:
+        text = entry.translation(locale).text
+        if text is not None:
+            rows.append(line(escape_attribute(checked(entry.key, entry.key)), escape_text(checked(text, entry.key))))
+    return "".join(rows)
+
+
+def write_java(doc: ExportDocument) -> str:
+    """Java XML properties, banner in the `<comment>` element."""
+    banner = f"<comment>{escape_text(comment(' / '.join(doc.banner)))}</comment>\n" if doc.banner else ""
+    body = _pairs(doc, lambda key, text: f'<entry key="{key}">{text}</entry>\n')
+    return (f'<?xml version="1.0" encoding="{doc.charset_label}" standalone="no"?>\n'
+            f'<!DOCTYPE properties SYSTEM "{JAVA_DTD}">\n<properties>\n{banner}{body}</properties>\n')
+
+
+def write_tizen(doc: ExportDocument) -> str:
+    """Tizen string table."""
+    body = _pairs(doc, lambda key, text: f'    <text id="{key}">{text}</text>\n')
+    return (f'<?xml version="1.0" encoding="{doc.charset_label}"?>\n{banner_comment(doc.banner)}'
+            f'<string_table Bversion="2.0.0.201311071819" Dversion="20120315">\n{body}</string_table>\n')
