@@ -8,16 +8,18 @@ Neither holds plurals, contexts, notes or flags; untranslated units are left out
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ..catalogue import Catalogue, Translation
 from ..errors import FormatError
-from ..options import ReadOptions
+from ..options import LINE_BREAKS, ReadOptions
 from ..pipeline import ExportDocument
 from ..reading import CatalogueBuilder
 from .parsing import banner_comment, checked, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
 
 JAVA_DTD = "http://java.sun.com/dtd/properties.dtd"
+_SUPPLEMENTARY = re.compile("[\U00010000-\U0010FFFF]")
 
 
 def _read_pairs(data: bytes, options: ReadOptions, what: str, root_name: str, item: str, key_attribute: str,
@@ -59,12 +61,23 @@ def _pairs(doc: ExportDocument, line: Callable[[str, str], str]) -> str:
     return "".join(rows)
 
 
-def write_java(doc: ExportDocument) -> str:
-    """Java XML properties, banner in the `<comment>` element."""
+def write_java(doc: ExportDocument) -> str | bytes:
+    """Java XML properties, banner in the `<comment>` element.
+
+    The JDK's own properties XML parser refuses characters beyond U+FFFF in UTF-8 (as bytes and as
+    character references alike) but reads them in UTF-16: a UTF-8 export holding such characters is
+    written in UTF-16 (with a BOM and a matching declaration) so that `Properties.loadFromXML` reads it.
+    """
     banner = f"<comment>{escape_text(comment(' / '.join(doc.banner)))}</comment>\n" if doc.banner else ""
     body = _pairs(doc, lambda key, text: f'<entry key="{key}">{text}</entry>\n')
-    return (f'<?xml version="1.0" encoding="{doc.charset_label}" standalone="no"?>\n'
+    wide = doc.charset in ("utf-8", "utf-8-sig") and _SUPPLEMENTARY.search(body) is not None
+    declared = "UTF-16" if wide else doc.charset_label
+    text = (f'<?xml version="1.0" encoding="{declared}" standalone="no"?>\n'
             f'<!DOCTYPE properties SYSTEM "{JAVA_DTD}">\n<properties>\n{banner}{body}</properties>\n')
+    if not wide:
+        return text
+    ending = LINE_BREAKS[doc.options.breaks.lower()]
+    return text.replace("\n", ending).encode("utf-16")
 
 
 def write_tizen(doc: ExportDocument) -> str:
