@@ -16,7 +16,7 @@ from ..errors import FormatError
 from ..options import LINE_BREAKS, ReadOptions
 from ..pipeline import ExportDocument
 from ..reading import CatalogueBuilder
-from .parsing import banner_comment, checked, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
+from .parsing import banner_comment, verified, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
 
 JAVA_DTD = "http://java.sun.com/dtd/properties.dtd"
 _SUPPLEMENTARY = re.compile("[\U00010000-\U0010FFFF]")
@@ -57,8 +57,8 @@ def _pairs(doc: ExportDocument, line: Callable[[str, str], str]) -> str:
     for entry in doc.entries:
         text = entry.translation(locale).text
         if text is not None:
-            rows.append(line(escape_attribute(checked(entry.key, entry.key)), escape_text(checked(text, entry.key))))
-    return "".join(rows)
+            rows.append(line(escape_attribute(entry.key), escape_text(text)))
+    return verified("".join(rows), doc.entries)
 
 
 def write_java(doc: ExportDocument) -> str | bytes:

@@ -237,12 +237,22 @@ def banner_comment(lines: list[str]) -> str:
     return "<!--\n" + "".join(f" {comment(line)}\n" for line in lines) + "-->\n"
 
 
-def checked(text: str, key: str) -> str:
-    """Text that XML can hold; ExportError naming the key and character otherwise."""
-    bad = unrepresentable(text)
-    if bad is not None:
-        raise ExportError(f"{key!r} holds the control character U+{ord(bad):04X}, which XML cannot carry")
-    return text
+def verified(rendered: str, entries: list) -> str:
+    """The rendered document, or ExportError naming the first unit that holds a character XML cannot carry.
+
+    One scan of the whole output instead of a check per field; the culprit is searched only on failure.
+    """
+    bad = unrepresentable(rendered)
+    if bad is None:
+        return rendered
+    for entry in entries:
+        unit = entry.unit
+        texts = [entry.key, unit.notes, unit.context, *unit.references]
+        for translation in entry.translations.values():
+            texts += [translation.text or "", translation.comment, *translation.plurals.values()]
+        if any(bad in text for text in texts):
+            raise ExportError(f"{entry.key!r} holds the control character U+{ord(bad):04X}, which XML cannot carry")
+    raise ExportError(f"the export holds the control character U+{ord(bad):04X}, which XML cannot carry")
 
 
 def parse_fragment(text: str, namespaces: dict[str, str] | None = None) -> etree._Element | None:

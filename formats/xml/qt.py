@@ -23,7 +23,7 @@ from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 from ..plurals import plural_rules
 from .parsing import (
-    banner_comment, checked, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
     plain_text,
 )
 
@@ -106,31 +106,32 @@ def write_ts(doc: ExportDocument) -> str:
         contexts.setdefault(entry.unit.context, []).append(_message(doc, entry, locale))
     language = f' language="{escape_attribute(locale.replace("-", "_"))}"' if locale else ""
     body = "".join(
-        f"<context>\n    <name>{escape_text(checked(name, name))}</name>\n{''.join(messages)}</context>\n"
+        f"<context>\n    <name>{escape_text(name)}</name>\n{''.join(messages)}</context>\n"
         for name, messages in contexts.items()
     )
-    return (
+    return verified(
         f'<?xml version="1.0" encoding="{doc.charset_label.lower()}"?>\n<!DOCTYPE TS>\n{banner_comment(doc.banner)}'
         f'<TS version="2.1"{language} sourcelanguage="{escape_attribute(doc.source_locale.replace("-", "_"))}">\n'
-        f"{body}</TS>\n"
+        f"{body}</TS>\n",
+        doc.entries,
     )
 
 
 def _message(doc: ExportDocument, entry: Entry, locale: str | None) -> str:
     """One <message> element in the DTD's child order."""
     key, unit = entry.key, entry.unit
-    identifier = f' id="{escape_attribute(checked(key, key))}"' if doc.index != "text" else ""
+    identifier = f' id="{escape_attribute(key)}"' if doc.index != "text" else ""
     numerus = ' numerus="yes"' if unit.plural else ""
     source = entry.translation(doc.source_locale)
     source_text = source.text if source.text is not None else key
     parts = [f"    <message{identifier}{numerus}>\n"]
     parts.extend(_location(reference, key) for reference in unit.references)
-    parts.append(f"        <source>{escape_text(checked(source_text, key))}</source>\n")
+    parts.append(f"        <source>{escape_text(source_text)}</source>\n")
     if unit.notes:
-        parts.append(f"        <extracomment>{escape_text(checked(unit.notes, key))}</extracomment>\n")
+        parts.append(f"        <extracomment>{escape_text(unit.notes)}</extracomment>\n")
     target = entry.translation(locale)
     if locale and target.comment:
-        parts.append(f"        <translatorcomment>{escape_text(checked(target.comment, key))}</translatorcomment>\n")
+        parts.append(f"        <translatorcomment>{escape_text(target.comment)}</translatorcomment>\n")
     parts.append(_translation_element(doc, entry, target, locale))
     if locale and target.flag and target.flag != "fuzzy" and target.translated:
         parts.append(f"        <{_FLAG_ELEMENT}>{target.flag}</{_FLAG_ELEMENT}>\n")
@@ -142,7 +143,7 @@ def _location(reference: str, key: str) -> str:
     """A source reference as <location filename line>."""
     match = _REFERENCE.match(reference)
     path, line = (match.group(1), f' line="{match.group(2)}"') if match else (reference, "")
-    return f'        <location filename="{escape_attribute(checked(path, key))}"{line}/>\n'
+    return f'        <location filename="{escape_attribute(path)}"{line}/>\n'
 
 
 def _translation_element(doc: ExportDocument, entry: Entry, target: Translation, locale: str | None) -> str:
@@ -153,8 +154,8 @@ def _translation_element(doc: ExportDocument, entry: Entry, target: Translation,
     if entry.unit.plural:
         forms = doc.rules(locale).forms
         texts = entry.plural_forms(locale, forms) if locale else {}
-        rows = "".join(f"            <numerusform>{escape_text(checked(texts.get(name, ''), key))}</numerusform>\n"
+        rows = "".join(f"            <numerusform>{escape_text(texts.get(name, ''))}</numerusform>\n"
                        for name in forms)
         return f"        <translation{kind}>\n{rows}        </translation>\n"
     text = target.text if locale and target.text is not None else ""
-    return f"        <translation{kind}>{escape_text(checked(text, key))}</translation>\n"
+    return f"        <translation{kind}>{escape_text(text)}</translation>\n"

@@ -14,7 +14,7 @@ from ..options import ReadOptions
 from ..pipeline import ExportDocument
 from ..plurals import locale_display_name
 from .parsing import (
-    banner_comment, checked, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
     plain_text,
 )
 from ..reading import CatalogueBuilder
@@ -111,11 +111,11 @@ def write_resx(doc: ExportDocument) -> str:
         if text is None:
             continue
         key = entry.key
-        comment = f"\n    <comment>{escape_text(checked(entry.unit.notes, key))}</comment>" if entry.unit.notes else ""
-        parts.append(f'  <data name="{escape_attribute(checked(key, key))}" xml:space="preserve">\n'
-                     f"    <value>{escape_text(checked(text, key))}</value>{comment}\n  </data>\n")
+        comment = f"\n    <comment>{escape_text(entry.unit.notes)}</comment>" if entry.unit.notes else ""
+        parts.append(f'  <data name="{escape_attribute(key)}" xml:space="preserve">\n'
+                     f"    <value>{escape_text(text)}</value>{comment}\n  </data>\n")
     parts.append("</root>\n")
-    return "".join(parts)
+    return verified("".join(parts), doc.entries)
 
 
 def _indented(block: str) -> str:

@@ -20,7 +20,7 @@ from ..pipeline import ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
-    banner_comment, checked, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
     plain_text, xml_attribute,
 )
 
@@ -121,8 +121,8 @@ def write_tmx(doc: ExportDocument) -> str:
     for entry in doc.entries:
         key = entry.key
         heading = "".join(
-            [f"      <note>{escape_text(checked(entry.unit.notes, key))}</note>\n" if entry.unit.notes else "",
-             f'      <prop type="x-context">{escape_text(checked(entry.unit.context, key))}</prop>\n'
+            [f"      <note>{escape_text(entry.unit.notes)}</note>\n" if entry.unit.notes else "",
+             f'      <prop type="x-context">{escape_text(entry.unit.context)}</prop>\n'
              if entry.unit.context else ""]
         )
         if entry.unit.plural:
@@ -131,16 +131,16 @@ def write_tmx(doc: ExportDocument) -> str:
                     _tuv(code, forms[category], entry.translation(code), key)
                     for code in locales if category in (forms := entry.plural_forms(code, doc.rules(code).forms))
                 ]
-                parts.append(f'    <tu tuid="{escape_attribute(checked(key, key))}">\n{heading}'
+                parts.append(f'    <tu tuid="{escape_attribute(key)}">\n{heading}'
                              f'      <prop type="x-plural">{category}</prop>\n{"".join(tuvs) or _empty(doc, key)}'
                              f"    </tu>\n")
             continue
         tuvs = [_tuv(code, text, translation, key) for code in locales
                 if (text := (translation := entry.translation(code)).text) is not None]
-        parts.append(f'    <tu tuid="{escape_attribute(checked(key, key))}">\n{heading}'
+        parts.append(f'    <tu tuid="{escape_attribute(key)}">\n{heading}'
                      f'{"".join(tuvs) or _empty(doc, key)}    </tu>\n')
     parts.append("  </body>\n</tmx>\n")
-    return "".join(parts)
+    return verified("".join(parts), doc.entries)
 
 
 def _categories(doc: ExportDocument, locales: list[str]) -> list[str]:
@@ -152,9 +152,9 @@ def _categories(doc: ExportDocument, locales: list[str]) -> list[str]:
 def _tuv(locale: str, text: str, translation: Translation, key: str) -> str:
     """One locale's variant: flag, translator comment, segment."""
     flag = f'        <prop type="x-flag">{translation.flag}</prop>\n' if translation.flag else ""
-    note = f"        <note>{escape_text(checked(translation.comment, key))}</note>\n" if translation.comment else ""
+    note = f"        <note>{escape_text(translation.comment)}</note>\n" if translation.comment else ""
     return (f'      <tuv xml:lang="{escape_attribute(locale)}">\n{note}{flag}'
-            f"        <seg>{escape_text(checked(text, key))}</seg>\n      </tuv>\n")
+            f"        <seg>{escape_text(text)}</seg>\n      </tuv>\n")
 
 
 def _empty(doc: ExportDocument, key: str) -> str:

@@ -33,7 +33,7 @@ from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES, plural_rules
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
-    banner_comment, checked, child, children, escape_attribute, escape_text, file_locale, has_markup, inner_markup,
+    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, has_markup, inner_markup,
     local_name, parse_xml, plain_text, well_formed_fragment, xml_attribute,
 )
 
@@ -347,9 +347,10 @@ def _file_locales(doc: ExportDocument) -> list[str | None]:
 
 def _document(doc: ExportDocument, files: list[str]) -> str:
     """The XML declaration, banner and <xliff> root around the files."""
-    return (
+    return verified(
         f'<?xml version="1.0" encoding="{doc.charset_label}"?>\n{banner_comment(doc.banner)}'
-        f'<xliff xmlns="{NAMESPACE_12}" version="1.2">\n{"".join(files)}</xliff>\n'
+        f'<xliff xmlns="{NAMESPACE_12}" version="1.2">\n{"".join(files)}</xliff>\n',
+        doc.entries,
     )
 
 
@@ -383,18 +384,18 @@ def _unit(
     key = entry.key
     xml = entry.unit.type == "xml"
     named = f' resname="{escape_attribute(resname)}"' if resname is not None else ""
-    parts = [f'{indent}<trans-unit id="{escape_attribute(checked(unit_id, key))}"{named} xml:space="preserve">\n',
+    parts = [f'{indent}<trans-unit id="{escape_attribute(unit_id)}"{named} xml:space="preserve">\n',
              f"{indent}  <source>{_inline(source if source is not None else key, key, xml)}</source>\n"]
     if locale is not None and target.text is not None:
         parts.append(f'{indent}  <target state="{state_for(target)}">{_inline(target.text, key, xml)}</target>\n')
     if notes and entry.unit.notes:
-        parts.append(f"{indent}  <note>{escape_text(checked(entry.unit.notes, key))}</note>\n")
+        parts.append(f"{indent}  <note>{escape_text(entry.unit.notes)}</note>\n")
     if notes and locale is not None and target.comment:
-        parts.append(f'{indent}  <note from="translator">{escape_text(checked(target.comment, key))}</note>\n')
+        parts.append(f'{indent}  <note from="translator">{escape_text(target.comment)}</note>\n')
     if context and entry.unit.context:
         parts.append(
             f'{indent}  <context-group purpose="information"><context context-type="{CONTEXT_TYPE}">'
-            f"{escape_text(checked(entry.unit.context, key))}</context></context-group>\n"
+            f"{escape_text(entry.unit.context)}</context></context-group>\n"
         )
     if context:
         parts.extend(_location(reference, key, indent) for reference in entry.unit.references)
@@ -409,13 +410,12 @@ def _location(reference: str, key: str, indent: str) -> str:
     line_context = f'<context context-type="linenumber">{line}</context>' if line else ""
     return (
         f'{indent}  <context-group purpose="location"><context context-type="sourcefile">'
-        f"{escape_text(checked(path, key))}</context>{line_context}</context-group>\n"
+        f"{escape_text(path)}</context>{line_context}</context-group>\n"
     )
 
 
 def _inline(text: str, key: str, xml: bool) -> str:
     """Text escaped for XML, or kept as markup when the unit is XML and the text is XLIFF inline markup."""
-    checked(text, key)
     if xml and well_formed_fragment(text, INLINE_ELEMENTS):
         return text
     return escape_text(text)
@@ -447,10 +447,10 @@ def _plural_group(doc: ExportDocument, entry: Entry, locale: str | None) -> str:
         units.append(_unit(doc, entry, locale, f"{key}[{index}]", category, _source_form(entry, doc, category), form,
                            notes=False, context=False, indent="        "))
     # The group's own notes and locations come before its trans-units, as the schema orders them.
-    notes = f"        <note>{escape_text(checked(entry.unit.notes, key))}</note>\n" if entry.unit.notes else ""
+    notes = f"        <note>{escape_text(entry.unit.notes)}</note>\n" if entry.unit.notes else ""
     locations = "".join(_location(reference, key, "      ") for reference in entry.unit.references)
     return (
-        f'      <group id="{escape_attribute(checked(key, key))}" resname="{escape_attribute(key)}" '
+        f'      <group id="{escape_attribute(key)}" resname="{escape_attribute(key)}" '
         f'restype="{PLURAL_RESTYPE}">\n{notes}{locations}{"".join(units)}      </group>\n'
     )
 
