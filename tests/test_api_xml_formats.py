@@ -153,3 +153,37 @@ def test_a_100_mb_xml_body_is_refused_without_a_commit(client, demo) -> None:
     assert status == 413, answer
     assert commit_count(demo[0]) == before
     assert api.get("/api/auth/verify")[0] == 200
+
+
+# --- registry facts through HTTP -----------------------------------------------------------------
+
+
+def test_aliases_export_and_import(client, demo) -> None:
+    api = Api(client, demo[1].full)
+    xliff = download(client, demo[1].export, "/api/export/locale/fr.xliff")
+    assert b'target-language="fr"' in xliff
+    resw = download(client, demo[1].export, "/api/export/locale/fr.resw")
+    assert b"text/microsoft-resx" in resw
+    before = commit_count(demo[0])
+    assert api.post("/api/import/xliff?locale=fr", data=xliff)[0] == 200
+    assert api.post("/api/import/resw?locale=fr", data=resw)[0] == 200
+    assert commit_count(demo[0]) == before  # the same translations: nothing to commit
+
+
+def test_android_archive_uses_resource_qualifiers(client, demo) -> None:
+    import io
+    import zipfile
+
+    data = download(client, demo[1].export, "/api/export/archive/xml.zip")
+    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    assert "values-fr/strings.xml" in names and "values-ar/strings.xml" in names
+
+
+def test_formats_listing_names_the_xml_family(client, demo) -> None:
+    response = client.get("/api/formats", headers={"Authorization": f"Loco {demo[1].export}"})
+    assert response.status_code == 200
+    listed = {(record["ext"], record["variant"]): record for record in response.get_json()}
+    assert listed[("xlf", "")]["aliases"] == ["xliff"] and listed[("xlf", "")]["multi_locale"]
+    assert listed[("resx", "")]["aliases"] == ["resw"]
+    assert {("xlf", "xcode"), ("tmx", ""), ("ts", ""), ("xml", ""), ("xml", "java"), ("xml", "tizen")} <= set(listed)
+    assert all(listed[key]["readable"] and listed[key]["writable"] for key in listed if key[0] in ("xlf", "xml"))
