@@ -105,7 +105,7 @@ def po2xliff_runner(po_bytes: bytes) -> Callable[[], object] | None:
 
 def compare(name: str, ours_task: Callable[[], object], ours_best: tuple[float, float],
             toolkit: Callable[[], object], repeat: int) -> None:
-    """Alternate our converter and the toolkit's (so that load from other processes hits both alike); print the ratio."""
+    """Alternate our converter and the toolkit's (load from other processes hits both alike); print the ratio."""
     ours_wall, ours_cpu, theirs_wall, theirs_cpu = [ours_best[0]], [ours_best[1]], [], []
     for _ in range(max(3, repeat // 2)):
         ours_wall.append(best_ms(ours_task, 1))

@@ -213,7 +213,7 @@ def _markup_text(text: str) -> str | None:
     return inner_markup(holder, _PREFIXES)
 
 
-def _string_content(text: str, html: bool, key: str) -> str:
+def _string_content(text: str, html: bool) -> str:
     """A string's XML content: markup for well-formed html units, escaped text otherwise."""
     if html:
         markup = _markup_text(text)
@@ -268,14 +268,15 @@ def _element(doc: ExportDocument, entry: Entry, locale: str) -> str:
         if not forms:
             return ""
         items = "".join(
-            f'        <item quantity="{category}"{_formatted(text)}>{_string_content(text, html, entry.key)}</item>\n'
+            f'        <item quantity="{category}"{_formatted(text)}>{_string_content(text, html)}</item>\n'
             for category, text in forms.items()
         )
         return f'{_notes(entry)}    <plurals name="{name}">\n{items}    </plurals>\n'
     text = entry.translation(locale).text
     if text is None:
         return ""
-    return f'{_notes(entry)}    <string name="{name}"{_formatted(text)}>{_string_content(text, html, entry.key)}</string>\n'
+    content = _string_content(text, html)
+    return f'{_notes(entry)}    <string name="{name}"{_formatted(text)}>{content}</string>\n'
 
 
 def _array(name: str, items: list[tuple[int, Entry]], locale: str) -> str:
@@ -283,5 +284,6 @@ def _array(name: str, items: list[tuple[int, Entry]], locale: str) -> str:
     rows = []
     for _, entry in sorted(items, key=lambda pair: pair[0]):
         text = entry.translation(locale).text or ""
-        rows.append(f"        <item{_formatted(text)}>{_string_content(text, entry.unit.type == 'html', entry.key)}</item>\n")
-    return f'{_notes(items[0][1])}    <string-array name="{escape_attribute(name)}">\n{"".join(rows)}    </string-array>\n'
+        rows.append(f"        <item{_formatted(text)}>{_string_content(text, entry.unit.type == 'html')}</item>\n")
+    heading = f'{_notes(items[0][1])}    <string-array name="{escape_attribute(name)}">\n'
+    return f'{heading}{"".join(rows)}    </string-array>\n'

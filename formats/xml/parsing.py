@@ -278,6 +278,17 @@ def well_formed_fragment(text: str, allowed: frozenset[str] | None = None) -> bo
 
 
 def file_locale(code: str | None) -> str | None:
-    """A locale named inside a file (`fr_FR`) in the service's spelling (`fr-FR`), or None."""
-    code = (code or "").strip()
-    return normalise_code(code) if code else None
+    """A locale named inside a file (`fr_FR`, `pt-br`, `zh_hant_tw`) in BCP 47 spelling (`fr-FR`, `pt-BR`,
+    `zh-Hant-TW`), or None; XLIFF, TS and ResX readers all name their locales through this one function."""
+    parts = normalise_code(code or "").split("-")
+    if not parts[0]:
+        return None
+    spelled = [parts[0].lower()]
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():
+            spelled.append(part.title())  # script
+        elif len(part) == 2 or (len(part) == 3 and part.isdigit()):
+            spelled.append(part.upper())  # region
+        else:
+            spelled.append(part)
+    return "-".join(spelled)

@@ -34,7 +34,7 @@ from ..plurals import CATEGORIES, plural_rules
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
     banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, has_markup, inner_markup,
-    local_name, parse_xml, plain_text, well_formed_fragment, xml_attribute,
+    local_name, parse_xml, plain_text, well_formed_fragment,
 )
 
 NAMESPACE_12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -276,7 +276,8 @@ def _add_record(builder: CatalogueBuilder, record: _Record) -> None:
 def _read_xliff2(root: etree._Element, options: ReadOptions) -> Catalogue:
     """XLIFF 2.0: `<unit name=...>` with segments; state initial/translated/reviewed/final."""
     builder = CatalogueBuilder(
-        options, "id", detected_locale=file_locale(root.get("trgLang")), detected_source=file_locale(root.get("srcLang")),
+        options, "id", detected_locale=file_locale(root.get("trgLang")),
+        detected_source=file_locale(root.get("srcLang")),
     )
     records: dict[tuple[str, str, str], _Record] = {}
     for file in children(root, "file"):

@@ -133,3 +133,11 @@ def test_the_wrong_root_element_is_named(ext: str, variant: str, root: str) -> N
 def test_empty_input_is_a_format_error(ext: str, variant: str) -> None:
     with pytest.raises(FormatError, match="empty"):
         read_file(ext, variant, b"  \n", ReadOptions(locale="fr"))
+
+
+@pytest.mark.parametrize(("raw", "spelled"), [
+    ("fr_FR", "fr-FR"), ("pt-br", "pt-BR"), ("zh_hant_tw", "zh-Hant-TW"), ("es-419", "es-419"), ("DE", "de"),
+    ("", None), (None, None),
+])
+def test_locales_named_in_files_are_spelled_the_bcp47_way(raw, spelled) -> None:
+    assert parsing.file_locale(raw) == spelled
