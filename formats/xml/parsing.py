@@ -15,7 +15,7 @@ import re
 from lxml import etree
 
 from ..errors import ExportError, FormatError, TooLarge
-from ..plurals import normalise_code
+from ..reading import file_locale
 
 MAX_XML_BYTES = 32 * 1024 * 1024
 MAX_ENTITY_CHARS = 100_000  # characters all entity references of one document may add together
@@ -277,18 +277,8 @@ def well_formed_fragment(text: str, allowed: frozenset[str] | None = None) -> bo
     return allowed is None or all(local_name(node) in allowed for node in holder.iter() if node is not holder)
 
 
-def file_locale(code: str | None) -> str | None:
-    """A locale named inside a file (`fr_FR`, `pt-br`, `zh_hant_tw`) in BCP 47 spelling (`fr-FR`, `pt-BR`,
-    `zh-Hant-TW`), or None; XLIFF, TS and ResX readers all name their locales through this one function."""
-    parts = normalise_code(code or "").split("-")
-    if not parts[0]:
-        return None
-    spelled = [parts[0].lower()]
-    for part in parts[1:]:
-        if len(part) == 4 and part.isalpha():
-            spelled.append(part.title())  # script
-        elif len(part) == 2 or (len(part) == 3 and part.isdigit()):
-            spelled.append(part.upper())  # region
-        else:
-            spelled.append(part)
-    return "-".join(spelled)
+def named_locale(value: str | None, where: str) -> str | None:
+    """A locale an XML file names (`fr_FR`, `pt-br`), spelled like `?locale=` through the readers' one rule;
+    None when absent; FormatError naming `where` when it is not a locale code."""
+    value = (value or "").strip()
+    return file_locale(value, where) if value else None

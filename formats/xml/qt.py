@@ -23,7 +23,7 @@ from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 from ..plurals import plural_rules
 from .parsing import (
-    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, local_name, parse_xml,
     plain_text,
 )
 
@@ -41,8 +41,8 @@ def read_ts(data: bytes, options: ReadOptions) -> Catalogue:
     if local_name(root) != "TS":
         raise FormatError(f"expected a <TS> root element, found <{local_name(root)}>", root.sourceline)
     builder = CatalogueBuilder(
-        options, "text", detected_locale=file_locale(root.get("language")),
-        detected_source=file_locale(root.get("sourcelanguage")),
+        options, "text", detected_locale=named_locale(root.get("language"), "<TS language>"),
+        detected_source=named_locale(root.get("sourcelanguage"), "<TS sourcelanguage>"),
     )
     for context in children(root, "context"):
         name = plain_text(child(context, "name"))

@@ -14,7 +14,7 @@ from ..options import ReadOptions
 from ..pipeline import ExportDocument
 from ..plurals import locale_display_name
 from .parsing import (
-    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, local_name, parse_xml,
     plain_text,
 )
 from ..reading import CatalogueBuilder
@@ -82,7 +82,8 @@ def read_resx(data: bytes, options: ReadOptions) -> Catalogue:
         raise FormatError(f"expected a <root> element, found <{local_name(root)}>", root.sourceline)
     headers = {item.get("name", ""): plain_text(child(item, "value")) for item in children(root, "resheader")}
     metadata = {item.get("name", ""): plain_text(child(item, "value")) for item in children(root, "metadata")}
-    builder = CatalogueBuilder(options, "id", detected_locale=file_locale(metadata.get("locoLocaleCode")))
+    locale = named_locale(metadata.get("locoLocaleCode"), "<metadata locoLocaleCode>")
+    builder = CatalogueBuilder(options, "id", detected_locale=locale)
     for item in children(root, "data"):
         if item.get("type") or item.get("mimetype"):
             continue  # a binary or serialized resource, not a string

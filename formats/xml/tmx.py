@@ -20,7 +20,7 @@ from ..pipeline import ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
-    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, local_name, parse_xml,
+    banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, local_name, parse_xml,
     plain_text, xml_attribute,
 )
 
@@ -40,7 +40,7 @@ def read_tmx(data: bytes, options: ReadOptions) -> Catalogue:
     if body is None:
         raise FormatError("TMX has no <body>", root.sourceline)
     header_fields = {name: header.get(name) for name in _HEADER_FIELDS if header is not None and header.get(name)}
-    file_source = file_locale(header_fields.get("srclang", "").replace("*all*", ""))
+    file_source = named_locale(header_fields.get("srclang", "").replace("*all*", ""), "<header srclang>")
     builder = CatalogueBuilder(options, "id", detected_source=file_source)
     plurals: dict[str, tuple[Unit, dict[str, dict[str, str]], dict[str, str]]] = {}
     for tu in children(body, "tu"):
@@ -58,11 +58,11 @@ def _props(element: etree._Element) -> dict[str, str]:
 
 def _read_tu(builder: CatalogueBuilder, tu: etree._Element, file_source: str | None, plurals: dict) -> None:
     """One translation unit: a unit, or one category of a plural unit."""
-    source = file_locale(tu.get("srclang")) or file_source
+    source = named_locale(tu.get("srclang", "").replace("*all*", ""), "<tu srclang>") or file_source
     props = _props(tu)
     texts: dict[str, Translation] = {}
     for tuv in children(tu, "tuv"):
-        code = file_locale(xml_attribute(tuv, "lang") or tuv.get("lang"))
+        code = named_locale(xml_attribute(tuv, "lang") or tuv.get("lang"), "<tuv xml:lang>")
         if not code:
             raise FormatError("<tuv> without xml:lang", tuv.sourceline)
         locale = builder.source_locale if code == source else code

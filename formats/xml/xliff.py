@@ -33,7 +33,7 @@ from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES, plural_rules
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
-    banner_comment, verified, child, children, escape_attribute, escape_text, file_locale, has_markup, inner_markup,
+    banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, has_markup, inner_markup,
     local_name, parse_xml, plain_text, well_formed_fragment,
 )
 
@@ -105,14 +105,15 @@ def read_xliff(data: bytes, options: ReadOptions) -> Catalogue:
     files = children(root, "file")
     if not files:
         raise FormatError("XLIFF holds no <file> element", root.sourceline)
-    targets = list(dict.fromkeys(code for code in (file_locale(f.get("target-language")) for f in files) if code))
+    languages = [named_locale(file.get("target-language"), "<file target-language>") for file in files]
+    targets = list(dict.fromkeys(code for code in languages if code))
     builder = CatalogueBuilder(
         options, "id", detected_locale=targets[0] if targets else None,
-        detected_source=file_locale(files[0].get("source-language")),
+        detected_source=named_locale(files[0].get("source-language"), "<file source-language>"),
     )
     records: dict[tuple[str, str, str], _Record] = {}
-    for file in files:
-        locale = builder.locale if len(targets) <= 1 else file_locale(file.get("target-language")) or builder.locale
+    for file, language in zip(files, languages):
+        locale = builder.locale if len(targets) <= 1 else language or builder.locale
         body = child(file, "body")
         if body is not None:
             _collect(body, locale, builder.by_text, records)
@@ -276,8 +277,8 @@ def _add_record(builder: CatalogueBuilder, record: _Record) -> None:
 def _read_xliff2(root: etree._Element, options: ReadOptions) -> Catalogue:
     """XLIFF 2.0: `<unit name=...>` with segments; state initial/translated/reviewed/final."""
     builder = CatalogueBuilder(
-        options, "id", detected_locale=file_locale(root.get("trgLang")),
-        detected_source=file_locale(root.get("srcLang")),
+        options, "id", detected_locale=named_locale(root.get("trgLang"), "<xliff trgLang>"),
+        detected_source=named_locale(root.get("srcLang"), "<xliff srcLang>"),
     )
     records: dict[tuple[str, str, str], _Record] = {}
     for file in children(root, "file"):

@@ -139,5 +139,12 @@ def test_empty_input_is_a_format_error(ext: str, variant: str) -> None:
     ("fr_FR", "fr-FR"), ("pt-br", "pt-BR"), ("zh_hant_tw", "zh-Hant-TW"), ("es-419", "es-419"), ("DE", "de"),
     ("", None), (None, None),
 ])
-def test_locales_named_in_files_are_spelled_the_bcp47_way(raw, spelled) -> None:
-    assert parsing.file_locale(raw) == spelled
+def test_locales_named_in_files_are_spelled_like_the_locale_parameter(raw, spelled) -> None:
+    assert parsing.named_locale(raw, "<file target-language>") == spelled
+
+
+def test_a_file_naming_no_locale_code_is_a_format_error() -> None:
+    data = (b'<xliff version="1.2"><file original="f" source-language="en" target-language="not a locale!" '
+            b'datatype="x"><body/></file></xliff>')
+    with pytest.raises(FormatError, match="target-language"):
+        read_file("xlf", "", data, ReadOptions())
