@@ -9,8 +9,11 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 2
 # Debian packages the test-suite's independent validators and the store need: git (the store and the
-# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files).
-APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext
+# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), libxml2-utils (xmllint: XLIFF schemas,
+# TMX DTD), qttools5-dev-tools (lrelease/lconvert: Qt TS), aapt (Android resources; the stub project
+# needs no android.jar), openjdk-17-jdk-headless (javac/java: Properties.loadFromXML).
+APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrelease:qttools5-dev-tools \
+	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean

@@ -10,7 +10,7 @@ Public surface:
 from .api import convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
-    CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError,
+    CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError, TooLarge,
     UnsupportedFormat,
 )
 from .options import ExportedFile, ExportOptions, ReadOptions
@@ -22,5 +22,6 @@ __all__ = [
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
-    "KeyCollision", "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
+    "KeyCollision", "TooLarge",
+    "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
 ]

@@ -25,6 +25,12 @@ class FormatError(FormatsError):
         self.reason = message
 
 
+class TooLarge(FormatError):
+    """Input beyond a format's size limit (the XML family refuses files above a fixed size)."""
+
+    http_status = 413
+
+
 class UnsupportedFormat(FormatsError):
     """An extension/variant combination (or an operation on it) that no registered format handles."""
 

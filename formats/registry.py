@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
+from .xml import android, keyvalue, qt, resx, tmx, xliff
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -104,6 +105,9 @@ _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
 _I18NEXT = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
+_XML_TYPE = "application/xml"
+_XLIFF_TYPE = "application/x-xliff+xml"
+_FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
@@ -154,6 +158,33 @@ FORMATS: tuple[FormatSpec, ...] = (
                "Comma-separated table: one column per locale (also reads Godot CSV)",
                capabilities=Capabilities(flags=False, blank=False),  # an empty cell means untranslated
                multi_locale=True, context_in_key=True),
+    FormatSpec("xlf", "", "XLIFF 1.2", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff,
+               "XLIFF 1.2 (also reads 2.0): source/target pairs with states, notes, contexts and plural groups",
+               aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True),
+    FormatSpec("xlf", "xcode", "Xcode XLIFF", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff_xcode,
+               "XLIFF 1.2 as Xcode exports it: Localizable.strings and stringsdict plurals",
+               capabilities=Capabilities(context=False), multi_locale=True,
+               archive_path="{locale}.xcloc/Localized Contents/{locale}.{ext}"),
+    FormatSpec("tmx", "", "TMX 1.4", _XML_TYPE, tmx.read_tmx, tmx.write_tmx,
+               "Translation memory: every locale of a unit in one <tu>",
+               capabilities=Capabilities(comments=True), multi_locale=True),
+    FormatSpec("ts", "", "Qt Linguist", _XML_TYPE, qt.read_ts, qt.write_ts,
+               "Qt Linguist TS 2.1: contexts, numerus plurals, unfinished translations, comments",
+               capabilities=Capabilities(comments=True, references=True), archive_path="{project}_{locale_}.ts",
+               **_GETTEXT),
+    FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
+               "Android string resources: strings, plurals and string arrays",
+               capabilities=Capabilities(context=False, flags=False, untranslated=False),
+               archive_path="values-{android}/strings.xml", key_filter=android.android_key),
+    FormatSpec("xml", "java", "Java properties XML", _XML_TYPE, keyvalue.read_java, keyvalue.write_java,
+               "Java XML properties (java.util.Properties.loadFromXML)", capabilities=_FLAT_XML),
+    FormatSpec("xml", "tizen", "Tizen strings", _XML_TYPE, keyvalue.read_tizen, keyvalue.write_tizen,
+               "Tizen string table", capabilities=_FLAT_XML),
+    FormatSpec("resx", "", "ResX - .NET resources", _XML_TYPE, resx.read_resx, resx.write_resx,
+               ".NET ResX / UWP ResW resources with the standard resheaders",
+               aliases=("resw",), capabilities=Capabilities(context=False, flags=False, plurals=False,
+                                                            untranslated=False),
+               archive_path="{project}.{locale}.{ext}"),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html,
                "HTML table of every locale", multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql,

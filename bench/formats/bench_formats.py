@@ -1,9 +1,10 @@
-"""Benchmark of the format layer on 10,000 units x 1 locale, compared with translate-toolkit's po2json.
+"""Benchmark of the format layer on 10,000 units x 1 locale, compared with translate-toolkit's po2json and po2xliff.
 
 Run: .venv/bin/python bench/formats/bench_formats.py [--units N] [--repeat R]
-Prints the best wall-clock and CPU time of R runs for: read PO, write PO, write JSON, convert PO -> JSON,
-and translate-toolkit's po2json (Python API, given the source JSON as its template, which it needs) on
-the same PO file, then our speed ratio to it. CPU time is shown because the machine may be shared.
+Prints the best wall-clock and CPU time of R runs for: read PO, write PO, write JSON, write XLIFF,
+convert PO -> JSON, convert PO -> XLIFF, and translate-toolkit's po2json (Python API, given the source
+JSON as its template, which it needs) and po2xliff (Python API, no template) on the same PO file, then
+our speed ratio to each. CPU time is shown because the machine may be shared.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from formats import (  # noqa: E402 - needs the repository on sys.path first
 )
 
 TARGETS_MS = {"write PO": 200.0, "write JSON": 50.0, "convert PO -> JSON": 500.0}
+TARGET_RATIOS = {"po2json": 5.0, "po2xliff": 10.0}
 OPTIONS = ExportOptions(locale="fr", project_name="Bench", exported_by="bench",
                         exported_at=datetime(2024, 1, 1, tzinfo=timezone.utc))
 
@@ -88,6 +90,36 @@ def po2json_runner(po_bytes: bytes, template: bytes) -> Callable[[], object] | N
     return run
 
 
+def po2xliff_runner(po_bytes: bytes) -> Callable[[], object] | None:
+    """translate-toolkit's po2xliff (Python API) on the same PO file."""
+    try:
+        from translate.convert import po2xliff
+    except ImportError:
+        return None
+
+    def run() -> None:
+        po2xliff.convertpo(io.BytesIO(po_bytes), io.BytesIO(), None)
+
+    return run
+
+
+def compare(name: str, ours_task: Callable[[], object], ours_best: tuple[float, float],
+            toolkit: Callable[[], object], repeat: int) -> None:
+    """Alternate our converter and the toolkit's (load from other processes hits both alike); print the ratio."""
+    ours_wall, ours_cpu, theirs_wall, theirs_cpu = [ours_best[0]], [ours_best[1]], [], []
+    for _ in range(max(3, repeat // 2)):
+        ours_wall.append(best_ms(ours_task, 1))
+        ours_cpu.append(best_cpu_ms(ours_task, 1))
+        theirs_wall.append(best_ms(toolkit, 1))
+        theirs_cpu.append(best_cpu_ms(toolkit, 1))
+    toolkit_ms = (min(theirs_wall), min(theirs_cpu))
+    print(f"  {name + ' (toolkit)':<22}{toolkit_ms[0]:9.1f} ms{toolkit_ms[1]:9.1f} ms")
+    wall_ratio, cpu_ratio = toolkit_ms[0] / min(ours_wall), toolkit_ms[1] / min(ours_cpu)
+    target = TARGET_RATIOS[name]
+    print(f"  speed ratio to {name}: {wall_ratio:.1f}x wall, {cpu_ratio:.1f}x cpu "
+          f"(target >= {target:.0f}x: {'met' if min(wall_ratio, cpu_ratio) >= target else 'MISSED'})")
+
+
 def main() -> None:
     """Run every measurement and print a small table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -101,7 +133,9 @@ def main() -> None:
         "read PO": lambda: read_file("po", "", po_bytes, read_options),
         "write PO": lambda: export_file(catalogue, "po", "", OPTIONS),
         "write JSON": lambda: export_file(catalogue, "json", "", OPTIONS),
+        "write XLIFF": lambda: export_file(catalogue, "xlf", "", OPTIONS),
         "convert PO -> JSON": lambda: convert("po", "json", "", po_bytes, read_options, ExportOptions(locale="fr")),
+        "convert PO -> XLIFF": lambda: convert("po", "xlf", "", po_bytes, read_options, ExportOptions(locale="fr")),
     }
     print(f"{args.units} units x 1 locale, PO file {len(po_bytes) / 1024:.0f} KiB, best of {args.repeat} runs")
     print(f"  {'':<22}{'wall':>9}{'cpu':>12}")
@@ -113,23 +147,15 @@ def main() -> None:
         verdict = "" if target is None else f"  (target <= {target:.0f} ms: {'met' if met else 'MISSED'})"
         print(f"  {name:<22}{results[name][0]:9.1f} ms{results[name][1]:9.1f} ms{verdict}")
     template = export_file(catalogue, "json", "", ExportOptions(locale="en")).data
-    toolkit = po2json_runner(po_bytes, template)
-    if toolkit is None:
-        print("  translate-toolkit not installed: no po2json comparison")
-        return
-    # Alternate the two converters so that load from other processes hits both alike.
-    ours_wall, ours_cpu, theirs_wall, theirs_cpu = [], [], [], []
-    for _ in range(max(3, args.repeat // 2)):
-        ours_wall.append(best_ms(tasks["convert PO -> JSON"], 1))
-        ours_cpu.append(best_cpu_ms(tasks["convert PO -> JSON"], 1))
-        theirs_wall.append(best_ms(toolkit, 1))
-        theirs_cpu.append(best_cpu_ms(toolkit, 1))
-    ours = (min(ours_wall + [results["convert PO -> JSON"][0]]), min(ours_cpu + [results["convert PO -> JSON"][1]]))
-    toolkit_ms = (min(theirs_wall), min(theirs_cpu))
-    print(f"  {'po2json (toolkit)':<22}{toolkit_ms[0]:9.1f} ms{toolkit_ms[1]:9.1f} ms")
-    wall_ratio, cpu_ratio = toolkit_ms[0] / ours[0], toolkit_ms[1] / ours[1]
-    print(f"  speed ratio to po2json: {wall_ratio:.1f}x wall, {cpu_ratio:.1f}x cpu "
-          f"(target >= 5x: {'met' if min(wall_ratio, cpu_ratio) >= 5 else 'MISSED'})")
+    comparisons = {
+        "po2json": ("convert PO -> JSON", po2json_runner(po_bytes, template)),
+        "po2xliff": ("convert PO -> XLIFF", po2xliff_runner(po_bytes)),
+    }
+    for name, (ours, toolkit) in comparisons.items():
+        if toolkit is None:
+            print(f"  translate-toolkit not installed: no {name} comparison")
+            continue
+        compare(name, tasks[ours], results[ours], toolkit, args.repeat)
 
 
 if __name__ == "__main__":
