@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import csvfmt, gettext, html, js, jsonfmt, sql
+from . import csvfmt, gettext, html, js, jsonfmt, sql, yamlfmt
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -24,7 +24,9 @@ class FormatSpec:
     locales export, multi-locale import); default_index: key used when the index option is absent;
     nests_keys: expands dotted keys into objects unless no_expand; context_in_key: the format keeps
     contexts beside keys, so (context, key) must be unique rather than key; template_only: always a
-    template (pot); key_filter: rewrites keys the format cannot hold.
+    template (pot); key_filter: rewrites keys the format cannot hold; default_charset: the output
+    charset when none is asked for; escapes_charset: the writer escapes characters the charset cannot
+    hold (properties `\\uXXXX`), so they are not an export error.
     """
 
     ext: str
@@ -39,6 +41,8 @@ class FormatSpec:
     context_in_key: bool = False
     template_only: bool = False
     key_filter: Callable[[str], str] | None = None
+    default_charset: str = "utf-8"
+    escapes_charset: bool = False
 
     @property
     def name(self) -> str:
@@ -50,6 +54,7 @@ _GETTEXT = dict(default_index="text", context_in_key=True)
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
+_YAML_TYPE = "application/x-yaml"
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
@@ -74,6 +79,12 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext, **_GETTEXT),
     FormatSpec("csv", "", "CSV", "text/csv", csvfmt.read_csv, csvfmt.write_csv, multi_locale=True,
                context_in_key=True),
+    FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple),
+    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple, nests_keys=True),
+    FormatSpec("yml", "rails", "Rails YAML", _YAML_TYPE, yamlfmt.read_rails, yamlfmt.write_rails, multi_locale=True,
+               nests_keys=True),
+    FormatSpec("yml", "symfony", "Symfony YAML", _YAML_TYPE, yamlfmt.read_symfony, yamlfmt.write_symfony,
+               nests_keys=True),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )
