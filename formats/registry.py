@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import csvfmt, gettext, html, js, jsonfmt, sql, yamlfmt
+from . import csvfmt, gettext, html, js, jsonfmt, properties, sql, yamlfmt
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -85,6 +85,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                nests_keys=True),
     FormatSpec("yml", "symfony", "Symfony YAML", _YAML_TYPE, yamlfmt.read_symfony, yamlfmt.write_symfony,
                nests_keys=True),
+    FormatSpec("properties", "", "Java properties", "text/x-java-properties", properties.read_properties,
+               properties.write_properties, default_charset="iso-8859-1", escapes_charset=True),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )

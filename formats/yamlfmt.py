@@ -29,8 +29,9 @@ from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
-from .plurals import is_locale_code, plural_rules
+from .plurals import is_locale_code
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
+from .symfony import symfony_plural, symfony_plurals
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CORE = "tag:yaml.org,2002:"
@@ -190,7 +191,7 @@ def _read(data: bytes, options: ReadOptions, variant: str) -> Catalogue:
         raise FormatError("Rails YAML needs locale codes at the root (e.g. `fr:`), each holding a mapping")
     if not rails:
         builder = CatalogueBuilder(options, "id")
-        add_tree(builder, _symfony_plurals(tree, builder.locale) if variant == "symfony" else tree,
+        add_tree(builder, symfony_plurals(tree, builder.locale) if variant == "symfony" else tree,
                  builder.locale, _scalar_text, notes)
         return builder.build()
     codes = list(tree)
@@ -216,31 +217,6 @@ def read_rails(data: bytes, options: ReadOptions) -> Catalogue:
 def read_symfony(data: bytes, options: ReadOptions) -> Catalogue:
     """Symfony translation YAML: texts with pipe-separated forms are plurals."""
     return _read(data, options, "symfony")
-
-
-# --- Symfony plural syntax -------------------------------------------------------------------------
-
-_PIPE = re.compile(r"(?<!\|)\|(?!\|)")  # a lone pipe; `||` is Symfony's escaped literal pipe
-_INTERVAL = re.compile(r"^\s*(\{[^}]*\}|[\[\]][^\[\]]*[\[\]])\s*")  # `{0}`, `[1,Inf[`, `]1,19]`
-
-
-def _symfony_plurals(tree: Any, locale: str) -> Any:
-    """The tree with every pipe-separated text (at most as many parts as the locale has forms) as plural forms."""
-    if isinstance(tree, dict):
-        return {key: _symfony_plurals(item, locale) for key, item in tree.items()}
-    if isinstance(tree, list):
-        return [_symfony_plurals(item, locale) for item in tree]
-    if isinstance(tree, str) and _PIPE.search(tree):
-        forms = plural_rules(locale).forms
-        parts = [_INTERVAL.sub("", part, count=1) for part in _PIPE.split(tree)]
-        if len(parts) <= len(forms):
-            return dict(zip(forms, parts))
-    return tree
-
-
-def symfony_plural(forms: dict[str, str]) -> str:
-    """Plural forms in Symfony's pipe syntax (CLDR order, the order Symfony's rules index)."""
-    return "|".join(forms.values())
 
 
 # --- writing ---------------------------------------------------------------------------------------
