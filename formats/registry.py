@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import csvfmt, gettext, html, js, jsonfmt, properties, sql, yamlfmt
+from . import csvfmt, gettext, html, js, jsonfmt, php, properties, sql, yamlfmt
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -55,6 +55,7 @@ _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
 _YAML_TYPE = "application/x-yaml"
+_PHP_TYPE = "application/x-httpd-php-source"
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
@@ -87,6 +88,12 @@ FORMATS: tuple[FormatSpec, ...] = (
                nests_keys=True),
     FormatSpec("properties", "", "Java properties", "text/x-java-properties", properties.read_properties,
                properties.write_properties, default_charset="iso-8859-1", escapes_charset=True),
+    FormatSpec("php", "", "Zend/Laravel PHP array", _PHP_TYPE, php.read_php, php.write_php, nests_keys=True),
+    FormatSpec("php", "symfony", "Symfony (PHP array)", _PHP_TYPE, php.read_symfony, php.write_symfony,
+               nests_keys=True),
+    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_php, php.write_codeigniter,
+               nests_keys=True),
+    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_php, php.write_constants),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )
