@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import csvfmt, gettext, html, js, jsonfmt, php, properties, sql, yamlfmt
+from . import csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -94,6 +94,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_php, php.write_codeigniter,
                nests_keys=True),
     FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_php, php.write_constants),
+    FormatSpec("ini", "", "INI", "text/plain", ini.read_ini, ini.write_ini, key_filter=ini.ini_key),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
 )
