@@ -226,7 +226,7 @@ _RESERVED = frozenset(
 )
 # A plain scalar is written only when it cannot read back as anything but this very text.
 _PLAIN = re.compile(
-    r"[A-Za-z_\u00a0-\ud7ff\ue000-\ufffc\U00010000-\U0010ffff]"
+    r"(?![\u2028\u2029\ufeff])[A-Za-z_\u00a0-\ud7ff\ue000-\ufffc\U00010000-\U0010ffff]"
     r"[^\x00-\x1f\x7f-\x9f:#\u2028\u2029\ufeff\ufffe\uffff]*"
 )
 _DQ_SPECIAL = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]')
