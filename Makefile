@@ -9,8 +9,10 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 2
 # Debian packages the test-suite's independent validators and the store need: git (the store and the
-# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files).
-APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext
+# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), ruby (Psych reads YAML exports), php-cli
+# (php -l, include and parse_ini_string read PHP and INI exports), openjdk (Properties/ResourceBundle read .properties).
+APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext ruby:ruby php:php-cli javac:openjdk-17-jdk-headless \
+	java:openjdk-17-jdk-headless
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean

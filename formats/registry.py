@@ -102,9 +102,14 @@ FORMATS: tuple[FormatSpec, ...] = (
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
 
 
+# Other spellings of an extension (Loco accepts these paths too).
+EXT_ALIASES: dict[str, str] = {"yaml": "yml", "phps": "php"}
+
+
 def normalise(ext: str, variant: str | None) -> tuple[str, str]:
     """Lower-case ext without dot; the default variant may be spelled "", the ext itself or "default"."""
     ext = (ext or "").strip().lower().lstrip(".")
+    ext = EXT_ALIASES.get(ext, ext)
     variant = (variant or "").strip().lower()
     if variant in (ext, "default"):
         variant = ""
