@@ -27,6 +27,7 @@ _ENTRY = re.compile(r"([^=\[\]]+?)\s*(?:\[([^\]]*)\])?\s*=\s*(.*)", re.S)
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:[;#].*)?|\'([^\']*)\'\s*(?:[;#].*)?', re.S)
 _READ_ESCAPE = re.compile(r"\\(.)", re.S)
 _READ_NAMED = {"n": "\n", "r": "\r", "t": "\t"}
+_LINES = re.compile(r"\r\n|\r|\n")  # not str.splitlines: \x1c-\x1e, \x85, \u2028... are text here
 _KEY_UNSAFE = re.compile(r"[\x00-\x20=:;#\[\]\"'?{}|&~!()^$\x7f]")
 
 
@@ -56,7 +57,7 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
     seen: dict[str, int] = {}
     plurals: dict[str, dict[str, str | None]] = {}
     lists: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_LINES.split(text), 1):
         stripped = line.strip()
         if not stripped:
             comments = []

@@ -247,6 +247,12 @@ def _escape(match: re.Match[str]) -> str:
     return _DQ_NAMED.get(char) or f"\\u{ord(char):04x}"
 
 
+def _printable(line: str) -> str:
+    """A comment line with the characters YAML forbids anywhere shown as `\\uXXXX` (comments have no escapes)."""
+    return _DQ_SPECIAL.sub(lambda match: match.group(0) if match.group(0) in '"\\' else f"\\u{ord(match.group(0)):04x}",
+                           line)
+
+
 def _literal_block(text: str, indent: str) -> str | None:
     """A multi-line text as a literal block (`|` / `|-`), or None when a block cannot hold it exactly."""
     body = text[:-1] if text.endswith("\n") else text
@@ -294,7 +300,7 @@ def _emit(tree: dict[str, Any], indent: str, out: list[str]) -> None:
     for key, item in tree.items():
         if isinstance(item, _Leaf):
             if item.notes:
-                out.extend(f"{indent}# {line}".rstrip() for line in item.notes.splitlines())
+                out.extend(f"{indent}# {_printable(line)}".rstrip() for line in item.notes.splitlines())
             value = item.value
             if value is None:
                 out.append(f"{indent}{quote(key)}: ~")
