@@ -48,6 +48,7 @@ bench: install system-tools
 	-$(BIN)/python bench/bench_storage.py
 	-$(BIN)/python bench/bench_transfer.py
 	-$(BIN)/python bench/formats/bench_formats.py
+	-$(BIN)/python bench/formats/bench_formats3.py
 	-$(BIN)/python bench/bench_api.py
 
 clean:
