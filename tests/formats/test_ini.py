@@ -8,15 +8,8 @@ import pytest
 
 from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
 
-from .contract import FormatContract
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
 from .validators import php_parse_ini
-
-
-class TestIniContract(FormatContract):
-    ext = "ini"
-    supports_context = False
-    supports_flags = False
 
 
 TEXTS = {

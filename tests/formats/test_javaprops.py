@@ -9,16 +9,8 @@ from formats import Catalogue, CharsetError, FormatError, ReadOptions, Translati
 from formats.properties import has_arguments
 from tests.support import corpus_path
 
-from .contract import FormatContract
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
 from .validators import java_checker, java_read_properties
-
-
-class TestPropertiesContract(FormatContract):
-    ext = "properties"
-    supports_context = False
-    supports_flags = False
-    supports_untranslated = False  # a missing key is how a resource bundle says "untranslated"
 
 
 @pytest.fixture(scope="module")

@@ -8,29 +8,8 @@ import pytest
 from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import corpus_path
 
-from .contract import FormatContract
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
 from .validators import php_codeigniter, php_constants, php_include, php_lint
-
-
-class TestPhpContract(FormatContract):
-    ext = "php"
-    supports_context = False
-    supports_flags = False
-    supports_notes = False
-
-
-class TestPhpSymfonyContract(TestPhpContract):
-    variant = "symfony"
-    single_form_plurals_detectable = False
-
-
-class TestPhpCodeigniterContract(TestPhpContract):
-    variant = "codeigniter"
-
-
-class TestPhpConstantsContract(TestPhpContract):
-    variant = "constants"
 
 
 TEXTS = {

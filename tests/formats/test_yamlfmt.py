@@ -11,29 +11,8 @@ from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, expo
 from formats.yamlfmt import quote
 from tests.support import corpus_path
 
-from .contract import FormatContract
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue
 from .validators import psych_load
-
-
-class TestYamlSimpleContract(FormatContract):
-    ext = "yml"
-    supports_context = False
-    supports_flags = False
-
-
-class TestYamlNestedContract(TestYamlSimpleContract):
-    variant = "nested"
-
-
-class TestYamlRailsContract(TestYamlSimpleContract):
-    variant = "rails"
-    multi_locale = True
-
-
-class TestYamlSymfonyContract(TestYamlSimpleContract):
-    variant = "symfony"
-    single_form_plurals_detectable = False  # one form has no pipe: it reads back as a text
 
 
 VARIANTS = ("", "nested", "rails", "symfony")
