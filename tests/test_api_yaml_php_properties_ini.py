@@ -2,6 +2,9 @@
 and hostile input answered with a clear 4xx and nothing committed."""
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pytest
 import yaml
 
@@ -133,3 +136,33 @@ def test_convert_po_to_each_new_family(client) -> None:
         response = client.post(f"/api/convert/po/{target}", data=po)
         assert response.status_code == 200, (target, response.data)
         assert expected in response.data
+
+
+@pytest.mark.parametrize("path, names", [
+    ("/api/export/archive/properties.zip", ["acme-notes_{locale_}.properties"]),
+    ("/api/export/archive/yml.zip?format=rails", ["{locale}.yml"]),
+    ("/api/export/archive/yml.zip?format=symfony", ["messages.{locale_}.yml"]),
+    ("/api/export/archive/php.zip", ["{locale_}/acme-notes.php"]),
+    ("/api/export/archive/php.zip?format=codeigniter", ["{locale_}/acme-notes_lang.php"]),
+])
+def test_archives_use_each_family_layout(client, demo, path: str, names: list[str]) -> None:
+    response = export(client, demo[1].export, path)
+    assert response.status_code == 200
+    listed = zipfile.ZipFile(io.BytesIO(response.data)).namelist()
+    codes = ["en", "fr", "de", "ja", "ar"]
+    assert sorted(listed) == sorted(name.format(locale=code, locale_=code) for name in names for code in codes)
+
+
+def test_formats_listing_names_the_new_families_and_their_aliases(client) -> None:
+    response = client.get("/api/formats")
+    records = {(record["ext"], record["variant"]): record for record in response.get_json()}
+    assert {("yml", ""), ("yml", "nested"), ("yml", "rails"), ("yml", "symfony"), ("php", ""), ("php", "symfony"),
+            ("php", "codeigniter"), ("php", "constants"), ("properties", ""), ("ini", "")} <= set(records)
+    assert "yaml" in records[("yml", "rails")]["aliases"] and "phps" in records[("php", "")]["aliases"]
+    assert records[("yml", "rails")]["multi_locale"] and records[("yml", "rails")]["readable"]
+
+
+def test_all_yml_without_format_is_the_rails_multi_locale_file(client, demo) -> None:
+    response = export(client, demo[1].export, "/api/export/all.yml")
+    assert response.status_code == 200
+    assert list(yaml.safe_load(response.data)) == ["en", "fr", "de", "ja", "ar"]
