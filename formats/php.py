@@ -18,7 +18,6 @@ strings, numbers, true/false/null, `array(...)` and `[...]` literals. Anything e
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from .banner import block_comment
@@ -34,18 +33,19 @@ MAX_DEPTH = 64  # nested arrays deeper than this are no translation file (and wo
 
 # --- tokens ----------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(
+_TOKEN = re.compile(  # the frequent tokens first; strings as unrolled loops (no per-character alternation)
     r"""(?P<space>\s+)
-      | (?P<comment>//[^\n]*|\#(?!\[)[^\n]*|/\*.*?\*/)
-      | (?P<open><\?php\b|<\?=)
-      | (?P<close>\?>)
-      | (?P<heredoc><<<[ \t]*(?P<quote>["']?)(?P<label>[A-Za-z_]\w*)(?P=quote)\r?\n)
-      | (?P<sq>'(?:[^'\\]|\\.)*')
-      | (?P<dq>"(?:[^"\\]|\\.)*")
-      | (?P<number>0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+      | (?P<sq>'[^'\\]*(?:\\.[^'\\]*)*')
+      | (?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
       | (?P<variable>\$[A-Za-z_]\w*)
       | (?P<name>[A-Za-z_\\][\w\\]*)
+      | (?P<number>0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
       | (?P<op>=>|\|\||[\[\](),;=.!\-+])
+      | (?P<comment>//[^\n]*|\#(?!\[)[^\n]*|/\*.*?\*/)
+      | (?P<heredoc><<<[ \t]*(?P<quote>["']?)(?P<label>[A-Za-z_]\w*)(?P=quote)\r?\n)
+      | (?P<open><\?php\b|<\?=)
+      | (?P<close>\?>)
+      | (?P<bad>.)
     """,
     re.S | re.X,
 )
@@ -54,13 +54,9 @@ _DQ_NAMED = {"n": "\n", "r": "\r", "t": "\t", "v": "\v", "e": "\x1b", "f": "\f",
 _INTERPOLATION = re.compile(r"\\.|\$[A-Za-z_{]|\{\$", re.S)
 
 
-@dataclass(slots=True)
-class Token:
-    """One PHP token: kind (a group name of _TOKEN, or "string"), its value, its offset in the text."""
-
-    kind: str
-    value: Any
-    position: int
+# One PHP token: (kind, value, offset in the text); kind is a group name of _TOKEN, or "string" with the
+# decoded text as value. Plain tuples: a language file has a hundred thousand of them.
+Token = tuple[str, Any, int]
 
 
 class _Source:
@@ -84,29 +80,40 @@ def tokenize(source: _Source) -> list[Token]:
     if not opening:
         raise source.error("a PHP language file must start with <?php", 0)
     tokens: list[Token] = []
-    position = opening.end()
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            raise source.error(_unexpected(text, position), position)
-        kind = match.lastgroup if match.lastgroup not in ("quote", "label") else "heredoc"
-        if kind == "heredoc":
-            value, end = _heredoc(source, match)
-            tokens.append(Token("string", value, position))
-            position = end
+    position: int | None = opening.end()
+    while position is not None:  # one scan, restarted only after a heredoc (its end is found by hand)
+        position = _scan(source, position, tokens)
+    return tokens
+
+
+_SKIPPED = frozenset(("space", "comment"))
+
+
+def _scan(source: _Source, position: int, tokens: list[Token]) -> int | None:
+    """Append the tokens from a position; the offset to resume at after a heredoc, None at the end."""
+    text, append = source.text, tokens.append
+    for match in _TOKEN.finditer(text, position):
+        kind = match.lastgroup
+        if kind in _SKIPPED:
             continue
-        if kind == "close":
+        start = match.start()
+        if kind == "sq":
+            append(("string", _single_quoted(match.group()[1:-1]), start))
+        elif kind == "dq":
+            append(("string", _double_quoted(source, match.group()[1:-1], start), start))
+        elif kind == "bad":
+            raise source.error(_unexpected(text, start), start)
+        elif kind in ("heredoc", "quote", "label"):
+            value, end = _heredoc(source, match)
+            append(("string", value, start))
+            return end
+        elif kind == "close":
             if text[match.end():].strip():
                 raise source.error("content after ?> is not PHP data", match.end())
-            break
-        if kind == "sq":
-            tokens.append(Token("string", _single_quoted(match.group(0)[1:-1]), position))
-        elif kind == "dq":
-            tokens.append(Token("string", _double_quoted(source, match.group(0)[1:-1], position), position))
-        elif kind not in ("space", "comment"):
-            tokens.append(Token(kind, match.group(0), position))
-        position = match.end()
-    return tokens
+            return None
+        else:
+            append((kind, match.group(), start))
+    return None
 
 
 def _unexpected(text: str, position: int) -> str:
@@ -184,14 +191,14 @@ class _Parser:
 
     def take(self, kind: str, value: str | None = None) -> Token:
         token = self.peek()
-        if token is None or token.kind != kind or (value is not None and str(token.value).lower() != value):
+        if token is None or token[0] != kind or (value is not None and str(token[1]).lower() != value):
             raise self.unexpected(token, f"expected {value or kind}")
         self.index += 1
         return token
 
     def accept(self, kind: str, value: str | None = None) -> Token | None:
         token = self.peek()
-        if token is not None and token.kind == kind and (value is None or str(token.value).lower() == value):
+        if token is not None and token[0] == kind and (value is None or str(token[1]).lower() == value):
             self.index += 1
             return token
         return None
@@ -200,11 +207,11 @@ class _Parser:
         if token is None:
             return self.source.error(f"unexpected end of file{'; ' + expectation if expectation else ''}",
                                      len(self.source.text))
-        shown = "a string" if token.kind == "string" else repr(str(token.value)[:40])
+        shown = "a string" if token[0] == "string" else repr(str(token[1])[:40])
         detail = f" ({expectation})" if expectation else ""
         return self.source.error(
             f"unexpected {shown}{detail}: only array data, define() and $var[...] assignments are read "
-            "from PHP files", token.position,
+            "from PHP files", token[2],
         )
 
     # statements
@@ -214,19 +221,19 @@ class _Parser:
 
     def statement(self) -> None:
         token = self.peek()
-        if token.kind == "op" and token.value == ";":
+        if token[0] == "op" and token[1] == ";":
             self.index += 1
-        elif token.kind == "name" and token.value.lower() == "return":
+        elif token[0] == "name" and token[1].lower() == "return":
             self.index += 1
             self.returned = self.returned_value()
             self.accept("op", ";")
-        elif token.kind == "variable":
+        elif token[0] == "variable":
             self.assignment()
-        elif token.kind == "name" and token.value.lower() == "define":
+        elif token[0] == "name" and token[1].lower() == "define":
             self.define()
-        elif token.kind == "name" and token.value.lower() == "declare":
+        elif token[0] == "name" and token[1].lower() == "declare":
             self.declare()
-        elif token.kind == "name" and token.value.lower() in ("defined", "if"):
+        elif token[0] == "name" and token[1].lower() in ("defined", "if"):
             self.guard()
         else:
             raise self.unexpected(token)
@@ -235,12 +242,12 @@ class _Parser:
         """`return <array>` or `return $var` (a variable assigned before)."""
         variable = self.accept("variable")
         if variable is not None:
-            if variable.value not in self.variables:
-                raise self.source.error(f"{variable.value} is returned but never assigned", variable.position)
-            return self.variables[variable.value]
+            if variable[1] not in self.variables:
+                raise self.source.error(f"{variable[1]} is returned but never assigned", variable[2])
+            return self.variables[variable[1]]
         value = self.value(0)
         if not isinstance(value, dict):
-            raise self.source.error("a PHP language file must return an array", self.tokens[self.index - 1].position)
+            raise self.source.error("a PHP language file must return an array", self.tokens[self.index - 1][2])
         return value
 
     def assignment(self) -> None:
@@ -255,29 +262,29 @@ class _Parser:
         self.take("op", ";")
         if not keys:
             if not isinstance(value, dict):
-                raise self.source.error(f"{name.value} must be assigned an array", name.position)
-            self.variables[name.value] = value
+                raise self.source.error(f"{name[1]} must be assigned an array", name[2])
+            self.variables[name[1]] = value
             return
-        node = self.variables.setdefault(name.value, {})
+        node = self.variables.setdefault(name[1], {})
         for token in keys[:-1]:
-            child = node.setdefault(str(token.value), {})
+            child = node.setdefault(str(token[1]), {})
             if not isinstance(child, dict):
-                raise self.source.error(f"{name.value}[{token.value!r}] is already a text", token.position)
+                raise self.source.error(f"{name[1]}[{token[1]!r}] is already a text", token[2])
             node = child
         self.put(node, keys[-1], value)
 
     def key_token(self) -> Token:
         token = self.peek()
-        if token is not None and token.kind in ("string", "number"):
+        if token is not None and token[0] in ("string", "number"):
             self.index += 1
             return token
         raise self.unexpected(token, "expected a string or number key")
 
     def put(self, node: dict[str, Any], key: Token, value: Any) -> None:
         """Store a value under a key, refusing a key given twice."""
-        name = str(key.value)
+        name = str(key[1])
         if name in node:
-            raise self.source.error(f"duplicate key {name!r}", key.position)
+            raise self.source.error(f"duplicate key {name!r}", key[2])
         node[name] = value
 
     def define(self) -> None:
@@ -313,7 +320,7 @@ class _Parser:
             if not self.accept("op", "||"):
                 self.take("name", "or")
         stop = self.peek()
-        if stop is None or stop.kind != "name" or stop.value.lower() not in ("exit", "die"):
+        if stop is None or stop[0] != "name" or stop[1].lower() not in ("exit", "die"):
             raise self.unexpected(stop, "expected exit or die after the defined() guard")
         self.index += 1
         if self.accept("op", "("):
@@ -331,28 +338,28 @@ class _Parser:
     def value(self, depth: int) -> Any:
         """A data value: string (with `.` concatenation), number, constant word, or array literal."""
         if depth > MAX_DEPTH:
-            raise self.source.error(f"arrays nested deeper than {MAX_DEPTH} levels", self.peek().position)
+            raise self.source.error(f"arrays nested deeper than {MAX_DEPTH} levels", self.peek()[2])
         token = self.peek()
         if token is None:
             raise self.unexpected(None, "expected a value")
-        if token.kind == "string":
+        if token[0] == "string":
             self.index += 1
-            parts = [token.value]
+            parts = [token[1]]
             while self.accept("op", "."):
-                parts.append(self.take("string").value)
+                parts.append(self.take("string")[1])
             return "".join(parts)
-        if token.kind == "number":
+        if token[0] == "number":
             self.index += 1
-            return token.value
-        if token.kind == "op" and token.value in "-+":
+            return token[1]
+        if token[0] == "op" and token[1] in "-+":
             self.index += 1
-            return token.value.replace("+", "") + self.take("number").value
-        if token.kind == "op" and token.value == "[":
+            return token[1].replace("+", "") + self.take("number")[1]
+        if token[0] == "op" and token[1] == "[":
             self.index += 1
             return self.array_items("]", depth)
-        if token.kind == "name":
-            word = token.value.lower()
-            if word == "array" and (self.peek(1) is not None and self.peek(1).value == "("):
+        if token[0] == "name":
+            word = token[1].lower()
+            if word == "array" and (self.peek(1) is not None and self.peek(1)[1] == "("):
                 self.index += 2
                 return self.array_items(")", depth)
             if word in ("true", "false"):
@@ -371,14 +378,14 @@ class _Parser:
             start = self.peek()
             item = self.value(depth + 1)
             if self.accept("op", "=>"):
-                if not isinstance(item, str) or start.kind not in ("string", "number"):
-                    raise self.source.error("an array key must be a string or a number", start.position)
-                key = Token("string", item, start.position)
+                if not isinstance(item, str) or start[0] not in ("string", "number"):
+                    raise self.source.error("an array key must be a string or a number", start[2])
+                key = ("string", item, start[2])
                 value = self.value(depth + 1)
-                if start.kind == "number" and item.isdigit():
+                if start[0] == "number" and item.isdigit():
                     next_index = max(next_index, int(item) + 1)
             else:
-                key, value = Token("string", str(next_index), start.position), item
+                key, value = ("string", str(next_index), start[2]), item
                 next_index += 1
             self.put(result, key, value)
             if not self.accept("op", ","):
