@@ -200,7 +200,7 @@ def _read(data: bytes, options: ReadOptions, variant: str) -> Catalogue:
     for code, subtree in tree.items():
         prefix = f"{code}."
         local_notes = {key.removeprefix(prefix): note for key, note in notes.items() if key.startswith(prefix)}
-        add_tree(builder, subtree, code, _scalar_text, local_notes)
+        add_tree(builder, subtree, builder.canonical(code), _scalar_text, local_notes)
     return builder.build()
 
 

@@ -166,3 +166,11 @@ def test_all_yml_without_format_is_the_rails_multi_locale_file(client, demo) -> 
     response = export(client, demo[1].export, "/api/export/all.yml")
     assert response.status_code == 200
     assert list(yaml.safe_load(response.data)) == ["en", "fr", "de", "ja", "ar"]
+
+
+def test_rails_roots_spelled_posix_style_are_canonical_locales(client, demo) -> None:
+    api = Api(client, demo[1].full)
+    status, body = api.post("/api/import/yml?format=rails", data=b"pt_BR:\n  home:\n    title: Bem-vindo\n")
+    assert status == 200, body
+    assert [locale["code"] for locale in body["locales"]] == ["pt-BR"]
+    assert api.get("/api/translations/home.title/pt-BR")[1]["translation"] == "Bem-vindo"
