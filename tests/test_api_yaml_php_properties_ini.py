@@ -10,7 +10,7 @@ import yaml
 
 from tests.api import Api, commit_count
 from tests.formats.test_yamlfmt import billion_laughs
-from tests.support import git
+from tests.support import corpus_path, git
 
 
 def export(client, key: str, path: str):
@@ -174,3 +174,18 @@ def test_rails_roots_spelled_posix_style_are_canonical_locales(client, demo) -> 
     assert status == 200, body
     assert [locale["code"] for locale in body["locales"]] == ["pt-BR"]
     assert api.get("/api/translations/home.title/pt-BR")[1]["translation"] == "Bem-vindo"
+
+
+@pytest.mark.parametrize("path, query, assets", [
+    ("php/codeigniter3-translations__french_form_validation_lang.php", "php?format=codeigniter", 29),
+    ("properties/hibernate-validator__ValidationMessages_fr.properties", "properties", 46),
+    ("properties/moz-l10n__bug121341.properties", "properties", 11),
+    ("yml/SyliusElasticsearchPlugin__messages.fr.yml", "yml?format=symfony", 16),
+    ("yml/jitsi-admin__form.fr.yml", "yaml", 175),
+])
+def test_corpus_files_import_over_http_with_their_counts(client, demo, path: str, query: str, assets: int) -> None:
+    api = Api(client, demo[1].full)
+    separator = "&" if "?" in query else "?"
+    status, body = api.post(f"/api/import/{query}{separator}locale=fr", data=corpus_path(path).read_bytes())
+    assert status == 200, body
+    assert body["message"].startswith(f"Imported {assets} new assets, {assets} new translations")
