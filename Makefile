@@ -11,9 +11,11 @@ WORKERS ?= 2
 # Debian packages the test-suite's independent validators and the store need: git (the store and the
 # clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), libxml2-utils (xmllint: XLIFF schemas,
 # TMX DTD), qttools5-dev-tools (lrelease/lconvert: Qt TS), aapt (Android resources; the stub project
-# needs no android.jar), openjdk-17-jdk-headless (javac/java: Properties.loadFromXML).
+# needs no android.jar), openjdk-17-jdk-headless (javac/java: Properties.loadFromXML, .properties),
+# ruby (Psych reads YAML exports), php-cli (php -l, include and parse_ini_string read PHP and INI exports).
 APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrelease:qttools5-dev-tools \
-	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless
+	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless \
+	ruby:ruby php:php-cli
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
@@ -49,6 +51,7 @@ bench: install system-tools
 	-$(BIN)/python bench/bench_storage.py
 	-$(BIN)/python bench/bench_transfer.py
 	-$(BIN)/python bench/formats/bench_formats.py
+	-$(BIN)/python bench/formats/bench_formats3.py
 	-$(BIN)/python bench/bench_api.py
 
 clean:

@@ -25,11 +25,11 @@ from typing import Any, Callable, Iterator
 from .catalogue import Catalogue, Translation
 from .errors import FormatError
 from .icu import parse_plural, plural_message
-from .nesting import fold, nest
+from .nesting import fold, is_plural_object, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
-from .plurals import CATEGORIES, categories_for_indices, is_locale_code, plural_rules
-from .reading import CatalogueBuilder, file_locale, plural_translation
+from .plurals import categories_for_indices, is_locale_code, plural_rules
+from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
 
 _COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
 _CONTEXT_SEPARATOR = "\u0004"
@@ -125,14 +125,6 @@ def _top_object(value: Any) -> dict[str, Any]:
     return value
 
 
-def is_plural_object(value: Any) -> bool:
-    """Whether an object is a set of plural forms ({"one": ..., "other": ...}) rather than a namespace."""
-    return (
-        isinstance(value, dict) and bool(value) and all(name in CATEGORIES for name in value)
-        and all(text is None or isinstance(text, str) for text in value.values())
-    )
-
-
 def _scalar_text(value: Any, key: str) -> str | None:
     """A leaf value as text: strings as they are, numbers and booleans in JSON spelling, null = None."""
     if value is None or isinstance(value, str):
@@ -144,19 +136,12 @@ def _scalar_text(value: Any, key: str) -> str | None:
 
 def _leaf_translation(value: Any, key: str, locale: str) -> Translation | None:
     """A JSON leaf (string, null, number or plural object) as a translation."""
-    if is_plural_object(value):
-        return plural_translation(value, locale)
-    text = _scalar_text(value, key)
-    return None if text is None else Translation(text=text)
+    return leaf_translation(value, key, locale, _scalar_text)
 
 
 def _add_tree(builder: CatalogueBuilder, tree: dict[str, Any], locale: str) -> None:
     """Every leaf of a (possibly nested) object as a unit or a translation of one, in `locale`."""
-    for key, value in fold(tree, is_plural_object):
-        translation = _leaf_translation(value, key, locale)
-        unit = builder.unit_for(key, plural=is_plural_object(value))
-        if translation is not None:
-            builder.add_translation(unit, locale, translation)
+    add_tree(builder, tree, locale, _scalar_text)
 
 
 def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[str, str] | None:

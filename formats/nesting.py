@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
+from .plurals import CATEGORIES
+
 
 def nest(items: Iterable[tuple[tuple[str, ...], Any]]) -> dict[str, Any]:
     """A nested dict from (path, value) pairs whose paths never conflict (the pipeline guarantees it)."""
@@ -33,3 +35,11 @@ def fold(
             yield from fold(value, is_leaf, path + ".")
         else:
             yield path, value
+
+
+def is_plural_object(value: Any) -> bool:
+    """Whether an object is a set of plural forms ({"one": ..., "other": ...}) rather than a namespace."""
+    return (
+        isinstance(value, dict) and bool(value) and all(name in CATEGORIES for name in value)
+        and all(text is None or isinstance(text, str) for text in value.values())
+    )

@@ -35,14 +35,17 @@ class ExportOptions:
     all_locales: every locale of the catalogue in one file (multi-locale formats only).
     source_locale: alternative source locale (the API's `source`); None = the catalogue's.
     index: "id", "text" or an alias name; None = the format's default (text for gettext families).
-    namespace: Jed / Gettext.js domain (default "messages") and SQL table suffix (default: project name).
+    namespace: Jed / Gettext.js domain (default "messages") and SQL table suffix (default: project name);
+               key prefix of PHP codeigniter/constants exports when given.
+    yaml_prefix: Rails YAML only: a top-level namespace key between each locale root and the keys.
     order: "created" (catalogue order) or "id".
     status: comma list of translated, untranslated, blank-translation, flagged, a flag name or all;
             "!" negates; a unit passes when it matches any positive term and no negated one.
     filter: comma list of tags; "*" = any tag; "!tag" excludes; same any/none rule as status.
     fallback: locale whose translation fills completely untranslated units.
     printf: php, java, objc, icu or python: convert placeholders into that style.
-    charset: output encoding; breaks: Unix, DOS or Mac line endings.
+    charset: output encoding (properties: ISO-8859-1 with \\uXXXX escapes unless a Unicode charset is
+             asked for); breaks: Unix, DOS or Mac line endings.
     no_comments: drop the banner and redundant comments; no_expand: keep dotted keys flat.
     collisions: overwrite, ignore, fail, auto or legacy (see pipeline.resolve_keys).
     project_name, exported_at, exported_by: banner and header facts (exported_at None = now, UTC).
@@ -54,12 +57,13 @@ class ExportOptions:
     source_locale: str | None = None
     index: str | None = None
     namespace: str = ""
+    yaml_prefix: str = ""
     order: str = "created"
     status: str = ""
     filter: str = ""
     fallback: str = ""
     printf: str = ""
-    charset: str = "utf-8"
+    charset: str = ""  # "" = the format's default (UTF-8; ISO-8859-1 for properties)
     breaks: str = "Unix"
     no_comments: bool = False
     no_expand: bool = False

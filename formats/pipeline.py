@@ -128,8 +128,9 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
             entry.key = _raw_key(entry, index, source, spec)
     nested = spec.nests_keys and not options.no_expand and index != "text"
     entries = resolve_keys(entries, options.collisions, nested, spec.context_in_key)
-    charset = _charset(options.charset)
-    check_encodable(entries, charset, wanted)
+    charset = _charset(options.charset or spec.default_charset)
+    if not spec.escapes_charset:
+        check_encodable(entries, charset, wanted)
     project = options.project_name or catalogue.project
     exported_at = options.exported_at or datetime.now(timezone.utc).replace(microsecond=0)
     banner = [] if options.no_comments else banner_lines(

@@ -1,15 +1,23 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping
+
 from vocabulary import canonical_locale, locale_from_posix
 
 from .catalogue import Catalogue, Translation, Unit
 from .errors import FormatError, OptionError
+from .nesting import fold, is_plural_object
 from .options import ReadOptions
 from .plurals import plural_rules
 from .unique import UniqueNames
 
 INDEXES = ("id", "text")
+# Longest line a line-oriented reader accepts: no translation is a megabyte of unbroken text, and a cap keeps a
+# hostile single-line body from reaching the parsers as if it were one.
+MAX_LINE_CHARS = 1 << 20
+
+ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
 
 
 def plural_translation(forms: dict[str, str | None], locale: str, **extra: str) -> Translation | None:
@@ -156,3 +164,51 @@ class CatalogueBuilder:
         if locale not in self._seen:
             self._seen.add(locale)
             self._locales.append(locale)
+
+
+def leaf_translation(value: Any, key: str, locale: str, scalar_text: ScalarText) -> Translation | None:
+    """A tree leaf (a scalar, or an object of plural forms) as a translation; None when untranslated."""
+    if is_plural_object(value):
+        return plural_translation(value, locale)
+    text = scalar_text(value, key)
+    return None if text is None else Translation(text=text)
+
+
+def add_tree(
+    builder: CatalogueBuilder, tree: dict[str, Any], locale: str, scalar_text: ScalarText,
+    notes: Mapping[str, str] | None = None,
+) -> None:
+    """Every leaf of a nested object (JSON, YAML, PHP arrays) as a unit, or a translation of one, in `locale`.
+
+    Nested keys fold into dotted IDs; objects of CLDR plural forms are plural units; `notes` maps dotted
+    keys to notes for translators (comments found beside them).
+    """
+    for key, value in fold(tree, is_plural_object):
+        translation = leaf_translation(value, key, locale, scalar_text)
+        unit = builder.unit_for(key, plural=is_plural_object(value))
+        if notes and key in notes and not unit.notes:
+            unit.notes = notes[key]
+        if translation is not None:
+            builder.add_translation(unit, locale, translation)
+
+
+def check_line_lengths(text: str) -> None:
+    """FormatError naming the first line longer than MAX_LINE_CHARS."""
+    if len(text) <= MAX_LINE_CHARS:
+        return
+    start, number = 0, 1
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end - start > MAX_LINE_CHARS:
+            raise FormatError(f"line is {end - start} characters long; the limit is {MAX_LINE_CHARS}", number)
+        start, number = end + 1, number + 1
+
+
+def decode_utf8(data: bytes, what: str) -> str:
+    """UTF-8 file bytes as text (a BOM is dropped); FormatError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise FormatError(f"{what} is not valid UTF-8 (byte 0x{data[error.start]:02x})", line) from None

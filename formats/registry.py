@@ -7,11 +7,11 @@ to know about a format is declared here, never in `app/`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from . import csvfmt, gettext, html, js, jsonfmt, sql
 from .xml import android, keyvalue, qt, resx, tmx, xliff
+from . import csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -63,6 +63,8 @@ class FormatSpec:
     unless no_expand; context_in_key: the format keeps contexts beside keys, so (context, key) must be
     unique rather than key; template_only: always a template (pot); key_filter: rewrites keys the format
     cannot hold.
+    default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
+    characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
     """
 
     ext: str
@@ -83,6 +85,8 @@ class FormatSpec:
     context_in_key: bool = False
     template_only: bool = False
     key_filter: Callable[[str], str] | None = None
+    default_charset: str = "utf-8"
+    escapes_charset: bool = False
 
     @property
     def name(self) -> str:
@@ -103,11 +107,16 @@ _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
+_YAML_TYPE = "application/x-yaml"
+_PHP_TYPE = "application/x-httpd-php-source"
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
 _I18NEXT = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
 _XLIFF_TYPE = "application/x-xliff+xml"
 _FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)
+_YAML = Capabilities(context=False, flags=False)
+_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False)  # one form has no pipe
+_PHP = Capabilities(context=False, flags=False, notes=False)
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
@@ -185,6 +194,38 @@ FORMATS: tuple[FormatSpec, ...] = (
                aliases=("resw",), capabilities=Capabilities(context=False, flags=False, plurals=False,
                                                             untranslated=False),
                archive_path="{project}.{locale}.{ext}"),
+    FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
+               "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
+               capabilities=_YAML, all_locales_variant="rails"),
+    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
+               "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
+               all_locales_variant="rails", nests_keys=True),
+    FormatSpec("yml", "rails", "Rails YAML", _YAML_TYPE, yamlfmt.read_rails, yamlfmt.write_rails,
+               "Rails i18n YAML: a root per locale (yaml-prefix adds a namespace), plural sub-hashes",
+               capabilities=_YAML, multi_locale=True, archive_path="{locale}.{ext}", nests_keys=True),
+    FormatSpec("yml", "symfony", "Symfony YAML", _YAML_TYPE, yamlfmt.read_symfony, yamlfmt.write_symfony,
+               "Symfony translation YAML: nested keys, plurals in pipe syntax",
+               capabilities=_PIPE_PLURALS_YAML, archive_path="messages.{locale_}.{ext}", nests_keys=True),
+    FormatSpec("php", "", "Zend/Laravel PHP array", _PHP_TYPE, php.read_php, php.write_php,
+               "PHP file returning a nested array (Laravel, Zend); plurals as CLDR-keyed arrays",
+               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True),
+    FormatSpec("php", "symfony", "Symfony (PHP array)", _PHP_TYPE, php.read_symfony, php.write_symfony,
+               "Symfony PHP translation array: nested keys, plurals in pipe syntax",
+               capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
+               nests_keys=True),
+    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_php, php.write_codeigniter,
+               "CodeIgniter language file: $lang['key'] = '...';", capabilities=_PHP,
+               archive_path="{locale_}/{project}_lang.{ext}", nests_keys=True),
+    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_php, php.write_constants,
+               "PHP define('KEY', '...') constants", capabilities=_PHP),
+    FormatSpec("properties", "", "Java properties", "text/x-java-properties", properties.read_properties,
+               properties.write_properties,
+               "Java .properties: ISO-8859-1 with \\uXXXX escapes, MessageFormat quoting, ICU plurals",
+               capabilities=Capabilities(context=False, flags=False, untranslated=False),  # missing key = untranslated
+               archive_path="{project}_{locale_}.{ext}", default_charset="iso-8859-1", escapes_charset=True),
+    FormatSpec("ini", "", "INI", "text/plain", ini.read_ini, ini.write_ini,
+               "INI file: sections as key prefixes, quoted values, plurals as key[form]",
+               capabilities=Capabilities(context=False, flags=False), key_filter=ini.ini_key),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html,
                "HTML table of every locale", multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql,

@@ -50,8 +50,9 @@ def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
     fallback = _project_locale(snap, args["fallback"], "fallback") if args.get("fallback") else ""
     options = formats.ExportOptions(
         source_locale=source, index=args.get("index") or None, namespace=args.get("namespace", ""),
+        yaml_prefix=args.get("yaml-prefix", ""),
         order=args.get("order") or "created", status=args.get("status", ""), filter=args.get("filter", ""),
-        fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "utf-8",
+        fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "",
         breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
         no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
         project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
@@ -286,7 +287,7 @@ def convert(from_ext: str, name: str, ext: str):
     export = formats.ExportOptions(locale=locale, source_locale=native, index=index,
                                    printf=args.get("printf", ""), no_comments=flag_arg("no-comments"),
                                    no_expand=flag_arg("no-expand") or flag_arg("no-folding"),
-                                   charset=args.get("charset") or "utf-8", breaks=args.get("breaks") or "Unix",
+                                   charset=args.get("charset") or "", breaks=args.get("breaks") or "Unix",
                                    collisions=args.get("collisions") or "auto", project_name=stem,
                                    all_locales=_variant(ext) == "multi")
     try:

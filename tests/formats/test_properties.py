@@ -47,3 +47,30 @@ def test_any_text_survives_json_and_arb(key: str, text: str) -> None:
 @given(key=KEY, text=TEXT)
 def test_any_text_survives_csv(key: str, text: str) -> None:
     assert roundtrip("csv", "", key, text).text == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=KEY, text=TEXT)
+def test_any_text_survives_every_yaml_variant(key: str, text: str) -> None:
+    for variant in ("", "nested", "rails"):
+        assert roundtrip("yml", variant, key, text).text == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=KEY, text=TEXT.filter(lambda text: "|" not in text))  # a pipe is Symfony's plural separator
+def test_any_text_without_pipes_survives_symfony_yaml(key: str, text: str) -> None:
+    assert roundtrip("yml", "symfony", key, text).text == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=KEY, text=TEXT)
+def test_any_text_survives_php_array_codeigniter_and_constants(key: str, text: str) -> None:
+    for variant in ("", "codeigniter", "constants"):
+        assert roundtrip("php", variant, key, text).text == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=KEY, text=TEXT)
+def test_any_text_survives_java_properties_and_ini(key: str, text: str) -> None:
+    assert roundtrip("properties", "", key, text).text == text
+    assert roundtrip("ini", "", key, text).text == text

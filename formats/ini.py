@@ -1,0 +1,158 @@
+"""INI files: `key = "text"` lines, sections as key prefixes (`[menu]` + `open` = `menu.open`).
+
+Writing: the banner as `;; ` lines, keys without a dot first, then one `[section]` per dotted prefix (the
+key up to its last dot); values double-quoted with `\\\\`, `\\"`, `\\n`, `\\r`, `\\t` escapes (PHP's normal
+scanner undoes the first two, its raw scanner and configparser keep the text between the quotes); a blank
+translation is `key = ""`, an untranslated one `key =`; plural forms as PHP arrays `key[one] = "..."`;
+notes as `; ` lines above their key. Characters INI keys cannot hold become `_`.
+
+Reading: `;`/`#` comments (a block right above a key becomes its notes), `[section]` headers (a
+section may reappear), double-quoted values with the escapes above, single-quoted values taken as they
+are, bare values trimmed (empty = untranslated), `key[form] = ...` plural forms and `key[] = ...` lists.
+A key given twice is a 422 naming both lines.
+"""
+from __future__ import annotations
+
+import re
+
+from .catalogue import Catalogue, Translation
+from .errors import FormatError
+from .options import ReadOptions
+from .pipeline import Entry, ExportDocument
+from .plurals import CATEGORIES
+from .reading import CatalogueBuilder, check_line_lengths, decode_utf8, plural_translation
+
+_SECTION = re.compile(r"\[([^\]]*)\]\s*(?:[;#].*)?")
+_ENTRY = re.compile(r"([^=\[\]]+?)\s*(?:\[([^\]]*)\])?\s*=\s*(.*)", re.S)
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:[;#].*)?|\'([^\']*)\'\s*(?:[;#].*)?', re.S)
+_READ_ESCAPE = re.compile(r"\\(.)", re.S)
+_READ_NAMED = {"n": "\n", "r": "\r", "t": "\t"}
+_LINES = re.compile(r"\r\n|\r|\n")  # not str.splitlines: \x1c-\x1e, \x85, \u2028... are text here
+_KEY_UNSAFE = re.compile(r"[\x00-\x20=:;#\[\]\"'?{}|&~!()^$\x7f]")
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+def _value(raw: str, number: int) -> str | None:
+    """The text of a value as written: quoted with escapes, single-quoted literally, or bare (empty = None)."""
+    raw = raw.strip()
+    if raw[:1] in ('"', "'"):
+        match = _QUOTED.fullmatch(raw)
+        if match is None:
+            raise FormatError("unterminated or malformed quoted value", number)
+        if match.group(2) is not None:
+            return match.group(2)
+        return _READ_ESCAPE.sub(lambda escape: _READ_NAMED.get(escape.group(1), escape.group(1)), match.group(1))
+    bare = re.split(r"\s[;#]", raw, maxsplit=1)[0].strip()
+    return bare or None
+
+
+def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
+    """Units of an INI file, keys prefixed with their section."""
+    text = decode_utf8(data, "INI file")
+    check_line_lengths(text)
+    builder = CatalogueBuilder(options, "id")
+    section, comments = "", []
+    seen: dict[str, int] = {}
+    plurals: dict[str, dict[str, str | None]] = {}
+    lists: dict[str, int] = {}
+    for number, line in enumerate(_LINES.split(text), 1):
+        stripped = line.strip()
+        if not stripped:
+            comments = []
+            continue
+        if stripped.startswith(";;"):  # the banner
+            continue
+        if stripped[0] in ";#":
+            comments.append(stripped[1:].strip())
+            continue
+        header = _SECTION.fullmatch(stripped)
+        if header:
+            section, comments = header.group(1).strip(), []
+            continue
+        match = _ENTRY.fullmatch(stripped)
+        if match is None:
+            raise FormatError(f"expected `key = value` or `[section]`, found {stripped[:40]!r}", number)
+        name, index, raw = match.groups()
+        key = f"{section}.{name.strip()}" if section else name.strip()
+        if index == "":  # key[] = value: the next list item
+            position = lists.get(key, 0)
+            lists[key] = position + 1
+            key, index = f"{key}.{position}", None
+        full = f"{key}[{index}]" if index is not None else key
+        if full in seen:
+            raise FormatError(f"duplicate key {full!r} (first at line {seen[full]})", number)
+        seen[full] = number
+        value = _value(raw, number)
+        if index is not None and index in CATEGORIES:
+            forms = plurals.get(key)
+            if forms is None:
+                forms = plurals[key] = {}
+                builder.add(key, notes="\n".join(comments), plural=True)
+            forms[index] = value
+        else:
+            target = None if value is None else Translation(text=value)
+            builder.add(f"{key}.{index}" if index is not None else key, target, notes="\n".join(comments))
+        comments = []
+    locale = builder.locale
+    for unit in builder.units:
+        if unit.plural:
+            translation = plural_translation(plurals[unit.key], locale)
+            if translation is not None:
+                builder.add_translation(unit, locale, translation)
+    return builder.build()
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+_WRITE_ESCAPE = re.compile(r'[\\"\n\r\t]')
+_WRITE_NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def ini_key(key: str) -> str:
+    """A key INI parsers accept (PHP reserves `?{}|&~!()^"`, configparser splits on `=` and `:`)."""
+    return _KEY_UNSAFE.sub("_", key) or "_"
+
+
+def quote(text: str) -> str:
+    """A double-quoted INI value."""
+    return '"' + _WRITE_ESCAPE.sub(lambda match: _WRITE_NAMED[match.group(0)], text) + '"'
+
+
+def _lines(entry: Entry, name: str, doc: ExportDocument) -> list[str]:
+    """The `name = value` line(s) of one unit, with its notes above."""
+    lines = []
+    if entry.unit.notes and not doc.options.no_comments:
+        lines.extend(f"; {line}".rstrip() for line in entry.unit.notes.splitlines())
+    locale = doc.locale
+    if entry.unit.plural:
+        forms = entry.plural_forms(locale, doc.rules(locale).forms) if locale else {}
+        if forms:
+            return lines + [f"{name}[{form}] = {quote(text)}" for form, text in forms.items()]
+    translation = entry.translations.get(locale) if locale else None
+    if translation is None or translation.text is None:
+        return lines + [f"{name} ="]
+    return lines + [f"{name} = {quote(translation.text)}"]
+
+
+def write_ini(doc: ExportDocument) -> str:
+    """Top-level keys, then a section per dotted prefix, in order of first appearance."""
+    out = [f";; {line}".rstrip() for line in doc.banner]
+    top: list[str] = []
+    sections: dict[str, list[str]] = {}
+    for entry in doc.entries:
+        section, _, name = entry.key.rpartition(".")
+        if section:
+            sections.setdefault(section, []).extend(_lines(entry, name, doc))
+        else:
+            top.extend(_lines(entry, name, doc))
+    if out and (top or sections):
+        out.append("")
+    out.extend(top)
+    for section, lines in sections.items():
+        if out and out[-1] != "":
+            out.append("")
+        out.append(f"[{section}]")
+        out.extend(lines)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,136 @@
+"""INI: round trips, PHP parse_ini_string (raw and normal) and Python configparser(strict=True), errors."""
+from __future__ import annotations
+
+import configparser
+from pathlib import Path
+
+import pytest
+
+from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+
+from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
+from .validators import php_parse_ini
+
+
+TEXTS = {
+    "plain": "Bonjour",
+    "quotes": "l'été \"chaud\"",
+    "backslash": "C:\\dir\\",
+    "semicolon": "a; b # c = d : e",
+    "reserved": "yes",
+    "nothing": "null",
+    "brackets": "[section] {x} $y",
+    "unicode": "Fête 🎉 日本語",
+    "empty": "",
+}
+
+
+def texts_catalogue() -> Catalogue:
+    units = [Unit(id=key, translations={"en": Translation("x"), "fr": Translation(text)}) for key, text in TEXTS.items()]
+    units.append(Unit(id="menu.file.open", translations={"fr": Translation("Ouvrir")}, notes="File menu"))
+    units.append(Unit(id="menu.file.close", translations={"fr": Translation("Fermer")}))
+    units.append(Unit(id="menu.edit", translations={"fr": Translation("Édition")}))
+    units.append(Unit(id="files", plural=True, translations={"fr": Translation("x", plural_texts("fr"))}))
+    units.append(Unit(id="missing", translations={"en": Translation("x")}))
+    return Catalogue(source_locale="en", locales=["en", "fr"], units=units)
+
+
+def save(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "lang.ini"
+    path.write_bytes(data)
+    return path
+
+
+def configparser_read(data: bytes) -> dict[str, dict[str, str]]:
+    """Sections as configparser(strict=True) reads them (keys before any section go in `[top]`)."""
+    parser = configparser.ConfigParser(strict=True, interpolation=None)
+    parser.optionxform = str  # keep keys' case
+    parser.read_string("[top]\n" + data.decode("utf-8"))
+    return {section: dict(parser[section]) for section in parser.sections()}
+
+
+def test_php_raw_scanner_keeps_exactly_the_quoted_text(tmp_path: Path) -> None:
+    data = export_file(texts_catalogue(), "ini", "", options(locale="fr")).data
+    raw = php_parse_ini(save(tmp_path, data), raw=True)
+    escaped = {key: text.replace("\\", "\\\\").replace('"', '\\"') for key, text in TEXTS.items()}
+    assert raw == {
+        **escaped, "files": plural_texts("fr"), "missing": "",
+        "menu.file": {"open": "Ouvrir", "close": "Fermer"}, "menu": {"edit": "Édition"},
+    }
+
+
+def test_php_normal_scanner_reads_the_texts(tmp_path: Path) -> None:
+    catalogue = texts_catalogue()
+    catalogue.units = [unit for unit in catalogue.units if unit.id not in ("reserved", "nothing", "brackets")]
+    data = export_file(catalogue, "ini", "", options(locale="fr")).data
+    normal = php_parse_ini(save(tmp_path, data), raw=False)
+    for key, text in TEXTS.items():
+        if key in normal:
+            assert normal[key] == text
+
+
+def test_configparser_strict_reads_every_key_once(tmp_path: Path) -> None:
+    data = export_file(texts_catalogue(), "ini", "", options(locale="fr")).data
+    sections = configparser_read(data)
+    assert sections["menu.file"] == {"open": '"Ouvrir"', "close": '"Fermer"'}
+    assert sections["top"]["files[one]"] == '"' + plural_texts("fr")["one"] + '"'
+    assert sections["top"]["missing"] == ""
+    assert sections["top"]["semicolon"] == '"a; b # c = d : e"'
+
+
+@pytest.mark.parametrize("locale", PLURAL_LOCALES)
+def test_rich_exports_pass_both_validators(tmp_path: Path, locale: str) -> None:
+    data = export_file(rich_catalogue(), "ini", "", options(locale=locale)).data
+    expected = rich_catalogue().unit("menu.close").translation(locale).text
+    assert php_parse_ini(save(tmp_path, data), raw=True)["menu"]["close"] == expected
+    assert configparser_read(data)["menu"]["close"] == f'"{expected}"'
+
+
+def test_round_trip_of_texts_notes_and_sections() -> None:
+    data = export_file(texts_catalogue(), "ini", "", options(locale="fr")).data
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert {key: read.unit(key).translation("fr").text for key in TEXTS} == TEXTS
+    assert read.unit("menu.file.open").notes == "File menu"
+    assert not read.unit("missing").translation("fr").translated
+
+
+def test_keys_ini_cannot_hold_are_rewritten() -> None:
+    catalogue = Catalogue(locales=["en"], units=[Unit(id="a=b [c]?", translations={"en": Translation("x")})])
+    assert b"\na_b__c__ = " in export_file(catalogue, "ini", "", options(locale="en")).data
+
+
+def test_reading_sections_comments_quotes_and_lists() -> None:
+    data = b"""; header comment
+
+top = bare value ; trailing comment
+single = 'kept \\n as is'
+[app]
+# about the title
+title = "Titre"
+days[] = Lundi
+days[] = Mardi
+[app]
+later = "section again"
+"""
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    texts = {unit.id: unit.translation("fr").text for unit in read.units}
+    assert texts == {"top": "bare value", "single": "kept \\n as is", "app.title": "Titre", "app.days.0": "Lundi",
+                     "app.days.1": "Mardi", "app.later": "section again"}
+    assert read.unit("app.title").notes == "about the title"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"a = 1\n[s]\nb = 2\n[s]\nb = 3\n", r"line 5: duplicate key 's.b' \(first at line 3\)"),
+    (b"a = 1\na = 2\n", r"line 2: duplicate key 'a'"),
+    (b"p[one] = 1\np[one] = 2\n", r"line 2: duplicate key 'p\[one\]'"),
+    (b"just text\n", r"line 1: expected `key = value`"),
+    (b'a = "open\n', r"line 1: unterminated or malformed quoted value"),
+])
+def test_broken_ini_is_a_format_error(data: bytes, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        read_file("ini", "", data, ReadOptions(locale="fr"))
+
+
+def test_a_ten_megabyte_line_is_refused() -> None:
+    with pytest.raises(FormatError, match="line 1: line is"):
+        read_file("ini", "", b"a = " + b"x" * (10 << 20), ReadOptions(locale="fr"))
