@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
+from .apple import plist, strings as apple_strings, stringsdict, xcstrings
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -50,6 +51,7 @@ _GETTEXT = dict(default_index="text", context_in_key=True)
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
+_PLIST_TYPE = "application/x-plist"
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
@@ -76,6 +78,16 @@ FORMATS: tuple[FormatSpec, ...] = (
                context_in_key=True),
     FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
+    FormatSpec("strings", "", "iOS Localizable.strings", "text/plain", apple_strings.read_strings,
+               apple_strings.write_strings),
+    FormatSpec("stringsdict", "", "iOS Localizable.stringsdict", _PLIST_TYPE, stringsdict.read_stringsdict,
+               stringsdict.write_stringsdict),
+    FormatSpec("xcstrings", "", "Xcode String Catalog", _JSON_TYPE, xcstrings.read_xcstrings,
+               xcstrings.write_xcstrings, multi_locale=True),
+    FormatSpec("plist", "", "Apple property list", _PLIST_TYPE, plist.read_plist, plist.write_plist),
+    FormatSpec("bplist", "", "Apple binary property list", "application/octet-stream", plist.read_plist,
+               plist.write_bplist),
+    FormatSpec("blist", "", "Apple binary property list", "application/octet-stream", plist.read_plist, None),
 )
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
