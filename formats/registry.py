@@ -9,6 +9,8 @@ from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
 from .apple import plist, strings as apple_strings, stringsdict, xcstrings
+from .resbundle import binary as icu_binary, text as icu_text
+from .resbundle.tree import resource_key
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -88,6 +90,10 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("bplist", "", "Apple binary property list", "application/octet-stream", plist.read_plist,
                plist.write_bplist),
     FormatSpec("blist", "", "Apple binary property list", "application/octet-stream", plist.read_plist, None),
+    FormatSpec("res", "", "ICU resource bundle", "application/octet-stream", icu_binary.read_res, icu_binary.write_res,
+               nests_keys=True, key_filter=resource_key),
+    FormatSpec("txt", "", "ICU resource bundle source", "text/plain", icu_text.read_txt, icu_text.write_txt,
+               nests_keys=True, key_filter=resource_key),
 )
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
