@@ -81,10 +81,11 @@ class _Scanner:
 
     def expect(self, char: str, what: str) -> None:
         """Consume `char` or fail saying what was expected after what."""
+        before = self.position  # an error points where the missing character belongs
         found = self.peek()
         if found != char:
             shown = repr(found) if found else "the end of the file"
-            raise self.fail(f"expected {char!r} {what}, found {shown}")
+            raise FormatError(f"expected {char!r} {what}, found {shown}", self.text.count("\n", 0, before) + 1)
         self.position += 1
 
     def string(self, what: str) -> str:

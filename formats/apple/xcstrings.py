@@ -83,7 +83,7 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     meta: dict[str, Any] = {
         f"xcstrings.{name}": record[name] for name in ("extractionState", "shouldTranslate") if name in record
     }
-    kept = len(meta)
+    kept = len(meta)  # key attributes Gloss has no field for
     read: dict[str, Translation] = {}
     plural = False
     for locale, localization in localizations.items():
@@ -96,7 +96,10 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
             plural = plural or is_plural
     comment = record.get("comment")
     notes = comment if isinstance(comment, str) else ""
-    source_translation = read.pop(source, None) or Translation(text=key)
+    source_translation = read.pop(source, None)
+    if source_translation is not None and source_translation.text == key:
+        meta["xcstrings.explicitSource"] = True  # Xcode omits such a localization unless it was made explicit
+    source_translation = source_translation or Translation(text=key)
     unit = builder.add(key, source=source_translation, notes=notes, plural=plural, meta=meta)
     for locale, translation in read.items():
         builder.add_translation(unit, locale, translation)
@@ -221,7 +224,8 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
         if doc.template and locale != doc.source_locale:
             continue
         source_is_key = locale == doc.source_locale and not entry.unit.plural and (
-            entry.translation(locale).text == entry.key and not entry.translation(locale).flag)
+            entry.translation(locale).text == entry.key and not entry.translation(locale).flag
+            and not entry.unit.meta.get("xcstrings.explicitSource"))
         if source_is_key:
             continue
         localization = _localization_of(entry, locale, doc)

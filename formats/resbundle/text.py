@@ -83,10 +83,11 @@ class _Parser:
 
     def expect(self, char: str, context: str) -> None:
         """Consume `char` or fail."""
+        before = self.position  # an error points where the missing character belongs
         found = self.peek()
         if found != char:
-            raise self.fail(f"expected {char!r} {context}, found {found!r}" if found else
-                            f"expected {char!r} {context}, found the end of the file")
+            shown = repr(found) if found else "the end of the file"
+            raise FormatError(f"expected {char!r} {context}, found {shown}", self.text.count("\n", 0, before) + 1)
         self.position += 1
 
     def word(self, what: str) -> str:
