@@ -9,8 +9,11 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 2
 # Debian packages the test-suite's independent validators and the store need: git (the store and the
-# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files).
-APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext
+# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), libplist-utils (plistutil reads plist,
+# bplist and stringsdict exports), gnustep-base-runtime (sfparse checks .strings), icu-devtools (genrb compiles
+# .txt, derb dumps .res).
+APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext plistutil:libplist-utils sfparse:gnustep-base-runtime \
+	genrb:icu-devtools derb:icu-devtools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
