@@ -21,13 +21,15 @@ made of one plural substitution (`%#@count@`) also reads as a plural unit, its s
 meta to be written back. What has no place in the catalogue (device variations, several
 substitutions, per-key extraction state) is kept in unit meta and counted in the catalogue header
 `xcstrings-kept`; the empty key Xcode extracts from `Text("")` cannot be an asset and is skipped
-(header `xcstrings-skipped`).
+(header `xcstrings-skipped`). Keys with line breaks (SwiftUI keys are source texts) get asset IDs
+with `\\n`-style escapes, turned back into the key on export.
 
 Writing mirrors Xcode's own output: keys sorted, two-space indents, `" : "` separators, no
 trailing newline, version "1.0".
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -45,6 +47,44 @@ FLAG_OF_STATE = {"translated": "", "needs_review": "fuzzy", "new": "provisional"
 STATE_OF_FLAG = {flag: state for state, flag in FLAG_OF_STATE.items()}
 VERSION = "1.0"
 _SUBSTITUTION = re.compile(r"%(?:\d+\$)?#@([^@]+)@")
+MAX_ID_BYTES = 500  # well under the store's limit, and still a readable ID
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL_ESCAPE = re.compile(r"\\(?:n|t|r|u[0-9A-F]{4})")
+_NAMED_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def asset_id_of_key(key: str) -> str:
+    """The asset ID of a key: SwiftUI keys are source texts, which may hold line breaks or be paragraphs.
+
+    Asset IDs cannot hold control characters: `\\n`, `\\t`, `\\r` and `\\uXXXX` stand for them and are
+    turned back by `key_of_asset_id` (a key spelling such an escape literally would be turned too).
+    Keys longer than MAX_ID_BYTES are cut and end with a hash of the whole key; the export finds the
+    key again as the source text (such keys have no explicit source localization).
+    """
+    if _CONTROL.search(key):
+        key = _CONTROL.sub(lambda match: _NAMED_CONTROLS.get(match.group(0), f"\\u{ord(match.group(0)):04X}"), key)
+    if len(key.encode("utf-8")) <= MAX_ID_BYTES:
+        return key
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
+    return key.encode("utf-8")[:MAX_ID_BYTES - 16].decode("utf-8", "ignore") + f"…#{digest}"
+
+
+def catalog_key(entry: Entry, source_locale: str) -> str:
+    """The key an entry is written under: its source text when the asset ID was made from it, else the ID."""
+    source = entry.translation(source_locale).text
+    if source and source != entry.key and asset_id_of_key(source) == entry.key:
+        return source
+    return key_of_asset_id(entry.key)
+
+
+def key_of_asset_id(asset_id: str) -> str:
+    """The String Catalog key of an asset ID (inverse of asset_id_of_key)."""
+    if "\\" not in asset_id:
+        return asset_id
+    def control(match: re.Match[str]) -> str:
+        escape = match.group(0)
+        return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
+    return _CONTROL_ESCAPE.sub(control, asset_id)
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -100,7 +140,7 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     if source_translation is not None and source_translation.text == key:
         meta["xcstrings.explicitSource"] = True  # Xcode omits such a localization unless it was made explicit
     source_translation = source_translation or Translation(text=key)
-    unit = builder.add(key, source=source_translation, notes=notes, plural=plural, meta=meta)
+    unit = builder.add(asset_id_of_key(key), source=source_translation, notes=notes, plural=plural, meta=meta)
     for locale, translation in read.items():
         builder.add_translation(unit, locale, translation)
     return kept
@@ -213,6 +253,7 @@ def _localization_of(entry: Entry, locale: str, doc: ExportDocument) -> dict[str
 
 def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
     """The object of one key."""
+    key = catalog_key(entry, doc.source_locale)
     record: dict[str, Any] = {}
     if entry.unit.notes:
         record["comment"] = entry.unit.notes
@@ -224,7 +265,7 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
         if doc.template and locale != doc.source_locale:
             continue
         source_is_key = locale == doc.source_locale and not entry.unit.plural and (
-            entry.translation(locale).text == entry.key and not entry.translation(locale).flag
+            entry.translation(locale).text == key and not entry.translation(locale).flag
             and not entry.unit.meta.get("xcstrings.explicitSource"))
         if source_is_key:
             continue
@@ -238,6 +279,6 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
 
 def write_xcstrings(doc: ExportDocument) -> str:
     """A String Catalog of the source and every exported locale, laid out as Xcode writes it."""
-    strings = {entry.key: _record(entry, doc) for entry in doc.entries}
+    strings = {catalog_key(entry, doc.source_locale): _record(entry, doc) for entry in doc.entries}
     catalog = {"sourceLanguage": doc.source_locale, "strings": strings, "version": VERSION}
     return json.dumps(catalog, indent=2, separators=(",", " : "), ensure_ascii=False, sort_keys=True)
