@@ -6,12 +6,12 @@ from ..plurals import CATEGORIES, plural_rules
 
 
 def apple_plural_forms(entry: Entry, locale: str, forms: list[str]) -> dict[str, str]:
-    """The locale's forms of an entry in CLDR order; `other` copies the last form when the locale lacks it.
+    """The locale's forms of an entry in CLDR order; `other` copies the last form when the entry has none.
 
     Apple requires `other` in every plural rule, while the integer forms of some locales (Russian:
     one, few, many) never reach it.
     """
-    present = entry.plural_forms(locale, forms)
+    present = entry.plural_forms(locale, forms if "other" in forms else [*forms, "other"])  # keep a real `other`
     if present and "other" not in present:
         present["other"] = present[next(category for category in reversed(forms) if category in present)]
     return {category: present[category] for category in CATEGORIES if category in present}

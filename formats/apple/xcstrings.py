@@ -30,13 +30,12 @@ trailing newline, version "1.0".
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
 from ..catalogue import Catalogue, Translation
 from ..errors import FormatError
-from ..jsonfmt import load_json
+from ..jsonfmt import dump_json, load_json
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
@@ -281,4 +280,11 @@ def write_xcstrings(doc: ExportDocument) -> str:
     """A String Catalog of the source and every exported locale, laid out as Xcode writes it."""
     strings = {catalog_key(entry, doc.source_locale): _record(entry, doc) for entry in doc.entries}
     catalog = {"sourceLanguage": doc.source_locale, "strings": strings, "version": VERSION}
-    return json.dumps(catalog, indent=2, separators=(",", " : "), ensure_ascii=False, sort_keys=True)
+    return dump_json(_sorted(catalog), indent="  ", colon=" : ", final_newline=False)
+
+
+def _sorted(value: Any) -> Any:
+    """Objects with their keys sorted at every level, as Xcode writes them."""
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    return value

@@ -446,3 +446,21 @@ def test_real_string_catalog_imports_every_key_and_round_trips_unchanged() -> No
     again = export_file(catalogue, "xcstrings", "", options(all_locales=True)).data
     del original["strings"][""]
     assert check_xcode_structure(again) == original
+
+
+def test_xcode_shaped_catalog_round_trips_byte_for_byte() -> None:
+    """Plural `other` forms of locales whose integers never use them (ru: fractions) are kept too."""
+    forms = {"one": "%lld файл", "few": "%lld файла", "many": "%lld файлов", "other": "%lld файла (дробь)"}
+    catalog = {"sourceLanguage": "en", "strings": {
+        "%lld files": {"comment": "File count", "localizations": {
+            "en": {"variations": {"plural": {"one": {"stringUnit": {"state": "translated", "value": "%lld file"}},
+                                             "other": {"stringUnit": {"state": "translated", "value": "%lld files"}}}}},
+            "ru": {"variations": {"plural": {name: {"stringUnit": {"state": "needs_review", "value": text}}
+                                             for name, text in sorted(forms.items())}}}}},
+        "Done": {"localizations": {"ru": {"stringUnit": {"state": "translated", "value": "Готово"}}}},
+    }, "version": "1.0"}
+    data = json.dumps(catalog, indent=2, separators=(",", " : "), ensure_ascii=False, sort_keys=True).encode()
+    catalogue = read("xcstrings", data)
+    assert catalogue.unit("%lld files").translation("ru").plurals == forms
+    assert catalogue.unit("%lld files").translation("ru").flag == "fuzzy"
+    assert export_file(catalogue, "xcstrings", "", options(all_locales=True)).data == data
