@@ -10,6 +10,8 @@ from typing import Any
 
 from flask import Blueprint
 
+from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
+
 from .jsonio import render
 
 bp = Blueprint("openapi", __name__)
@@ -105,6 +107,14 @@ SCHEMAS: dict[str, Any] = {
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
         "errors": {"type": "array", "items": STRING}}},
+    "Format": {"type": "object", "required": ["ext", "variant", "label", "readable", "writable", "multi_locale",
+                                              "aliases"], "properties": {
+        "ext": STRING, "variant": {"type": "string", "description": "\"\" for the extension's default"},
+        "label": STRING, "description": STRING, "readable": BOOL, "writable": BOOL, "multi_locale": BOOL,
+        "aliases": {"type": "array", "items": STRING, "description": "other extensions meaning this one"},
+        "content_type": STRING, "default_index": {"enum": ["id", "text"]},
+        "capabilities": {"type": "array", "items": STRING},
+        "archive_path": {"type": "string", "description": "file path template inside archive/{ext}.zip"}}},
     "Progress": {"type": "object", "additionalProperties": INT,
                  "description": "translated and untranslated always; flagged and each status/flag when present"},
 }
@@ -113,6 +123,7 @@ ASSET_ID = _path_param("id", "Asset ID (dots allowed; the `.json` suffix is opti
 PID = _path_param("pid", "Plural-form asset ID")
 TAG = _path_param("tag", "Tag name")
 LOCALE = _path_param("locale", "Locale code or language tag (fr, fr-FR, fr_FR)")
+LEGACY_ASSET_LOCALE = _path_param("id", "Asset ID, then `/` and a locale code (the legacy {id}/{locale} spelling)")
 FILTER = _query("filter", "Comma-separated tags: any listed tag matches; `*` any tag; `!tag` excludes")
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
@@ -155,6 +166,9 @@ def build_paths() -> dict[str, dict[str, Any]]:
         "/api/ping": {"get": op("Check the API is up", {"200": _json(_ref("Ping"), "Version and build")},
                                 public=True)},
         "/api/ping/not-found": {"get": op("Always a JSON 404", {"404": _error("Not found")}, public=True)},
+        "/api/formats": {"get": op("Every file format: extension, variant, label, what it can do",
+                                   {"200": _json({"type": "array", "items": _ref("Format")}, "In registry order")},
+                                   public=True, description=formats_table())},
         "/api/openapi.json": {"get": op("This description", {"200": _json({"type": "object"}, "OpenAPI 3.1")},
                                         public=True)},
         "/api/auth/verify": {
@@ -269,6 +283,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
     paths.update(transfer_paths())
     _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
     _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
+    _with_aliases(paths, "/api/formats", ["/api/formats.json"])
     _with_aliases(paths, "/api/auth/verify", ["/api/auth/verify.json"], deprecated=True)
     _with_aliases(paths, "/api/assets", ["/api/assets.json"])
     _with_aliases(paths, "/api/assets/{id}.json", ["/api/assets/{id}"])
@@ -285,8 +300,9 @@ def build_paths() -> dict[str, dict[str, Any]]:
     legacy_one = {"post": paths["/api/translations/{id}/{locale}"]["post"],
                   "delete": paths["/api/translations/{id}/{locale}"]["delete"]}
     paths["/api/translations/{id}.json"].update(
-        {method: dict(operation, deprecated=True, description="Legacy spelling {id}/{locale}.json: the path "
-                      "is read as asset/locale when that names an asset and a locale of the project.")
+        {method: dict(operation, deprecated=True, parameters=[LEGACY_ASSET_LOCALE],
+                      description="Legacy spelling {id}/{locale}.json: the path is read as asset/locale when "
+                                  "that names an asset and a locale of the project.")
          for method, operation in legacy_one.items()})
     _with_aliases(paths, "/api/translations/{id}/{locale}/flag", ["/api/translations/{id}/{locale}/flag.json"])
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
@@ -294,10 +310,62 @@ def build_paths() -> dict[str, dict[str, Any]]:
     return paths
 
 
-EXT = _path_param("ext", "File extension selecting the format (see `format` for variants)")
+def _usable(spec: FormatSpec, purpose: str) -> bool:
+    return {"read": spec.readable, "write": spec.writable}[purpose]
+
+
+def ext_param(purpose: str, name: str = "ext") -> dict[str, Any]:
+    """The extension path parameter: the registered extensions (and aliases) usable for `purpose`."""
+    exts = [ext for ext in extensions() if any(_usable(spec, purpose) for spec in FORMATS if spec.ext == ext)]
+    spellings = sorted({*exts, *(alias for ext in exts for alias in aliases_of(ext))})
+    what = "readable" if purpose == "read" else "exportable"
+    return {"name": name, "in": "path", "required": True, "schema": {"enum": spellings},
+            "description": f"File extension of a {what} format (see `format` for its variants and "
+                           "GET /api/formats for the list)"}
+
+
+def variant_param(purpose: str) -> dict[str, Any]:
+    """The `format` query parameter: every variant of the registered extensions, named per extension."""
+    variants: dict[str, list[str]] = {}
+    for spec in FORMATS:
+        if spec.variant and _usable(spec, purpose):
+            variants.setdefault(spec.ext, []).append(spec.variant)
+    listed = "; ".join(f"{ext}: {', '.join(names)}" for ext, names in variants.items())
+    names = {name for group in variants.values() for name in group}
+    defaults = {*extensions(), *(alias for ext in extensions() for alias in aliases_of(ext))}
+    return _query("format", f"Format variant of the extension ({listed}); absent, `default` or the extension "
+                            "itself means its default", {"enum": ["", "default", *sorted(names | defaults)]})
+
+
+def formats_table() -> str:
+    """A Markdown table of the registry for the description of GET /api/formats."""
+    rows = ["| ext | variant | label | read | write | all locales | aliases |", "|---|---|---|---|---|---|---|"]
+    for spec in FORMATS:
+        rows.append(f"| {spec.ext} | {spec.variant or '(default)'} | {spec.label} | {'yes' if spec.readable else 'no'} "
+                    f"| {'yes' if spec.writable else 'no'} | {'yes' if spec.multi_locale else 'no'} "
+                    f"| {', '.join(aliases_of(spec.ext))} |")
+    return "\n".join(rows)
+
+
+def archive_layouts() -> str:
+    """Where each format puts a locale's file inside an archive, from the registry."""
+    layouts = [f"{spec.name}: `{spec.archive_path}`" for spec in FORMATS if spec.writable]
+    return ("Each locale's file sits at its format's path ({locale} = pt-BR, {locale_} = pt_BR, "
+            "{android} = pt-rBR): " + "; ".join(layouts) + ".")
+
+
+def single_locale_note() -> str:
+    """What all.{ext} gives in a project with one locale, from the registry."""
+    quirks = [f"{spec.name} gives {spec.ext} ({spec.single_locale_variant or 'default'})" for spec in FORMATS
+              if spec.single_locale_variant is not None]
+    return ("A single-locale project gets a single-locale file where the format says so (Loco's flat all.json): "
+            + "; ".join(quirks) + ".") if quirks else ""
+
+
+EXPORT_EXT = ext_param("write")
+IMPORT_EXT = ext_param("read")
 EXPORT_PARAMS = [
-    _query("format", "Format variant of the extension (json: jed, chrome, i18next, multi; js: gettext, "
-                     "ng-gettext); the extension itself means its default"),
+    variant_param("write"),
     FILTER,
     _query("index", "Lookup key: id, text or an alias name (default per format: text for gettext)"),
     _query("source", "Alternative source locale"),
@@ -318,7 +386,7 @@ EXPORT_PARAMS = [
 IMPORT_PARAMS = [
     _query("index", "Keys are asset IDs (id) or source texts (text); default per format"),
     _query("locale", "Language of the file's translations; auto or absent: from the file"),
-    _query("format", "Variant of the extension, e.g. multi for multi-locale JSON"),
+    variant_param("read"),
     _query("async", "Run in the background; answer 201 with a Location header", {"type": "boolean"}),
     *[_query(name, description, {"type": "boolean"}) for name, description in (
         ("ignore-new", "Do not add new assets"), ("ignore-existing", "Do not update existing assets"),
@@ -347,27 +415,27 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
     return {
         "/api/export/locale/{locale}.{ext}": {"get": op(
             "Export one locale", {"200": file, "404": _error("Locale not in project"), **export_errors},
-            parameters=[LOCALE, EXT, *EXPORT_PARAMS], kind="export")},
+            parameters=[LOCALE, EXPORT_EXT, *EXPORT_PARAMS], kind="export")},
         "/api/export/all.{ext}": {"get": op(
             "Export every locale in one multi-locale file", {"200": file, **export_errors},
-            parameters=[EXT, *EXPORT_PARAMS], kind="export",
-            description="all.json is keyed by locale, except in a single-locale project (a flat asset map).")},
+            parameters=[EXPORT_EXT, *EXPORT_PARAMS], kind="export",
+            description="Multi-locale formats hold every locale; a single-locale format may name the "
+                        "multi-locale variant it uses (json: multi). " + single_locale_note())},
         "/api/export/template.{ext}": {"get": op(
             "Export source keys only (e.g. a POT)", {"200": file, **export_errors},
-            parameters=[EXT, *[p for p in EXPORT_PARAMS if p["name"] != "fallback"]], kind="export")},
+            parameters=[EXPORT_EXT, *[p for p in EXPORT_PARAMS if p["name"] != "fallback"]], kind="export")},
         "/api/export/archive/{ext}.zip": {"get": op(
             "Every locale as its own file in a zip archive", {"200": file, **export_errors},
-            parameters=[EXT, *EXPORT_PARAMS], kind="export",
-            description="Gettext files are laid out as {locale}/LC_MESSAGES/{project}.po, Chrome as "
-                        "_locales/{locale}/messages.json, i18next as {locale}/translation.json.")},
+            parameters=[EXPORT_EXT, *EXPORT_PARAMS], kind="export",
+            description=archive_layouts())},
         "/api/export/archive/{ext}.tar": {"get": op(
             "Every locale as its own file in a tar archive", {"200": file, **export_errors},
-            parameters=[EXT, *EXPORT_PARAMS], kind="export")},
+            parameters=[EXPORT_EXT, *EXPORT_PARAMS], kind="export")},
         "/api/import/{ext}": {"post": op(
             "Import a file (the raw body): one commit however many units",
             {"200": import_result, "201": _json({"type": "object"}, "Asynchronous job created (Location header)"),
              "400": _error("Bad option"), "422": _error("Empty or invalid source data (names the line)")},
-            parameters=[EXT, *IMPORT_PARAMS], kind="write", body=_raw("The file"))},
+            parameters=[IMPORT_EXT, *IMPORT_PARAMS], kind="write", body=_raw("The file"))},
         "/api/import/progress/{id}": {"get": op(
             "Progress of an asynchronous import",
             {"200": _json({"type": "object", "properties": {"progress": INT, "success": STRING, "error": STRING}},
@@ -379,11 +447,11 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
             "Convert a file between formats (no key, no project)",
             {"200": file, "204": {"description": "Nothing could be extracted"},
              "400": _error("Unsupported format pair"), "422": _error("Empty or invalid source data")},
-            parameters=[_path_param("from", "Source format"), _path_param("name", "Target file name; a locale "
-                        "may end it (messages-fr_FR)"), EXT,
+            parameters=[ext_param("read", "from"), _path_param("name", "Target file name; a locale "
+                        "may end it (messages-fr_FR)"), EXPORT_EXT,
                         _query("locale", "Locale of the file (same as in the name)"),
                         _query("native", "Source locale"), _query("index", "id or text"),
-                        _query("format", "Target variant")],
+                        variant_param("write")],
             body=_raw("The file, or a form field src"), public=True)},
     }
 

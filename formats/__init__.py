@@ -15,12 +15,12 @@ from .errors import (
 )
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
-from .registry import FORMATS, FormatSpec, supported
+from .registry import FORMATS, Capabilities, FormatSpec, supported
 
 __all__ = [
     "convert", "export_file", "read_file", "supported",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
-    "KeyCollision", "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec",
+    "KeyCollision", "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
 ]

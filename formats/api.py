@@ -11,7 +11,7 @@ from .catalogue import Catalogue
 from .errors import NothingExtracted, UnsupportedFormat
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
-from .registry import FORMATS, FormatSpec, lookup
+from .registry import FormatSpec, lookup, spec_for_all_locales
 
 _TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/sql")
 
@@ -21,7 +21,7 @@ def export_file(
 ) -> ExportedFile:
     """Render a catalogue as a file of (ext, variant); all_locales on plain json means json multi."""
     options = options or ExportOptions()
-    spec = _export_spec(ext, variant, options)
+    spec, options = _export_spec(catalogue, ext, variant, options)
     with _collector_paused():
         document = prepare(catalogue, spec, options)
         data = finish(document, spec.writer(document))
@@ -93,15 +93,16 @@ def convert(
     return export_file(catalogue, to_ext, variant, export_options)
 
 
-def _export_spec(ext: str, variant: str, options: ExportOptions) -> FormatSpec:
-    """The spec to export with: Loco implies format=multi for a multi-locale json export."""
+def _export_spec(catalogue: Catalogue, ext: str, variant: str, options: ExportOptions
+                 ) -> tuple[FormatSpec, ExportOptions]:
+    """The spec and options to export with: an all-locales export goes to the spec that can hold them."""
     spec = lookup(ext, variant, writing=True)
-    if options.all_locales and not spec.multi_locale:
-        if spec.ext == "json" and not spec.variant:
-            return lookup("json", "multi", writing=True)
-        holders = ", ".join(other.name for other in FORMATS if other.multi_locale)
-        raise UnsupportedFormat(f"{spec.name} holds a single locale; formats holding all locales: {holders}")
-    return spec
+    if not options.all_locales:
+        return spec, options
+    spec, every_locale = spec_for_all_locales(spec, len(catalogue.locales))
+    if every_locale:
+        return spec, options
+    return spec, replace(options, all_locales=False, locale=catalogue.locales[0])
 
 
 def _content_type(spec: FormatSpec, charset: str) -> str:

@@ -1,10 +1,13 @@
-"""The one table of file formats, keyed by (extension, format variant).
+"""The one table of file formats, keyed by (extension, format variant): the format plugin contract.
 
-Adding a format = one module with a reader and/or a writer + one `FormatSpec` line in FORMATS.
+Adding a format = one module (or one family package) with a reader and/or a writer + one `FormatSpec`
+line in FORMATS. Everything the app, the OpenAPI description and the shared round-trip contract test need
+to know about a format is declared here, never in `app/`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
@@ -18,16 +21,50 @@ from .options import ReadOptions
 Reader = Callable[[bytes, ReadOptions], Catalogue]
 Writer = Callable[..., "str | bytes"]  # (ExportDocument) -> text (encoded by the pipeline) or bytes
 
+DEFAULT_ARCHIVE_PATH = "{project}-{locale}.{ext}"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a format can hold; the shared round-trip contract test checks each declared one.
+
+    The defaults claim everything a catalogue has except translator comments and references, so a new
+    format that declares nothing is held to the whole contract.
+    """
+
+    plurals: bool = True
+    context: bool = True
+    notes: bool = True
+    flags: bool = True  # Loco flags (fuzzy, incorrect, ...) on translations
+    untranslated: bool = True  # an untranslated unit survives as a unit without translation
+    blank: bool = True  # "" is kept apart from untranslated
+    dotted_keys: bool = True  # keys such as menu.file.open survive as they are
+    comments: bool = False  # translator comments on translations
+    references: bool = False  # source references (file:line)
+    single_form_plurals: bool = True  # a plural with one form (ja) reads back as a plural
+    ordered: bool = True  # units come back in the order written
+
+    def declared(self) -> list[str]:
+        """Names of the capabilities the format has, for listings."""
+        return [name for name, value in vars(self).items() if value]
+
 
 @dataclass(frozen=True)
 class FormatSpec:
     """What the pipeline and the API need to know about one (extension, variant).
 
-    label: banner label (`Loco <ext> export: <label>`); multi_locale: can hold several locales (all
-    locales export, multi-locale import); default_index: key used when the index option is absent;
-    nests_keys: expands dotted keys into objects unless no_expand; context_in_key: the format keeps
-    contexts beside keys, so (context, key) must be unique rather than key; template_only: always a
-    template (pot); key_filter: rewrites keys the format cannot hold.
+    label: banner label (`Loco <ext> export: <label>`); description: one sentence for listings;
+    aliases: other extensions meaning the same ext (`xliff` for `xlf`), resolved by `lookup`;
+    capabilities: what the format holds (drives the round-trip contract test);
+    multi_locale: can hold several locales (all-locales export, multi-locale import);
+    all_locales_variant: the variant an all-locales export of this single-locale variant uses instead
+    (json -> json multi); single_locale_variant: the variant an all-locales export uses, with that one
+    locale, when the project has a single locale (Loco's flat all.json);
+    archive_path: where a locale's file sits inside `archive/{ext}.zip` (placeholders: see archive_path());
+    default_index: key used when the index option is absent; nests_keys: expands dotted keys into objects
+    unless no_expand; context_in_key: the format keeps contexts beside keys, so (context, key) must be
+    unique rather than key; template_only: always a template (pot); key_filter: rewrites keys the format
+    cannot hold.
     """
 
     ext: str
@@ -36,7 +73,13 @@ class FormatSpec:
     content_type: str
     reader: Reader | None = None
     writer: Writer | None = None
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    capabilities: Capabilities = field(default_factory=Capabilities)
     multi_locale: bool = False
+    all_locales_variant: str | None = None
+    single_locale_variant: str | None = None
+    archive_path: str = DEFAULT_ARCHIVE_PATH
     default_index: str = "id"
     nests_keys: bool = False
     context_in_key: bool = False
@@ -48,104 +91,228 @@ class FormatSpec:
         """`ext` or `ext (variant)`, for messages."""
         return f"{self.ext} ({self.variant})" if self.variant else self.ext
 
+    @property
+    def readable(self) -> bool:
+        return self.reader is not None
+
+    @property
+    def writable(self) -> bool:
+        return self.writer is not None
+
 
 _GETTEXT = dict(default_index="text", context_in_key=True)
+_GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
 _PLIST_TYPE = "application/x-plist"
+_BINARY_TYPE = "application/octet-stream"
+_PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
+_ICU = dict(nests_keys=True, key_filter=resource_key)
+_KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
+_I18NEXT = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
 
 FORMATS: tuple[FormatSpec, ...] = (
-    FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po, **_GETTEXT),
-    FormatSpec("pot", "", "Gettext template", _PO_TYPE, gettext.read_po, gettext.write_po, template_only=True,
-               **_GETTEXT),
+    FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
+               "GNU gettext portable object: msgid/msgstr pairs with context, comments and plural forms",
+               capabilities=Capabilities(blank=False, comments=True, references=True),
+               archive_path=_GETTEXT_ARCHIVE, **_GETTEXT),
+    FormatSpec("pot", "", "Gettext template", _PO_TYPE, gettext.read_po, gettext.write_po,
+               "GNU gettext template: the source messages with empty translations",
+               capabilities=Capabilities(blank=False, comments=True, references=True),
+               template_only=True, **_GETTEXT),
     FormatSpec("mo", "", "Gettext MO", "application/x-gettext-translation", gettext.read_mo, gettext.write_mo,
-               **_GETTEXT),
-    FormatSpec("json", "", "JSON", _JSON_TYPE, jsonfmt.read_json, jsonfmt.write_json, nests_keys=True),
+               "GNU gettext compiled binary catalogue (translated messages only)",
+               capabilities=Capabilities(notes=False, flags=False, untranslated=False, blank=False, ordered=False),
+               archive_path=_GETTEXT_ARCHIVE, **_GETTEXT),
+    FormatSpec("json", "", "JSON", _JSON_TYPE, jsonfmt.read_json, jsonfmt.write_json,
+               "Key/value JSON object; dotted keys nest unless no-expand", capabilities=_KEY_VALUE,
+               all_locales_variant="multi", single_locale_variant="", nests_keys=True),
     FormatSpec("json", "multi", "Multi-language JSON", _JSON_TYPE, jsonfmt.read_multi, jsonfmt.write_multi,
-               multi_locale=True, nests_keys=True),
-    FormatSpec("json", "jed", "Jed", _JSON_TYPE, jsonfmt.read_jed, jsonfmt.write_jed, **_GETTEXT),
+               "One JSON object per locale, keyed by locale code", capabilities=_KEY_VALUE, multi_locale=True,
+               single_locale_variant="", nests_keys=True),
+    FormatSpec("json", "jed", "Jed", _JSON_TYPE, jsonfmt.read_jed, jsonfmt.write_jed,
+               "Jed 1.x gettext-style JSON (locale_data by domain)",
+               capabilities=Capabilities(notes=False, flags=False, untranslated=False, blank=False,
+                                         single_form_plurals=False),  # ["text"] is all a one-form plural leaves
+               **_GETTEXT),
     FormatSpec("json", "chrome", "Chrome extension messages", _JSON_TYPE, jsonfmt.read_chrome, jsonfmt.write_chrome,
-               key_filter=jsonfmt.chrome_key),
-    FormatSpec("json", "i18next", "i18next", _JSON_TYPE, jsonfmt.read_i18next, jsonfmt.write_i18next, nests_keys=True),
+               "Chrome/WebExtension messages.json: message and description per key",
+               capabilities=Capabilities(context=False, flags=False, plurals=False, untranslated=False,
+                                         dotted_keys=False),  # Chrome allows [A-Za-z0-9_@] only
+               archive_path="_locales/{locale_}/messages.json", key_filter=jsonfmt.chrome_key),
+    FormatSpec("json", "i18next", "i18next", _JSON_TYPE, jsonfmt.read_i18next, jsonfmt.write_i18next,
+               "i18next JSON v4 (plural suffixes _one, _other, ...)", **_I18NEXT),
     FormatSpec("json", "i18next4", "i18next v4", _JSON_TYPE, jsonfmt.read_i18next, jsonfmt.write_i18next,
-               nests_keys=True),
+               "i18next JSON v4 (plural suffixes _one, _other, ...)", **_I18NEXT),
     FormatSpec("json", "i18next3", "i18next v3", _JSON_TYPE, jsonfmt.read_i18next3, jsonfmt.write_i18next3,
-               nests_keys=True),
-    FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb),
-    FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function, default_index="text"),
-    FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext, **_GETTEXT),
-    FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext, **_GETTEXT),
-    FormatSpec("csv", "", "CSV", "text/csv", csvfmt.read_csv, csvfmt.write_csv, multi_locale=True,
-               context_in_key=True),
-    FormatSpec("html", "", "HTML table", "text/html", None, html.write_html, multi_locale=True),
-    FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql, multi_locale=True),
+               "i18next JSON v3 (plural suffixes _plural or _0, _1, ...)", **_I18NEXT),
+    FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb,
+               "Application Resource Bundle (Flutter): ICU messages with @key metadata",
+               capabilities=Capabilities(flags=False), archive_path="app_{locale_}.arb"),
+    FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,
+               "A JavaScript translation function over a lookup table", default_index="text"),
+    FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext,
+               "Gettext.js locale data", **_GETTEXT),
+    FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext,
+               "angular-gettext translation module", **_GETTEXT),
+    FormatSpec("csv", "", "CSV", "text/csv", csvfmt.read_csv, csvfmt.write_csv,
+               "Comma-separated table: one column per locale (also reads Godot CSV)",
+               capabilities=Capabilities(flags=False, blank=False),  # an empty cell means untranslated
+               multi_locale=True, context_in_key=True),
+    FormatSpec("html", "", "HTML table", "text/html", None, html.write_html,
+               "HTML table of every locale", multi_locale=True),
+    FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql,
+               "MySQL INSERT statements, one row per translation", multi_locale=True),
     FormatSpec("strings", "", "iOS Localizable.strings", "text/plain", apple_strings.read_strings,
-               apple_strings.write_strings),
+               apple_strings.write_strings, "Apple .strings: \"key\" = \"value\"; pairs with comments as notes "
+               "(UTF-8 or UTF-16 with a BOM)",
+               capabilities=Capabilities(context=False, flags=False, plurals=False, untranslated=False),
+               archive_path="{locale}.lproj/Localizable.strings"),
     FormatSpec("stringsdict", "", "iOS Localizable.stringsdict", _PLIST_TYPE, stringsdict.read_stringsdict,
-               stringsdict.write_stringsdict),
+               stringsdict.write_stringsdict, "Apple plural rules (one %#@value@ per key, CLDR categories)",
+               capabilities=_PLIST, archive_path="{locale}.lproj/Localizable.stringsdict"),
     FormatSpec("xcstrings", "", "Xcode String Catalog", _JSON_TYPE, xcstrings.read_xcstrings,
-               xcstrings.write_xcstrings, multi_locale=True),
-    FormatSpec("plist", "", "Apple property list", _PLIST_TYPE, plist.read_plist, plist.write_plist),
-    FormatSpec("bplist", "", "Apple binary property list", "application/octet-stream", plist.read_plist,
-               plist.write_bplist),
-    FormatSpec("blist", "", "Apple binary property list", "application/octet-stream", plist.read_plist, None),
-    FormatSpec("res", "", "ICU resource bundle", "application/octet-stream", icu_binary.read_res, icu_binary.write_res,
-               nests_keys=True, key_filter=resource_key),
+               xcstrings.write_xcstrings, "Xcode String Catalog: every locale in one JSON file, states as flags",
+               capabilities=Capabilities(context=False, ordered=False),  # Xcode sorts the keys
+               multi_locale=True, archive_path="Localizable.xcstrings"),  # one file for all locales
+    FormatSpec("plist", "", "Apple property list", _PLIST_TYPE, plist.read_plist, plist.write_plist,
+               "XML property list: a dictionary of key to text", capabilities=_PLIST,
+               archive_path="{locale}.lproj/Localizable.plist"),
+    FormatSpec("bplist", "", "Apple binary property list", _BINARY_TYPE, plist.read_plist, plist.write_bplist,
+               "Binary property list (bplist00): a dictionary of key to text", aliases=("blist",),
+               capabilities=_PLIST, archive_path="{locale}.lproj/Localizable.plist"),
+    FormatSpec("res", "", "ICU resource bundle", _BINARY_TYPE, icu_binary.read_res, icu_binary.write_res,
+               "ICU binary resource bundle (genrb output); nested tables as dotted keys",
+               capabilities=Capabilities(context=False, notes=False, flags=False, untranslated=False, ordered=False),
+               archive_path="{locale_}.res", **_ICU),
     FormatSpec("txt", "", "ICU resource bundle source", "text/plain", icu_text.read_txt, icu_text.write_txt,
-               nests_keys=True, key_filter=resource_key),
+               "ICU resource bundle source (genrb input): locale table, nested tables as dotted keys",
+               capabilities=Capabilities(context=False, flags=False, untranslated=False),
+               archive_path="{locale_}.txt", **_ICU),
 )
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
+_ALIASES: dict[str, str] = {alias: spec.ext for spec in FORMATS for alias in spec.aliases}
+
+
+def extensions() -> list[str]:
+    """Every registered extension (aliases excluded), in registry order."""
+    return list(dict.fromkeys(spec.ext for spec in FORMATS))
+
+
+def aliases_of(ext: str) -> list[str]:
+    """The other extensions meaning `ext` (declared on any of its variants)."""
+    return sorted(alias for alias, target in _ALIASES.items() if target == ext)
+
+
+def canonical_ext(ext: str) -> str:
+    """Lower-case ext without dot, an alias replaced by the extension it stands for."""
+    ext = (ext or "").strip().lower().lstrip(".")
+    return _ALIASES.get(ext, ext)
 
 
 def normalise(ext: str, variant: str | None) -> tuple[str, str]:
-    """Lower-case ext without dot; the default variant may be spelled "", the ext itself or "default"."""
-    ext = (ext or "").strip().lower().lstrip(".")
+    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias) or "default"."""
+    spelled = (ext or "").strip().lower().lstrip(".")
+    ext = canonical_ext(spelled)
     variant = (variant or "").strip().lower()
-    if variant in (ext, "default"):
+    if variant in (ext, spelled, "default") or _ALIASES.get(variant) == ext:
         variant = ""
     return ext, variant
 
 
 def lookup(ext: str, variant: str | None = "", *, reading: bool = False, writing: bool = False) -> FormatSpec:
-    """The spec of (ext, variant), or UnsupportedFormat listing what is supported."""
+    """The spec of (ext, variant), or UnsupportedFormat listing what is supported for the purpose."""
     key = normalise(ext, variant)
     spec = _TABLE.get(key)
     if spec is None:
-        raise UnsupportedFormat(_unknown_message(*key))
-    if reading and spec.reader is None:
+        raise UnsupportedFormat(_unknown_message(*key, reading=reading, writing=writing))
+    if reading and not spec.readable:
         raise UnsupportedFormat(f"{spec.name} can be exported but not read; readable formats: {_names(readable=True)}")
-    if writing and spec.writer is None:
+    if writing and not spec.writable:
         raise UnsupportedFormat(
             f"{spec.name} can be read but not exported; exportable formats: {_names(writable=True)}"
         )
     return spec
 
 
-def _unknown_message(ext: str, variant: str) -> str:
-    """Why (ext, variant) is unknown, naming the variants of ext or all extensions."""
-    variants = [spec.variant or "(default)" for spec in FORMATS if spec.ext == ext]
+def _usable(spec: FormatSpec, reading: bool, writing: bool) -> bool:
+    return (not reading or spec.readable) and (not writing or spec.writable)
+
+
+def _unknown_message(ext: str, variant: str, reading: bool = False, writing: bool = False) -> str:
+    """Why (ext, variant) is unknown, naming the usable variants of ext or the usable extensions."""
+    variants = [spec.variant or "(default)" for spec in FORMATS if spec.ext == ext and _usable(spec, reading, writing)]
     if variants:
         return f"unknown format {variant!r} for .{ext}; supported: {', '.join(variants)}"
-    return f"unsupported file extension {ext!r}; supported: {', '.join(sorted({spec.ext for spec in FORMATS}))}"
+    usable = {spec.ext for spec in FORMATS if _usable(spec, reading, writing)}
+    usable |= {alias for alias, target in _ALIASES.items() if target in usable}
+    purpose = " for reading" if reading else " for export" if writing else ""
+    return f"unsupported file extension {ext!r}; supported{purpose}: {', '.join(sorted(usable))}"
 
 
 def _names(readable: bool = False, writable: bool = False) -> str:
     """Comma list of the formats with a reader and/or writer."""
-    return ", ".join(
-        spec.name for spec in FORMATS if (not readable or spec.reader) and (not writable or spec.writer)
+    return ", ".join(spec.name for spec in FORMATS if _usable(spec, readable, writable))
+
+
+def spec_for_all_locales(spec: FormatSpec, locale_count: int) -> tuple[FormatSpec, bool]:
+    """The spec an all-locales export uses, and whether it holds every locale (False: the only one, flat).
+
+    Single-locale specs may name a multi-locale variant to use instead; a project with one locale gets the
+    declared single-locale variant (Loco's flat all.json). UnsupportedFormat when nothing can hold them.
+    """
+    if locale_count == 1 and spec.single_locale_variant is not None:
+        return lookup(spec.ext, spec.single_locale_variant, writing=True), False
+    if spec.multi_locale:
+        return spec, True
+    if spec.all_locales_variant is not None:
+        return lookup(spec.ext, spec.all_locales_variant, writing=True), True
+    holders = ", ".join(other.name for other in FORMATS if other.multi_locale and other.writable)
+    raise UnsupportedFormat(f"{spec.name} holds a single locale; formats holding all locales: {holders}")
+
+
+_SUBTAG = re.compile(r"[A-Za-z0-9]+")
+
+
+def _android_qualifier(locale: str) -> str:
+    """Android resource qualifier: fr, fr-rCA, es-r419; b+sr+Latn for anything beyond language-region."""
+    parts = _SUBTAG.findall(locale)
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2 and (len(parts[1]) == 2 or parts[1].isdigit()):
+        return f"{parts[0]}-r{parts[1].upper()}"
+    return "b+" + "+".join(parts)
+
+
+def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = None) -> str:
+    """Where a locale's file sits in an archive, in the layout that format's users expect.
+
+    Placeholders of `FormatSpec.archive_path`: {locale} (pt-BR), {locale_} (pt_BR), {language} (pt),
+    {android} (pt-rBR, b+sr+Latn), {project}, {ext} (as requested, else the spec's).
+    """
+    return spec.archive_path.format(
+        locale=locale, locale_=locale.replace("-", "_"), language=_SUBTAG.findall(locale)[0] if locale else "",
+        android=_android_qualifier(locale) if locale else "", project=project, ext=ext or spec.ext,
     )
 
 
+def archive_per_locale(spec: FormatSpec) -> bool:
+    """Whether an archive holds one file per locale (its path names the locale) or one file of all locales."""
+    return any(f"{{{name}}}" in spec.archive_path for name in ("locale", "locale_", "language", "android"))
+
+
+def describe(spec: FormatSpec) -> dict[str, object]:
+    """The public record of one format (GET /api/formats, supported())."""
+    return {
+        "ext": spec.ext, "variant": spec.variant, "label": spec.label, "description": spec.description,
+        "readable": spec.readable, "writable": spec.writable, "multi_locale": spec.multi_locale,
+        "aliases": aliases_of(spec.ext), "content_type": spec.content_type, "default_index": spec.default_index,
+        "capabilities": spec.capabilities.declared(), "archive_path": spec.archive_path,
+    }
+
+
 def supported() -> list[dict[str, object]]:
-    """One record per registered format: ext, variant, label, readable, writable, multi_locale, content_type."""
-    return [
-        {
-            "ext": spec.ext, "variant": spec.variant, "label": spec.label,
-            "readable": spec.reader is not None, "writable": spec.writer is not None,
-            "multi_locale": spec.multi_locale, "content_type": spec.content_type,
-            "default_index": spec.default_index,
-        }
-        for spec in FORMATS
-    ]
+    """One record per registered format, in registry order."""
+    return [describe(spec) for spec in FORMATS]

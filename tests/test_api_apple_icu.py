@@ -162,3 +162,37 @@ def test_string_catalog_keys_survive_import_and_export(client, demo) -> None:
         wanted = original["strings"][key].get("localizations", {}).get("zh-Hans")
         if wanted:
             assert exported["strings"][key]["localizations"]["zh-Hans"] == wanted, key
+
+
+@pytest.mark.parametrize(("ext", "names"), [
+    ("strings", {"en.lproj/Localizable.strings", "fr.lproj/Localizable.strings", "ar.lproj/Localizable.strings"}),
+    ("stringsdict", {"fr.lproj/Localizable.stringsdict", "ja.lproj/Localizable.stringsdict"}),
+    ("res", {"fr.res", "de.res"}),
+    ("txt", {"fr.txt", "en.txt"}),
+])
+def test_archives_follow_the_platform_layout(client, demo, ext: str, names: set[str]) -> None:
+    data = download(client, demo[1].full, f"/api/export/archive/{ext}.zip")
+    listed = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
+    assert names <= listed and len(listed) == 5  # the demo project's five locales
+
+
+def test_xcstrings_archive_is_one_catalog_of_every_locale(client, demo) -> None:
+    import json
+    data = download(client, demo[1].full, "/api/export/archive/xcstrings.zip")
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.namelist() == ["Localizable.xcstrings"]
+    catalog = json.loads(archive.read("Localizable.xcstrings"))
+    locales = {code for record in catalog["strings"].values() for code in record.get("localizations", {})}
+    assert {"fr", "de", "ja"} <= locales
+
+
+def test_blist_is_an_alias_of_bplist(client, demo) -> None:
+    api = Api(client, demo[1].full)
+    status, body = api.get("/api/formats")
+    bplist = next(record for record in body if record["ext"] == "bplist") if isinstance(body, list) else None
+    if bplist is None:  # the listing may be wrapped
+        bplist = next(record for record in body["formats"] if record["ext"] == "bplist")
+    assert "blist" in bplist["aliases"]
+    data = download(client, demo[1].full, "/api/export/locale/fr.bplist")
+    status, body = api.post("/api/import/blist?locale=fr&index=id", data=data)
+    assert status == 200 and "new asset" not in body["message"]

@@ -22,8 +22,9 @@ from app.openapi import build_document
 from app.seed import seed_demo
 from tests.conftest import AUTH_MODES, Keys, auth
 
-# Routes that need no key: ping, ping/not-found, this description, and (spec §4.8) the converter.
-PUBLIC_PREFIXES = ("/api/ping", "/api/openapi.json", "/api/convert/")
+# Routes that need no key: ping, ping/not-found, this description, the format list, and (spec §4.8) the
+# converter.
+PUBLIC_PREFIXES = ("/api/ping", "/api/openapi.json", "/api/formats", "/api/convert/")
 # Path variables and values that exist in the demo project.
 DEMO_VALUES = {"asset_id": "home.title", "pid": "notes.count.other", "tag": "web", "locale": "fr", "ext": "json",
                "name": "messages"}

@@ -5,6 +5,8 @@ import os
 
 from flask import Blueprint, current_app, g
 
+import formats
+
 from ..auth import requires
 from ..context import base_url, project
 from ..errors import ApiError
@@ -51,3 +53,10 @@ def verify():
 @requires("write")
 def verify_write():
     return render(credentials())
+
+
+@bp.get("/api/formats")
+@bp.get("/api/formats.json")
+def formats_list():
+    """Every registered (extension, variant) with what it can do: public, like the converter."""
+    return render(formats.supported())

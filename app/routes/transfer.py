@@ -12,7 +12,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from flask import Blueprint, Response, current_app, g, request
 
 import formats
-from formats.registry import lookup
+from formats.registry import archive_path, archive_per_locale, lookup
 from storage.jobs import JobStore
 from storage.snapshot import Snapshot
 
@@ -120,29 +120,9 @@ def export_template(ext: str):
 @bp.get("/api/export/all.<ext>")
 @requires("export")
 def export_all(ext: str):
+    """Every locale in one file; the format decides what a single-locale project gets (Loco's flat all.json)."""
     snap = snapshot()
-    codes = [record["code"] for record in snap.locales()]
-    if ext.lower() == "json" and len(codes) == 1 and _variant(ext) in ("", "multi"):
-        # Loco's single-locale quirk: a flat asset map, no locale key (loco-cli relies on it)
-        return _export(snap, ext, export_options(snap, locale=codes[0]), f"{g.key.project}.{ext}", variant="")
     return _export(snap, ext, export_options(snap, all_locales=True), f"{g.key.project}.{ext}")
-
-
-ARCHIVE_LAYOUTS = {
-    ("po", ""): "{locale_}/LC_MESSAGES/{project}.po",
-    ("mo", ""): "{locale_}/LC_MESSAGES/{project}.mo",
-    ("json", "chrome"): "_locales/{locale_}/messages.json",
-    ("json", "i18next"): "{locale}/translation.json",
-    ("json", "i18next3"): "{locale}/translation.json",
-    ("json", "i18next4"): "{locale}/translation.json",
-    ("arb", ""): "app_{locale_}.arb",
-}
-
-
-def archive_path(ext: str, variant: str, locale: str, project_id: str) -> str:
-    """Where a locale's file sits in an archive, in the layout that format's users expect."""
-    layout = ARCHIVE_LAYOUTS.get((ext, variant), "{project}-{locale}.{ext}")
-    return layout.format(locale=locale, locale_=locale.replace("-", "_"), project=project_id, ext=ext)
 
 
 @bp.get("/api/export/archive/<ext>.zip")
@@ -154,13 +134,18 @@ def export_archive(ext: str):
     if cached is not None:
         return cached
     variant = _variant(ext)
+    spec = lookup(ext, variant, writing=True)
     kind = request.path.rsplit(".", 1)[1]
     files: list[tuple[str, bytes]] = []
-    for record in snap.locales():
+    if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
+        options = export_options(snap, all_locales=True)
+        exported = formats.export_file(snapshot_catalogue(snap), ext, variant, options)
+        files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
+    for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
         exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
-        files.append((archive_path(ext.lower(), variant.lower(), code, g.key.project), exported.data))
+        files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
     comment = f"Exported from Gloss project {snap.name} at {now()}"
     if kind == "zip":
         buffer = io.BytesIO()

@@ -33,8 +33,14 @@ def test_default_variant_spellings(ext: str, variant: str | None) -> None:
 
 
 def test_unknown_extension_lists_supported_extensions() -> None:
-    with pytest.raises(UnsupportedFormat, match=r"unsupported file extension 'docx'; supported: .*csv.*po.*sql"):
+    with pytest.raises(UnsupportedFormat, match=r"unsupported file extension 'docx'; supported for export: .*csv.*po.*sql"):
         export_file(rich_catalogue(), "docx", "", options(locale="fr"))
+
+
+def test_unknown_extension_on_read_lists_only_readable_extensions() -> None:
+    with pytest.raises(UnsupportedFormat, match=r"supported for reading: arb, blist, bplist, csv, json, mo, plist, po, "
+                                                r"pot, res, strings, stringsdict, txt, xcstrings$"):
+        read_file("docx", "", b"x", ReadOptions())
 
 
 def test_unknown_variant_lists_the_extension_variants() -> None:
@@ -53,7 +59,11 @@ def test_supported_describes_every_registered_format() -> None:
     po = next(r for r in records if r["ext"] == "po")
     assert po == {"ext": "po", "variant": "", "label": "Gettext PO", "readable": True, "writable": True,
                   "multi_locale": False, "content_type": "text/x-gettext-translation; charset=utf-8",
-                  "default_index": "text"}
+                  "default_index": "text", "aliases": [], "archive_path": "{locale_}/LC_MESSAGES/{project}.{ext}",
+                  "description": po["description"],
+                  "capabilities": ["plurals", "context", "notes", "flags", "untranslated", "dotted_keys", "comments",
+                                   "references", "single_form_plurals", "ordered"]}
+    assert po["description"].startswith("GNU gettext")
     assert next(r for r in records if r["ext"] == "csv")["multi_locale"] is True
 
 
@@ -104,7 +114,7 @@ def test_export_with_default_options() -> None:
 
 def test_formats_imports_no_flask_dulwich_storage_or_app() -> None:
     forbidden = {"flask", "dulwich", "storage", "app", "werkzeug"}
-    for path in FORMATS_DIR.glob("*.py"):
+    for path in FORMATS_DIR.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

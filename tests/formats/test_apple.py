@@ -11,43 +11,7 @@ import pytest
 from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import corpus_path, require_tool
 
-from .contract import FormatContract
 from .samples import options, rich_catalogue, run_tool
-
-
-class TestStringsContract(FormatContract):
-    ext = "strings"
-    supports_context = False
-    supports_flags = False
-    supports_plurals = False  # plurals live in .stringsdict
-    supports_untranslated = False  # left out: the app falls back to the development language
-
-
-class TestStringsdictContract(FormatContract):
-    ext = "stringsdict"
-    supports_context = False
-    supports_notes = False
-    supports_flags = False
-    supports_untranslated = False
-
-
-class TestXcstringsContract(FormatContract):
-    ext = "xcstrings"
-    multi_locale = True
-    supports_context = False
-    preserves_order = False  # Xcode sorts the keys
-
-
-class TestPlistContract(FormatContract):
-    ext = "plist"
-    supports_context = False
-    supports_notes = False
-    supports_flags = False
-    supports_untranslated = False  # a property list has no null
-
-
-class TestBplistContract(TestPlistContract):
-    ext = "bplist"
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:

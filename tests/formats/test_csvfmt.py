@@ -9,15 +9,7 @@ import pytest
 from formats import FormatError, ReadOptions, read_file
 from tests.support import corpus_path
 
-from .contract import FormatContract
 from .samples import export_text, plural_texts, rich_catalogue
-
-
-class TestCsvContract(FormatContract):
-    ext = "csv"
-    multi_locale = True
-    supports_flags = False
-    supports_blank = False  # an empty cell means untranslated
 
 
 def rows(text: str) -> list[list[str]]:

@@ -14,24 +14,7 @@ from formats import (
 from formats.gettext import _parse_po_fast, decode_po, parse_po_lines
 from tests.support import corpus_path, require_tool
 
-from .contract import FormatContract
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue, run_tool
-
-
-class TestPoContract(FormatContract):
-    ext = "po"
-    supports_blank = False  # an empty msgstr means untranslated in gettext
-    supports_comments = True
-    supports_references = True
-
-
-class TestMoContract(FormatContract):
-    ext = "mo"
-    supports_notes = False
-    supports_flags = False
-    supports_untranslated = False  # MO files hold translated messages only
-    supports_blank = False
-    preserves_order = False  # messages are sorted for binary search
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:

@@ -8,61 +8,7 @@ import pytest
 from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import corpus_path
 
-from .contract import FormatContract
 from .samples import export_text, options, plural_texts, rich_catalogue
-
-
-class TestJsonContract(FormatContract):
-    ext = "json"
-    supports_context = False
-    supports_notes = False
-    supports_flags = False
-
-
-class TestMultiJsonContract(FormatContract):
-    ext = "json"
-    variant = "multi"
-    multi_locale = True
-    supports_context = False
-    supports_notes = False
-    supports_flags = False
-
-
-class TestJedContract(FormatContract):
-    ext = "json"
-    variant = "jed"
-    supports_notes = False
-    supports_flags = False
-    supports_untranslated = False  # left out, as gettext does
-    supports_blank = False
-    single_form_plurals_detectable = False  # ["text"] is all a one-form plural leaves
-
-
-class TestChromeContract(FormatContract):
-    ext = "json"
-    variant = "chrome"
-    supports_context = False
-    supports_flags = False
-    supports_plurals = False
-    supports_untranslated = False
-    supports_dotted_keys = False  # Chrome allows [A-Za-z0-9_@] only
-
-
-class TestI18nextContract(FormatContract):
-    ext = "json"
-    variant = "i18next"
-    supports_context = False
-    supports_notes = False
-    supports_flags = False
-
-
-class TestI18next3Contract(TestI18nextContract):
-    variant = "i18next3"
-
-
-class TestArbContract(FormatContract):
-    ext = "arb"
-    supports_flags = False
 
 
 def parsed(catalogue: Catalogue, ext: str, variant: str = "", **fields) -> object:

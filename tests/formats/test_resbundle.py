@@ -9,21 +9,7 @@ import pytest
 from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import require_tool
 
-from .contract import FormatContract
 from .samples import options, rich_catalogue, run_tool
-
-
-class TestTxtContract(FormatContract):
-    ext = "txt"
-    supports_context = False
-    supports_flags = False
-    supports_untranslated = False  # a bundle holds what exists; ICU falls back to the parent bundle
-
-
-class TestResContract(TestTxtContract):
-    ext = "res"
-    supports_notes = False  # the binary format has no comments
-    preserves_order = False  # keys are sorted for ICU's binary search
 
 
 def bundle_catalogue() -> Catalogue:

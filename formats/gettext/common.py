@@ -1,0 +1,213 @@
+"""Shared by PO and MO: the gettext message, header fields, export entries -> messages, messages -> catalogue."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..banner import one_line
+from ..catalogue import FLAGS, Catalogue, Translation
+from ..errors import FormatError
+from ..options import ReadOptions
+from ..pipeline import Entry, ExportDocument
+from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
+from ..reading import CatalogueBuilder, requested_locale
+
+FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
+_STYLE_OF_FLAG = {flag: style for style, flag in FORMAT_FLAGS.items()}
+_LOCO_FLAG_PREFIX = "loco-"
+_TEMPLATE_DATE = "YEAR-MO-DA HO:MI+ZONE"
+
+
+@dataclass(slots=True)
+class Message:
+    """A gettext message as both PO and MO see it."""
+
+    msgid: str
+    msgstr: list[str] = field(default_factory=lambda: [""])
+    msgctxt: str | None = None
+    msgid_plural: str | None = None
+    comments: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    line: int = 0
+
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+
+def header_fields(doc: ExportDocument) -> list[tuple[str, str]]:
+    """The PO header in Loco's field order; templates use gettext's placeholder revision date."""
+    locale = doc.locale
+    rules = doc.rules(locale)
+    created = doc.exported_at.strftime("%Y-%m-%d %H:%M%z")
+    fields = [
+        ("Project-Id-Version", doc.project or "Gloss"),
+        ("Report-Msgid-Bugs-To", ""),
+        ("POT-Creation-Date", created),
+        ("PO-Revision-Date", _TEMPLATE_DATE if doc.template else created),
+        ("Last-Translator", doc.options.exported_by),
+        ("Language-Team", locale_display_name(locale) if locale else ""),
+        ("Language", locale.replace("-", "_") if locale else ""),
+        ("Plural-Forms", rules.header),
+        ("MIME-Version", "1.0"),
+        ("Content-Type", f"text/plain; charset={doc.charset_label}"),
+        ("Content-Transfer-Encoding", "8bit"),
+        ("X-Generator", "Gloss (Loco-compatible)"),
+        ("X-Loco-Source-Locale", doc.source_locale),
+    ]
+    if locale:
+        fields.append(("X-Loco-Target-Locale", locale))
+    return [(name, one_line(value)) for name, value in fields]
+
+
+def messages(doc: ExportDocument) -> list[Message]:
+    """The gettext messages of an export document (header excluded)."""
+    return [_message(entry, doc) for entry in doc.entries]
+
+
+def _message(entry: Entry, doc: ExportDocument) -> Message:
+    """One entry as a gettext message."""
+    unit = entry.unit
+    target = entry.translation(doc.locale)
+    message = Message(
+        msgid=entry.key,
+        msgctxt=unit.context or None,
+        notes=unit.notes.splitlines() if unit.notes else [],
+        references=list(unit.references),
+        comments=target.comment.splitlines() if target.comment else [],
+    )
+    if unit.plural:
+        forms = doc.rules(doc.locale).forms
+        source = entry.translation(doc.source_locale)
+        message.msgid_plural = _source_plural(source, entry.key) if doc.index == "text" else entry.key
+        message.msgstr = [_plural_form(target, name) for name in forms]
+    else:
+        message.msgstr = [target.text or ""]
+    message.flags = _flags(entry, doc, target)
+    return message
+
+
+def _source_plural(source: Translation, default: str) -> str:
+    """The msgid_plural text: the source's "other" form, else its last one."""
+    if not source.plurals:
+        return default
+    return source.plurals.get("other") or list(source.plurals.values())[-1] or default
+
+
+def _plural_form(translation: Translation, name: str) -> str:
+    """A target plural form; a plural unit translated without forms fills them with its text."""
+    if translation.plurals:
+        return translation.plurals.get(name, "")
+    return translation.text or ""
+
+
+def _flags(entry: Entry, doc: ExportDocument, target: Translation) -> list[str]:
+    """The `#,` flags: fuzzy, loco-<flag>, and a format flag when msgids are texts."""
+    flags = []
+    if target.flag == "fuzzy":
+        flags.append("fuzzy")
+    elif target.flag:
+        flags.append(_LOCO_FLAG_PREFIX + target.flag)
+    style = doc.options.printf or entry.unit.printf
+    if doc.index == "text" and style in FORMAT_FLAGS:
+        flags.append(FORMAT_FLAGS[style])
+    return flags
+
+
+# --- messages -> catalogue -------------------------------------------------------------------------
+
+
+def parse_header(text: str) -> dict[str, str]:
+    """`Name: value` lines of a header msgstr as a dict."""
+    fields = {}
+    for line in text.split("\n"):
+        name, colon, value = line.partition(":")
+        if colon and name.strip():
+            fields[name.strip()] = value.strip()
+    return fields
+
+
+def catalogue_of(parsed: list[Message], options: ReadOptions) -> Catalogue:
+    """Messages turned into units through the shared builder."""
+    header_message = next((m for m in parsed if m.msgid == "" and m.msgctxt is None), None)
+    headers = parse_header(header_message.msgstr[0]) if header_message and header_message.msgstr else {}
+    body = [m for m in parsed if m is not header_message]
+    detected = _detected_locale(headers)
+    if requested_locale(options) is None and detected is None and any(any(m.msgstr) for m in body):
+        raise FormatError(
+            "the file does not say its language (no Language or X-Loco-Target-Locale header); "
+            "give the locale option"
+        )
+    builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
+    plural_names = _PluralNames(builder.locale, headers.get("Plural-Forms", ""))
+    for message in body:
+        _add_message(builder, message, plural_names)
+    return builder.build(headers, project=headers.get("Project-Id-Version", ""))
+
+
+class _PluralNames:
+    """CLDR names of msgstr[i] for one locale and Plural-Forms header, cached per form count."""
+
+    def __init__(self, locale: str, plural_forms: str) -> None:
+        self.locale = locale
+        match = re.search(r"nplurals\s*=\s*(\d+)", plural_forms)
+        self.nplurals = int(match.group(1)) if match else 0
+        equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
+        self.equation = equation.group(1).strip() if equation else None
+        self._cache: dict[int, list[str]] = {}
+
+    def names(self, count: int) -> list[str | None]:
+        """Names for `count` msgstr forms; forms beyond a declared nplurals are None (gettext never uses them)."""
+        wanted = self.nplurals or count
+        if wanted not in self._cache:
+            equation = self.equation if wanted == self.nplurals else None
+            self._cache[wanted] = categories_for_indices(self.locale, wanted, equation)
+        names: list[str | None] = list(self._cache[wanted][:count])
+        return names + [None] * (count - len(names))
+
+
+def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralNames) -> None:
+    """One message as a unit (target translation, source forms for plurals, flags, comments)."""
+    flags = message.flags
+    flag = _loco_flag(flags) if flags else ""
+    printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
+    comment = "\n".join(message.comments) if message.comments else ""
+    plural = message.msgid_plural is not None
+    if plural:
+        forms = {name: text for name, text in zip(names.names(len(message.msgstr)), message.msgstr) if text and name}
+        text = next(iter(forms.values()), None)
+        source = _source_forms(builder.source_locale, message) if builder.by_text else None
+    else:
+        forms, text, source = {}, message.msgstr[0] or None, None
+    target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
+    builder.add(
+        message.msgid, target, context=message.msgctxt or "", notes="\n".join(message.notes) if message.notes else "",
+        source=source, plural=plural, references=message.references, printf=printf,
+    )
+
+
+def _source_forms(source_locale: str, message: Message) -> Translation:
+    """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
+    forms = plural_rules(source_locale).forms
+    plural_text = message.msgid_plural or ""
+    plurals = {name: message.msgid if position == 0 else plural_text for position, name in enumerate(forms)}
+    return Translation(text=message.msgid, plurals=plurals)
+
+
+def _loco_flag(flags: list[str]) -> str:
+    """The Loco flag of gettext flags: loco-<flag> wins over fuzzy."""
+    for flag in flags:
+        if flag.startswith(_LOCO_FLAG_PREFIX) and flag[len(_LOCO_FLAG_PREFIX):] in FLAGS:
+            return flag[len(_LOCO_FLAG_PREFIX):]
+    return "fuzzy" if "fuzzy" in flags else ""
+
+
+def _detected_locale(headers: dict[str, str]) -> str | None:
+    """The file's language: X-Loco-Target-Locale, else Language (a code, or an English name)."""
+    for name in ("X-Loco-Target-Locale", "Language"):
+        value = headers.get(name, "").strip()
+        if value and is_locale_code(value):
+            return value
+    return code_for_english_name(headers.get("Language", "").strip())
