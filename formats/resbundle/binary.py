@@ -63,6 +63,9 @@ class _Reader:
         self.keys_limit = 0
         self.units16 = 0  # file offset of the 16-bit area
         self.units16_end = 0
+        # Resources visited: a genuine file references each container once, so more visits than bytes means
+        # tables pointing at each other (a crafted file that would otherwise expand exponentially).
+        self.budget = len(data)
 
     def fail(self, message: str, offset: int) -> FormatError:
         """FormatError naming the file offset."""
@@ -126,8 +129,9 @@ class _Reader:
 
     def resource(self, word: int, depth: int = 0) -> Any:
         """The value of a Resource word."""
-        if depth > _MAX_DEPTH:
-            raise self.fail("resources nest too deeply (a loop?)", self.base)
+        self.budget -= 1
+        if depth > _MAX_DEPTH or self.budget < 0:
+            raise self.fail("resources nest too deeply or refer to each other in a loop", self.base)
         kind, offset = word >> 28, word & 0x0FFFFFFF
         at = self.base + 4 * offset
         if kind in (STRING, ALIAS):

@@ -428,3 +428,19 @@ def test_xcode_shaped_catalog_round_trips_byte_for_byte() -> None:
     assert catalogue.unit("%lld files").translation("ru").plurals == forms
     assert catalogue.unit("%lld files").translation("ru").flag == "fuzzy"
     assert export_file(catalogue, "xcstrings", "", options(all_locales=True)).data == data
+
+
+@pytest.mark.parametrize("ext", ["bplist", "strings", "stringsdict", "xcstrings"])
+def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
+    """Flipped bytes give a FormatError or a catalogue, never another exception (which would be a 500)."""
+    import random
+    data = export_file(rich_catalogue(("fr",)), ext, "", options(locale="fr")).data
+    generator = random.Random(11)
+    for _ in range(300):
+        corrupted = bytearray(data)
+        for _ in range(generator.randint(1, 4)):
+            corrupted[generator.randrange(len(corrupted))] = generator.randrange(256)
+        try:
+            read(ext, bytes(corrupted), locale="fr")
+        except FormatError:
+            pass

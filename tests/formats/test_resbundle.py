@@ -184,3 +184,34 @@ def test_keys_outside_icus_invariant_characters_are_replaced(tmp_path: Path) -> 
     text = export_file(catalogue, "txt", "", options(locale="fr")).data
     assert b'"prix_total_1"' in text or b"prix_total_1 {" in text
     genrb(tmp_path, text)
+
+
+@pytest.mark.parametrize("ext", ["res", "txt"])
+def test_corrupted_bundles_fail_only_with_format_errors(ext: str) -> None:
+    """Flipped bytes anywhere give a FormatError or a catalogue, never another exception or a hang."""
+    import random
+    data = export_file(rich_catalogue(("fr",)), ext, "", options(locale="fr")).data
+    generator = random.Random(7)
+    for _ in range(400):
+        corrupted = bytearray(data)
+        for _ in range(generator.randint(1, 4)):
+            corrupted[generator.randrange(len(corrupted))] = generator.randrange(256)
+        try:
+            read_file(ext, "", bytes(corrupted), ReadOptions(locale="fr"))
+        except FormatError:
+            pass
+
+
+def test_tables_referring_to_each_other_are_refused() -> None:
+    """A crafted bundle whose root table lists itself twice would expand exponentially."""
+    import struct
+    from formats.resbundle.binary import TABLE32, _data_header
+    keys = b"a\x00b\x00"
+    keys_top = 1 + 7 + 1
+    table_at = keys_top
+    root = (TABLE32 << 28) | table_at
+    table = struct.pack("<i2i2I", 2, 32, 34, root, root)
+    indexes = [7, keys_top, table_at + 5, table_at + 5, 2, 0, keys_top]
+    data = _data_header() + struct.pack("<I7i", root, *indexes) + keys + table
+    with pytest.raises(FormatError, match="loop"):
+        read_file("res", "", data, ReadOptions(locale="fr"))
