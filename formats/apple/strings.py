@@ -26,7 +26,7 @@ from .text import decode_text
 
 _BARE_WORD = re.compile(r"[A-Za-z0-9_.$:/\-]+")
 _LOCO_ID = re.compile(r"^loco:[0-9a-f]{24}$")
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 _WRITE_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 _NEEDS_ESCAPE = re.compile(r'[\\"\n\t\r\0]')
 
