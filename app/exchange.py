@@ -14,6 +14,8 @@ from storage import operations as ops
 from storage.snapshot import Snapshot
 from storage.transaction import Transaction
 
+from .locales import display_name, parse_locale_code
+
 
 
 # ----------------------------------------------------------------------------- export
@@ -155,9 +157,8 @@ class Importer:
     def apply(self, catalogue: Catalogue) -> ImportReport:
         for code in catalogue.locales:
             if code not in self.tx.locale_codes():
-                from .locales import display_name
-
-                ops.add_locale(self.tx, code, display_name(code))
+                # a locale named by the file passes the same check as ?locale= (422 when CLDR does not know it)
+                ops.add_locale(self.tx, parse_locale_code(code), display_name(code))
         by_text = self._source_text_index() if self.options.index == "text" else None
         seen: set[str] = set()
         total = max(1, len(catalogue.units))

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint
 
 from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
+from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_STYLES, STATUSES
 
 from .jsonio import render
 
@@ -80,8 +81,8 @@ SCHEMAS: dict[str, Any] = {
         "project": {"type": "object", "properties": {"id": INT, "name": STRING, "slug": STRING, "url": STRING}}}},
     "Asset": {"type": "object", "required": ["id", "type", "context", "notes", "modified", "plurals", "tags"],
               "properties": {
-                  "id": STRING, "type": {"enum": ["text", "html", "xml"]}, "context": STRING, "notes": STRING,
-                  "printf": {"enum": ["", "php", "java", "objc", "icu", "python"]},
+                  "id": STRING, "type": {"enum": list(ASSET_TYPES)}, "context": STRING, "notes": STRING,
+                  "printf": {"enum": list(ASSET_PRINTF)},
                   "created": DATE, "modified": DATE,
                   "plurals": {"type": "integer", "description": "number of linked plural-form assets"},
                   "tags": {"type": "array", "items": STRING},
@@ -183,9 +184,8 @@ def build_paths() -> dict[str, dict[str, Any]]:
                        description="Blank id: an ID is made from the text, unique in the project. The source "
                                    "translation is created from text unless default=untranslated.",
                        body=_form({"id": {"type": "string", "maxLength": 999}, "text": STRING,
-                                   "type": {"enum": ["text", "html", "xml"]}, "context": STRING, "notes": STRING,
-                                   "default": {"enum": ["translated", "untranslated", "fuzzy", "incorrect",
-                                                        "incomplete", "provisional", "unapproved", "rejected"]}}))},
+                                   "type": {"enum": list(ASSET_TYPES)}, "context": STRING, "notes": STRING,
+                                   "default": {"enum": list(DEFAULT_STATES)}}))},
         "/api/assets/{id}.json": {
             "get": op("Get an asset", {"200": asset, "404": not_found}, parameters=[ASSET_ID]),
             "patch": op("Modify an asset", {"200": asset, "404": not_found, "409": _error("New ID taken"),
@@ -193,8 +193,8 @@ def build_paths() -> dict[str, dict[str, Any]]:
                         parameters=[ASSET_ID], kind="write",
                         description="A new id renames the asset; translations and history follow it.",
                         body=_patch({"type": "object", "additionalProperties": False, "properties": {
-                            "id": STRING, "type": {"enum": ["text", "html", "xml"]}, "context": STRING,
-                            "notes": STRING, "printf": {"enum": ["", "php", "java", "objc", "icu", "python"]},
+                            "id": STRING, "type": {"enum": list(ASSET_TYPES)}, "context": STRING,
+                            "notes": STRING, "printf": {"enum": list(ASSET_PRINTF)},
                             "aliases": {"type": "object", "additionalProperties": STRING}}})),
             "delete": op("Delete an asset and all its translations", {"200": done, "404": not_found},
                          parameters=[ASSET_ID], kind="write")},
@@ -271,8 +271,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
             "post": op("Flag a translation (one flag at a time; it stays translated)",
                        {"200": done, "404": _error("Not translated"), "422": _error("Unknown flag")},
                        parameters=[ASSET_ID, LOCALE], kind="write",
-                       body=_form({"flag": {"enum": ["fuzzy", "incorrect", "incomplete", "provisional",
-                                                     "unapproved", "rejected"], "default": "fuzzy"}})),
+                       body=_form({"flag": {"enum": list(FLAGS), "default": "fuzzy"}})),
             "delete": op("Clear the flag", {"200": done, "404": _error("Not flagged")},
                          parameters=[ASSET_ID, LOCALE], kind="write")},
         "/api/translations/{id}/{locale}/revisions": {
@@ -371,10 +370,9 @@ EXPORT_PARAMS = [
     _query("source", "Alternative source locale"),
     _query("namespace", "Overrides the project name where a format uses one"),
     _query("order", "created (default) or id", {"enum": ["created", "id"]}),
-    _query("status", "Comma list of translated, untranslated, blank-translation, flagged, a flag name or all; "
-                     "`!` negates"),
+    _query("status", f"Comma list of {', '.join(STATUSES)}; `!` negates a term; anything else is a 400"),
     _query("fallback", "Locale whose text fills untranslated assets"),
-    _query("printf", "Convert placeholders to this style", {"enum": ["php", "java", "objc", "icu", "python"]}),
+    _query("printf", "Convert placeholders to this style", {"enum": list(PRINTF_STYLES)}),
     _query("charset", "Output encoding; a character it cannot hold is a 406"),
     _query("breaks", "Line endings", {"enum": ["Unix", "DOS", "Mac"]}),
     _query("no-comments", "Drop the banner and redundant comments", {"type": "boolean"}),

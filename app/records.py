@@ -10,9 +10,6 @@ from typing import Any
 from formats.plurals import plural_rules
 from storage.snapshot import Snapshot
 
-FLAG_LABELS = {"fuzzy": "Fuzzy", "incorrect": "Incorrect", "incomplete": "Incomplete",
-               "provisional": "Provisional", "unapproved": "Unapproved", "rejected": "Rejected"}
-
 
 def _memo(snapshot: Snapshot, key: tuple, compute):
     """Derived data cached on the (immutable) snapshot it was computed from."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Loco's flag vocabulary: at most one per translation, "fuzzy" being the gettext one.
-FLAGS: tuple[str, ...] = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
-UNIT_TYPES: tuple[str, ...] = ("text", "html", "xml")
-PRINTF_STYLES: tuple[str, ...] = ("php", "java", "objc", "icu", "python")
+from vocabulary import ASSET_TYPES as UNIT_TYPES
+from vocabulary import FLAGS, PRINTF_STYLES  # Loco's flags: at most one per translation, "fuzzy" the gettext one
+
+__all__ = ["FLAGS", "PRINTF_STYLES", "UNIT_TYPES", "Catalogue", "Translation", "Unit"]
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
 from .plurals import CATEGORIES, categories_for_indices, is_locale_code, plural_rules
-from .reading import CatalogueBuilder, plural_translation
+from .reading import CatalogueBuilder, file_locale, plural_translation
 
 _COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
 _CONTEXT_SEPARATOR = "\u0004"
@@ -503,7 +503,7 @@ def read_arb(data: bytes, options: ReadOptions) -> Catalogue:
     """A Flutter ARB file; @@ attributes become headers, @key metadata notes/context/placeholders."""
     tree = _top_object(load_json(data))
     declared = tree.get("@@locale")
-    detected = declared if isinstance(declared, str) and is_locale_code(declared) else None
+    detected = file_locale(declared, "@@locale") if isinstance(declared, str) and declared.strip() else None
     builder = CatalogueBuilder(options, "id", detected)
     headers = {key[2:]: str(value) for key, value in tree.items() if key.startswith("@@")}
     for key, value in _arb_messages(tree):

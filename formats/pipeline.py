@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable
 
+from vocabulary import status_term
+
 from .banner import banner_lines
 from .catalogue import Catalogue, Translation, Unit
 from .errors import CharsetError, KeyCollision, OptionError
@@ -168,6 +170,16 @@ def _check_options(options: ExportOptions) -> None:
         raise OptionError(f"breaks must be Unix, DOS or Mac, not {options.breaks!r}")
     if options.printf and options.printf not in STYLES:
         raise OptionError(f"printf must be one of {', '.join(STYLES)}, not {options.printf!r}")
+    status_terms(options.status)
+
+
+def status_terms(expression: str) -> tuple[set[str], set[str]]:
+    """The status filter's positive and negated terms in canonical form; OptionError naming the accepted ones."""
+    positive, negative = _terms(expression)
+    try:
+        return {status_term(term) for term in positive}, {status_term(term) for term in negative}
+    except ValueError as error:
+        raise OptionError(str(error)) from None
 
 
 def _export_locales(catalogue: Catalogue, options: ExportOptions, source: str, template: bool) -> list[str]:
@@ -214,17 +226,17 @@ def translation_has_status(translation: Translation, term: str) -> bool:
         return translation.translated and not translation.blank
     if term == "untranslated":
         return not translation.translated
-    if term in ("blank-translation", "blank"):
+    if term == "blank-translation":
         return translation.translated and translation.blank
     if term == "flagged":
         return bool(translation.flag)
-    return translation.flag == term  # a flag name (FLAGS, or a project-defined one)
+    return translation.flag == term  # a flag name (vocabulary.FLAGS)
 
 
 def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: list[str]) -> list[Unit]:
     """The units passing the tag filter and, in at least one of the locales, the status filter."""
     tags_in, tags_out = _terms(tag_filter)
-    status_in, status_out = _terms(status)
+    status_in, status_out = status_terms(status)
     if not (tags_in or tags_out or status_in or status_out):
         return list(units)
     selected = []

@@ -14,6 +14,8 @@ from babel import Locale, UnknownLocaleError, localedata
 from babel.messages.plurals import get_plural
 from babel.plural import PluralRule
 
+from vocabulary import is_locale_tag
+
 CATEGORIES: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
 SAMPLE_RANGE = range(0, 1001)  # the integers whose categories define `forms`
 
@@ -55,7 +57,7 @@ def babel_locale(code: str) -> Locale | None:
 
 def is_locale_code(code: str) -> bool:
     """Whether Babel recognises the code as a locale (used to tell locale keys from other keys)."""
-    return bool(code) and code.replace("-", "").replace("_", "").isalnum() and babel_locale(code) is not None
+    return is_locale_tag(code) and babel_locale(code) is not None
 
 
 def locale_display_name(code: str) -> str:

@@ -1,8 +1,10 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+from vocabulary import canonical_locale, locale_from_posix
+
 from .catalogue import Catalogue, Translation, Unit
-from .errors import OptionError
+from .errors import FormatError, OptionError
 from .options import ReadOptions
 from .plurals import plural_rules
 from .unique import UniqueNames
@@ -23,9 +25,25 @@ def plural_translation(forms: dict[str, str | None], locale: str, **extra: str) 
 
 
 def requested_locale(options: ReadOptions) -> str | None:
-    """The locale the caller named, or None when it asked for detection."""
+    """The locale the caller named (canonically spelled), or None when it asked for detection (`auto`)."""
     locale = (options.locale or "").strip()
-    return None if not locale or locale.lower() == "auto" else locale
+    if not locale or locale.lower() == "auto":
+        return None
+    try:
+        return canonical_locale(locale)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+
+
+def file_locale(value: str, where: str) -> str:
+    """A locale a file names (`ru_RU`, `pt-br`, `sr_RS@latin`, `de_DE.UTF-8`), canonically spelled.
+
+    FormatError (422) naming `where` it was found when the value is no language tag.
+    """
+    code = locale_from_posix(value)
+    if code is None:
+        raise FormatError(f"{where} names {value!r}, which is not a locale code such as fr, fr-FR or fr_FR")
+    return code
 
 
 class CatalogueBuilder:
@@ -48,8 +66,9 @@ class CatalogueBuilder:
         if self.index not in INDEXES:
             raise OptionError(f"index must be 'id' or 'text', not {options.index!r}")
         self.by_text = self.index == "text"  # keys are source texts
-        self.source_locale = (options.source_locale or detected_source or "en").strip()
-        self.locale = requested_locale(options) or detected_locale or self.source_locale
+        self._canonical: dict[str, str] = {}
+        self.source_locale = self.canonical(options.source_locale or detected_source or "en")
+        self.locale = requested_locale(options) or self.canonical(detected_locale or self.source_locale)
         self.units: list[Unit] = []
         self._ids = UniqueNames()
         self._locales: list[str] = []
@@ -105,9 +124,17 @@ class CatalogueBuilder:
         return unit
 
     def add_translation(self, unit: Unit, locale: str, translation: Translation) -> None:
-        """Another locale's translation for a unit (multi-locale files)."""
+        """Another locale's translation for a unit (multi-locale files); `locale` as the file spells it."""
+        locale = self.canonical(locale)
         self._put(unit.translations, locale, translation)
         self._see(locale)
+
+    def canonical(self, code: str) -> str:
+        """A locale named by the file or the caller, canonically spelled (cached: called per translation)."""
+        found = self._canonical.get(code)
+        if found is None:
+            found = self._canonical[code] = file_locale(code, "the file")
+        return found
 
     def build(self, headers: dict[str, str] | None = None, project: str = "") -> Catalogue:
         """The catalogue of every unit added, source locale first in `locales`."""

@@ -14,12 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from vocabulary import ASSET_PRINTF as PRINTF_STYLES
+from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale
+
 from .errors import Conflict, Invalid, NotFound
 from .transaction import Transaction
-
-ASSET_TYPES = ("text", "html", "xml")
-PRINTF_STYLES = ("", "php", "java", "objc", "icu", "python")
-FLAGS = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
 MAX_ID_BYTES = 999
 MAX_TAG_CHARS = 200
 
@@ -96,7 +95,7 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
         raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
     if printf not in PRINTF_STYLES:
         raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
-    if default not in ("translated", "untranslated") + FLAGS:
+    if default not in DEFAULT_STATES:
         raise Invalid("default must be translated, untranslated or a flag name")
     tag_list = [check_tag(tag) for tag in tags]
     record = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes, "printf": printf,
@@ -307,7 +306,15 @@ def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
 
 
 # ----------------------------------------------------------------------------- locales
+def check_locale_code(code: str) -> str:
+    """A locale code as storage keeps it: a canonically spelled language tag (it becomes a directory name)."""
+    if not is_canonical_locale(code):
+        raise Invalid(f"invalid locale code {code!r}: expected a canonical language tag such as fr or pt-BR")
+    return code
+
+
 def add_locale(tx: Transaction, code: str, name: str) -> None:
+    check_locale_code(code)
     if code in tx.locale_codes():
         raise Conflict("Locale already exists")
     tx.meta["locales"] = tx.peek_meta()["locales"] + [{"code": code, "name": name}]
@@ -316,7 +323,7 @@ def add_locale(tx: Transaction, code: str, name: str) -> None:
 def patch_locale(tx: Transaction, code: str, new_code: str | None, name: str | None) -> str:
     """Rename and/or re-code a locale (its translations move with it). Returns the final code."""
     require_locale(tx, code)
-    final = new_code or code
+    final = check_locale_code(new_code) if new_code else code
     if final != code and final in tx.locale_codes():
         raise Conflict("Locale already exists")
     moved = []

@@ -12,8 +12,9 @@ one chunk file, whatever the size of the project. A translation lives in the chu
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterator
+
+from vocabulary import is_canonical_locale
 
 from .canonical import EMPTY, Chunk
 from .gitrepo import GitRepo
@@ -22,7 +23,6 @@ PROJECT_FILE = "project.json"
 ASSETS_DIR = "assets"
 LOCALES_DIR = "locales"
 DEFAULT_CHUNK_SIZE = 1000
-LOCALE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$")
 
 
 def chunk_file(number: int) -> str:
@@ -34,7 +34,7 @@ def asset_path(number: int) -> str:
 
 
 def locale_path(code: str, number: int) -> str:
-    if not LOCALE_CODE.match(code):  # a locale code becomes a directory name: never let it escape
+    if not is_canonical_locale(code):  # a locale code becomes a directory name: never let it escape
         raise ValueError(f"invalid locale code {code!r}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
 

@@ -6,13 +6,14 @@ from flask import Blueprint, g
 from storage import operations as ops
 from storage.history import revisions
 from storage.snapshot import Snapshot
+from vocabulary import FLAG_LABELS
 
 from ..auth import requires
 from ..context import now, project, snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
-from ..records import FLAG_LABELS, revision_record, translation_record
+from ..records import revision_record, translation_record
 from ..requests import form_fields, raw_text
 from .assets import find_asset
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from vocabulary import locale_from_posix
+
 from ..banner import one_line
 from ..catalogue import FLAGS, Catalogue, Translation
 from ..errors import FormatError
@@ -205,9 +207,10 @@ def _loco_flag(flags: list[str]) -> str:
 
 
 def _detected_locale(headers: dict[str, str]) -> str | None:
-    """The file's language: X-Loco-Target-Locale, else Language (a code, or an English name)."""
+    """The file's language: X-Loco-Target-Locale, else Language (`ru_RU`, `sr@latin`, or an English name)."""
     for name in ("X-Loco-Target-Locale", "Language"):
         value = headers.get(name, "").strip()
-        if value and is_locale_code(value):
-            return value
+        code = locale_from_posix(value) if value else None
+        if code and is_locale_code(code):
+            return code
     return code_for_english_name(headers.get("Language", "").strip())

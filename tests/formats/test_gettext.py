@@ -242,7 +242,7 @@ def test_locale_option_overrides_the_header() -> None:
 
 def test_language_given_as_an_english_name_is_understood() -> None:
     text = PO_BY_TEXT.replace('"Language: de\\n"', '"Language: Dutch (Belgium)\\n"')
-    assert read_file("po", "", text.encode(), ReadOptions()).locales == ["en", "nl_BE"]
+    assert read_file("po", "", text.encode(), ReadOptions()).locales == ["en", "nl-BE"]  # canonical, as ?locale= spells it
 
 
 def test_file_without_language_needs_the_locale_option() -> None:
@@ -343,27 +343,27 @@ def read_corpus(name: str, **read_options) -> Catalogue:
 
 def test_corpus_loco_translate_dutch_po() -> None:
     read = read_corpus("po/loco-translate__languages_loco-translate-nl_BE.po")
-    assert read.locales == ["en", "nl_BE"]  # from X-Loco-Target-Locale (Language says "Dutch (Belgium)")
+    assert read.locales == ["en", "nl-BE"]  # from X-Loco-Target-Locale (Language says "Dutch (Belgium)")
     assert len(read.units) == 133  # 134 entries minus the obsolete "Updated"
     assert sum(1 for u in read.units if u.context) == 31
     assert sum(1 for u in read.units if u.plural) == 4
-    assert sum(1 for u in read.units if u.translation("nl_BE").translated) == 61
+    assert sum(1 for u in read.units if u.translation("nl-BE").translated) == 61
     error = read.unit("Message label.Error")
-    assert (error.context, error.translation("en").text, error.translation("nl_BE").text) == ("Message label", "Error", "Fout")
+    assert (error.context, error.translation("en").text, error.translation("nl-BE").text) == ("Message label", "Error", "Fout")
     assert error.notes == "Translators: Bold text label in admin error messages"
-    assert read.unit("1 language").translation("nl_BE").plurals == {"one": "1 taal", "other": "%u talen"}
+    assert read.unit("1 language").translation("nl-BE").plurals == {"one": "1 taal", "other": "%u talen"}
     assert read.unit("%s is not an official WordPress language").printf == "php"
     assert read.headers["X-Generator"] == "Loco - https://localise.biz/"
 
 
 def test_corpus_loco_translate_russian_po_with_three_forms() -> None:
     read = read_corpus("po/loco-translate__languages_loco-translate-ru_RU.po")
-    assert read.locales == ["en", "ru_RU"]
+    assert read.locales == ["en", "ru-RU"]
     assert len(read.units) == 133  # two obsolete entries left out
-    assert sum(1 for u in read.units if u.translation("ru_RU").translated) == 107
-    assert read.unit("Message label.Error").translation("ru_RU").text == "Ошибка"
+    assert sum(1 for u in read.units if u.translation("ru-RU").translated) == 107
+    assert read.unit("Message label.Error").translation("ru-RU").text == "Ошибка"
     # The file declares three forms but gives two for this message: the many form stays untranslated.
-    assert read.unit("1 string").translation("ru_RU").plurals == {"one": "1 строка", "few": "%s строк(и)"}
+    assert read.unit("1 string").translation("ru-RU").plurals == {"one": "1 строка", "few": "%s строк(и)"}
     assert read.unit("1 string").translation("en").plurals == {"one": "1 string", "other": "%s strings"}
 
 
@@ -406,19 +406,19 @@ def test_corpus_loco_translate_pot_has_source_texts_only() -> None:
 
 def test_corpus_loco_compiled_german_mo() -> None:
     read = read_corpus("mo/loco-translate__languages_loco-translate-de_DE.mo")
-    assert read.locales == ["en", "de_DE"]
+    assert read.locales == ["en", "de-DE"]
     assert len(read.units) == 121
     assert sum(1 for u in read.units if u.context) == 30
     assert sum(1 for u in read.units if u.plural) == 4
-    assert read.unit('"%s" folder not writable').translation("de_DE").text == 'Ordner "%s" nicht schreibbar'
+    assert read.unit('"%s" folder not writable').translation("de-DE").text == 'Ordner "%s" nicht schreibbar'
 
 
 def test_corpus_loco_compiled_japanese_mo_keeps_one_form() -> None:
     read = read_corpus("mo/loco-translate__languages_loco-translate-ja.mo")
-    assert read.locales == ["en", "ja_JP"]
+    assert read.locales == ["en", "ja-JP"]
     assert len(read.units) == 122
     # nplurals=1: the compiler's second msgstr is never used by gettext and is not imported.
-    assert read.unit("1 language").translation("ja_JP").plurals == {"other": "%u言語"}
+    assert read.unit("1 language").translation("ja-JP").plurals == {"other": "%u言語"}
 
 
 def test_corpus_polib_utf8_mo() -> None:

@@ -1,0 +1,99 @@
+"""The words every layer agrees on: locale codes, translation flags, statuses, printf styles, asset types.
+
+Imports nothing of Gloss, so `storage/`, `formats/` and `app/` may all import it. One rule each: a locale
+code is checked and canonicalised here and nowhere else.
+"""
+from __future__ import annotations
+
+import re
+
+# --- locale codes ----------------------------------------------------------------------------------
+
+# A practical BCP 47 language tag: a 2-3 letter language then subtags of 1-8 letters or digits, separated
+# by `-` (or `_`, the POSIX spelling clients and files use). The length limit is the practical maximum
+# RFC 5646 §4.4.1 asks implementations to support; a code also becomes a directory name in a project
+# repository, so nothing else may pass.
+LOCALE_CODE_MAX_LENGTH = 35
+LOCALE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+LOCALE_EXAMPLES = "fr, fr-FR or fr_FR"
+
+
+def is_locale_tag(code: str) -> bool:
+    """Whether the text is spelled like a language tag (`fr`, `pt_BR`, `zh-Hant-TW`), known or not."""
+    return bool(code) and len(code) <= LOCALE_CODE_MAX_LENGTH and LOCALE_TAG.fullmatch(code) is not None
+
+
+def canonical_locale(code: str) -> str:
+    """The canonical spelling of a language tag: hyphens, language lower, script title, region upper.
+
+    `pt_BR` -> `pt-BR`, `ZH_hant_tw` -> `zh-Hant-TW`, `es-419` stays. ValueError when it is not a tag.
+    """
+    code = (code or "").strip()
+    if not is_locale_tag(code):
+        raise ValueError(f"invalid locale code {code!r}: expected a language tag such as {LOCALE_EXAMPLES}")
+    parts = code.replace("_", "-").split("-")
+    out = [parts[0].lower()]
+    for position, part in enumerate(parts[1:], 1):
+        if len(part) == 4 and part.isalpha() and position == 1:
+            out.append(part.title())  # script
+        elif (len(part) == 2 and part.isalpha()) or (len(part) == 3 and part.isdigit()):
+            out.append(part.upper())  # region
+        else:
+            out.append(part.lower())  # variant, extension or private use: case-insensitive, lower by convention
+    return "-".join(out)
+
+
+def is_canonical_locale(code: str) -> bool:
+    """Whether the code is a language tag already in canonical spelling (what storage accepts)."""
+    return is_locale_tag(code) and canonical_locale(code) == code
+
+
+_POSIX_MODIFIER_SCRIPTS = {"latin": "Latn", "cyrillic": "Cyrl", "devanagari": "Deva", "arabic": "Arab"}
+
+
+def locale_from_posix(value: str) -> str | None:
+    """A canonical code from a POSIX-style locale name found in files (`ru_RU.UTF-8`, `sr_RS@latin`).
+
+    None when the value is not such a name (files also hold English names, handled by the caller).
+    """
+    value = (value or "").strip()
+    value, _, modifier = value.partition("@")
+    value = value.split(".", 1)[0]  # the codeset
+    if not is_locale_tag(value):
+        return None
+    code = canonical_locale(value)
+    script = _POSIX_MODIFIER_SCRIPTS.get(modifier.lower())
+    if script:
+        language, _, rest = code.partition("-")
+        code = "-".join(part for part in (language, script, rest) if part)
+    return code if is_locale_tag(code) else None
+
+
+# --- translation flags and statuses ----------------------------------------------------------------
+
+FLAGS: tuple[str, ...] = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
+FLAG_LABELS: dict[str, str] = {flag: flag.capitalize() for flag in FLAGS}
+
+# Words of the export `status` filter (besides the flag names); `!` negates any of them.
+STATUS_TERMS: tuple[str, ...] = ("translated", "untranslated", "blank-translation", "flagged", "all")
+STATUS_ALIASES: dict[str, str] = {"blank": "blank-translation"}
+STATUSES: tuple[str, ...] = STATUS_TERMS + FLAGS
+
+
+def status_term(term: str) -> str:
+    """A status filter term in canonical form; ValueError naming the accepted ones when unknown."""
+    word = term.strip().lower()
+    word = STATUS_ALIASES.get(word, word)
+    if word not in STATUSES:
+        raise ValueError(f"unknown status {term.strip()!r}; accepted: {', '.join(STATUSES)} (each may be negated with !)")
+    return word
+
+
+# Initial states of a new asset's source translation (POST /api/assets `default`).
+DEFAULT_STATES: tuple[str, ...] = ("translated", "untranslated") + FLAGS
+
+# --- placeholders and asset types ------------------------------------------------------------------
+
+PRINTF_STYLES: tuple[str, ...] = ("php", "java", "objc", "icu", "python")
+ASSET_PRINTF: tuple[str, ...] = ("",) + PRINTF_STYLES  # an asset's printf: none, or a style
+ASSET_TYPES: tuple[str, ...] = ("text", "html", "xml")
