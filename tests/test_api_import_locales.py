@@ -89,7 +89,8 @@ def test_unknown_status_is_a_400_naming_the_accepted_ones(client, demo):
 
 def test_unsupported_import_and_convert_list_only_readable_formats(api, client):
     status, body = api.post("/api/import/docx", data=b"x")
-    assert status == 400 and "supported for reading: arb, csv, json, mo, po, pot" in body["error"]
+    assert status == 400 and ("supported for reading: arb, blist, bplist, csv, json, mo, plist, po, pot, res, strings, "
+                              "stringsdict, txt, xcstrings") in body["error"]
     assert "sql" not in body["error"] and "html" not in body["error"]
     response = client.post("/api/convert/docx/messages.json", data=b"x")
     assert response.status_code == 400 and "sql" not in response.get_json()["error"]

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from vocabulary import locale_from_posix
+
 from ..catalogue import Catalogue, Translation
 from ..icu import parse_plural, plural_message
 from ..nesting import nest
@@ -46,9 +48,9 @@ def leaves(tree: dict[str, Any] | list[Any], prefix: str = "") -> Iterator[tuple
 
 
 def locale_of_bundle(name: str) -> str | None:
-    """The locale a bundle name stands for (`fr_CA` -> `fr-CA`); None for `root` and unnamed bundles."""
+    """The locale a bundle name stands for (`fr_CA` -> `fr-CA`); None for `root` and names that are no locale."""
     name = name.strip()
-    return None if not name or name.lower() == "root" else name.replace("_", "-")
+    return None if not name or name.lower() == "root" else locale_from_posix(name)
 
 
 def bundle_name(locale: str) -> str:
