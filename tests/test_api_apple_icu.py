@@ -62,6 +62,9 @@ def test_imported_string_catalog_creates_its_locales(client, demo) -> None:
     api = Api(client, demo[1].full)
     status, body = api.post("/api/import/xcstrings", data=corpus_path(XCSTRINGS).read_bytes())
     assert status == 200 and "zh-Hans" in [locale["code"] for locale in body["locales"]]
+    # what could not be mapped is said in the answer: the empty key, stale/shouldTranslate attributes
+    assert "1 empty key skipped (an asset ID cannot be empty)" in body["warnings"]
+    assert any("key attributes" in warning for warning in body["warnings"])
     assert api.get("/api/translations/Add New Session/zh-Hans")[1]["translation"] == "新建分组"
 
 
@@ -186,13 +189,17 @@ def test_xcstrings_archive_is_one_catalog_of_every_locale(client, demo) -> None:
     assert {"fr", "de", "ja"} <= locales
 
 
+def test_imports_without_anything_unmapped_answer_no_warnings(client, demo) -> None:
+    api = Api(client, demo[1].full)
+    status, body = api.post("/api/import/strings?locale=fr", data=corpus_path(STRINGS).read_bytes())
+    assert status == 200 and "warnings" not in body
+
+
 def test_blist_is_an_alias_of_bplist(client, demo) -> None:
     api = Api(client, demo[1].full)
     status, body = api.get("/api/formats")
-    bplist = next(record for record in body if record["ext"] == "bplist") if isinstance(body, list) else None
-    if bplist is None:  # the listing may be wrapped
-        bplist = next(record for record in body["formats"] if record["ext"] == "bplist")
-    assert "blist" in bplist["aliases"]
+    bplist = next(record for record in body if record["ext"] == "bplist")
+    assert "blist" in bplist["aliases"] and bplist["readable"] and bplist["writable"]
     data = download(client, demo[1].full, "/api/export/locale/fr.bplist")
     status, body = api.post("/api/import/blist?locale=fr&index=id", data=data)
     assert status == 200 and "new asset" not in body["message"]

@@ -201,6 +201,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     with project_obj.transaction(author, summary, "import", [("Format", ext)]) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
+        report.warnings = list(catalogue.warnings)
         tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
     return report, tx.result
 
@@ -217,9 +218,11 @@ def import_file(ext: str):
         return _start_async_import(ext, variant, data, options, read_options)
     report, result = run_import(project(), ext, variant, data, options, read_options, committer_identity(),
                                 g.actor)
-    return render({"status": 200, "message": report.message(),
-                   "locales": [locale_record(result, code) for code in sorted(report.locales)
-                               if result.locale(code)]})
+    body = {"status": 200, "message": report.message(),
+            "locales": [locale_record(result, code) for code in sorted(report.locales) if result.locale(code)]}
+    if report.warnings:  # only when the file held something the project cannot keep
+        body["warnings"] = report.warnings
+    return render(body)
 
 
 def jobs() -> JobStore:

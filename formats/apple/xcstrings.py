@@ -19,9 +19,9 @@ it is written only when it differs from the key. States and Loco flags:
 Plurals: `variations.plural` with the locale's CLDR categories and `other` always present; a string
 made of one plural substitution (`%#@count@`) also reads as a plural unit, its substitution kept in
 meta to be written back. What has no place in the catalogue (device variations, several
-substitutions, per-key extraction state) is kept in unit meta and counted in the catalogue header
-`xcstrings-kept`; the empty key Xcode extracts from `Text("")` cannot be an asset and is skipped
-(header `xcstrings-skipped`). Keys with line breaks (SwiftUI keys are source texts) get asset IDs
+substitutions, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
+(the import answer lists them); the empty key Xcode extracts from `Text("")` cannot be an asset and is
+skipped, with a warning too. Keys with line breaks (SwiftUI keys are source texts) get asset IDs
 with `\\n`-style escapes, turned back into the key on export.
 
 Writing mirrors Xcode's own output: keys sorted, two-space indents, `" : "` separators, no
@@ -106,12 +106,14 @@ def read_xcstrings(data: bytes, options: ReadOptions) -> Catalogue:
         if not isinstance(record, dict):
             raise FormatError(f"String Catalog key {key!r}: expected an object")
         kept += _add_key(builder, key, record, source)
-    headers = {"sourceLanguage": source, "version": str(tree.get("version", ""))}
+    catalogue = builder.build({"sourceLanguage": source, "version": str(tree.get("version", ""))})
     if kept:
-        headers["xcstrings-kept"] = f"{kept} localizations or key attributes kept in unit meta (not editable)"
+        catalogue.warnings.append(
+            f"{kept} device variations, substitutions or key attributes (extractionState, shouldTranslate) have no "
+            "place in an asset: kept for a file-to-file conversion only, their first text imported")
     if skipped:
-        headers["xcstrings-skipped"] = f"{skipped} empty key skipped"
-    return builder.build(headers)
+        catalogue.warnings.append(f"{skipped} empty key skipped (an asset ID cannot be empty)")
+    return catalogue
 
 
 def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source: str) -> int:
