@@ -15,7 +15,9 @@ WORKERS ?= 2
 # ruby (Psych reads YAML exports), php-cli (php -l, include and parse_ini_string read PHP and INI exports).
 APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrelease:qttools5-dev-tools \
 	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless \
-	ruby:ruby php:php-cli
+	ruby:ruby php:php-cli plistutil:libplist-utils sfparse:gnustep-base-runtime genrb:icu-devtools derb:icu-devtools
+# libplist-utils (plistutil reads plist, bplist and stringsdict exports), gnustep-base-runtime (sfparse checks .strings),
+# icu-devtools (genrb compiles .txt, derb dumps .res).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
@@ -53,6 +55,7 @@ bench: install system-tools
 	-$(BIN)/python bench/formats/bench_formats.py
 	-$(BIN)/python bench/formats/bench_formats3.py
 	-$(BIN)/python bench/bench_api.py
+	-$(BIN)/python bench/bench_xcstrings.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

@@ -127,6 +127,7 @@ class ImportReport:
     updated_translations: int = 0
     deleted_assets: int = 0
     locales: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)  # the reader's words on what it could not map
 
     def message(self) -> str:
         parts = []

@@ -408,8 +408,10 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
                      "400": _error("Unsupported format or option value"), "406": _error("Charset cannot hold a character"),
                      "409": _error("Key collision with collisions=fail")}
     import_result = _json({"type": "object", "properties": {"status": INT, "message": STRING,
-                                                            "locales": {"type": "array", "items": _ref("Locale")}}},
-                          "Summary and the locales the file touched")
+                                                            "locales": {"type": "array", "items": _ref("Locale")},
+                                                            "warnings": {"type": "array", "items": STRING}}},
+                          "Summary, the locales the file touched, and (only when there are any) what the file "
+                          "held that the project cannot keep")
     return {
         "/api/export/locale/{locale}.{ext}": {"get": op(
             "Export one locale", {"200": file, "404": _error("Locale not in project"), **export_errors},

@@ -89,6 +89,7 @@ class Catalogue:
     units: list[Unit] = field(default_factory=list)
     project: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # what the reader read but could not map, for the user
 
     @property
     def target_locales(self) -> list[str]:

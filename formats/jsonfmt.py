@@ -73,19 +73,21 @@ def _strip_comments(text: str) -> str:
     return _COMMENT_OR_STRING.sub(blank, text)
 
 
-def dump_json(value: Any) -> str:
+def dump_json(value: Any, indent: str = "    ", colon: str = ": ", final_newline: bool = True) -> str:
     """JSON as Loco prints it: 4-space indents, non-ASCII and slashes unescaped, final newline.
 
     Same output as json.dumps(value, indent=4, ensure_ascii=False), but strings go through the C
-    encoder one by one instead of the pure-Python indenting encoder (several times faster).
+    encoder one by one instead of the pure-Python indenting encoder (several times faster). Other
+    layouts (Xcode's two spaces and `" : "`) only change `indent`, `colon` and `final_newline`.
     """
     parts: list[str] = []
-    _dump(value, parts, "\n")
-    parts.append("\n")
+    _dump(value, parts, "\n", indent, colon)
+    if final_newline:
+        parts.append("\n")
     return "".join(parts)
 
 
-def _dump(value: Any, parts: list[str], newline: str) -> None:
+def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -> None:
     """Append the pretty JSON of a value; `newline` carries the current indentation."""
     if isinstance(value, str):
         parts.append(_encode_string(value))
@@ -93,25 +95,25 @@ def _dump(value: Any, parts: list[str], newline: str) -> None:
         if not value:
             parts.append("{}")
             return
-        inner = newline + "    "
+        inner = newline + indent
         separator = "{"
         for key, item in value.items():
             if type(item) is str:  # the common leaf, written without a recursive call
-                parts.append(f"{separator}{inner}{_encode_string(str(key))}: {_encode_string(item)}")
+                parts.append(f"{separator}{inner}{_encode_string(str(key))}{colon}{_encode_string(item)}")
             else:
-                parts.append(separator + inner + _encode_string(str(key)) + ": ")
-                _dump(item, parts, inner)
+                parts.append(separator + inner + _encode_string(str(key)) + colon)
+                _dump(item, parts, inner, indent, colon)
             separator = ","
         parts.append(newline + "}")
     elif isinstance(value, list):
         if not value:
             parts.append("[]")
             return
-        inner = newline + "    "
+        inner = newline + indent
         separator = "["
         for item in value:
             parts.append(separator + inner)
-            _dump(item, parts, inner)
+            _dump(item, parts, inner, indent, colon)
             separator = ","
         parts.append(newline + "]")
     else:

@@ -12,6 +12,9 @@ from typing import Callable
 
 from .xml import android, keyvalue, qt, resx, tmx, xliff
 from . import csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt
+from .apple import plist, strings as apple_strings, stringsdict, xcstrings
+from .resbundle import binary as icu_binary, text as icu_text
+from .resbundle.tree import resource_key
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -109,6 +112,10 @@ _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"
 _YAML_TYPE = "application/x-yaml"
 _PHP_TYPE = "application/x-httpd-php-source"
+_PLIST_TYPE = "application/x-plist"
+_BINARY_TYPE = "application/octet-stream"
+_PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
+_ICU = dict(nests_keys=True, key_filter=resource_key)
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
 _I18NEXT = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
@@ -230,6 +237,32 @@ FORMATS: tuple[FormatSpec, ...] = (
                "HTML table of every locale", multi_locale=True),
     FormatSpec("sql", "", "MySQL inserts", "application/sql", None, sql.write_sql,
                "MySQL INSERT statements, one row per translation", multi_locale=True),
+    FormatSpec("strings", "", "iOS Localizable.strings", "text/plain", apple_strings.read_strings,
+               apple_strings.write_strings, "Apple .strings: \"key\" = \"value\"; pairs with comments as notes "
+               "(UTF-8 or UTF-16 with a BOM)",
+               capabilities=Capabilities(context=False, flags=False, plurals=False, untranslated=False),
+               archive_path="{locale}.lproj/Localizable.strings"),
+    FormatSpec("stringsdict", "", "iOS Localizable.stringsdict", _PLIST_TYPE, stringsdict.read_stringsdict,
+               stringsdict.write_stringsdict, "Apple plural rules (one %#@value@ per key, CLDR categories)",
+               capabilities=_PLIST, archive_path="{locale}.lproj/Localizable.stringsdict"),
+    FormatSpec("xcstrings", "", "Xcode String Catalog", _JSON_TYPE, xcstrings.read_xcstrings,
+               xcstrings.write_xcstrings, "Xcode String Catalog: every locale in one JSON file, states as flags",
+               capabilities=Capabilities(context=False, ordered=False),  # Xcode sorts the keys
+               multi_locale=True, archive_path="Localizable.xcstrings"),  # one file for all locales
+    FormatSpec("plist", "", "Apple property list", _PLIST_TYPE, plist.read_plist, plist.write_plist,
+               "XML property list: a dictionary of key to text", capabilities=_PLIST,
+               archive_path="{locale}.lproj/Localizable.plist"),
+    FormatSpec("bplist", "", "Apple binary property list", _BINARY_TYPE, plist.read_plist, plist.write_bplist,
+               "Binary property list (bplist00): a dictionary of key to text", aliases=("blist",),
+               capabilities=_PLIST, archive_path="{locale}.lproj/Localizable.plist"),
+    FormatSpec("res", "", "ICU resource bundle", _BINARY_TYPE, icu_binary.read_res, icu_binary.write_res,
+               "ICU binary resource bundle (genrb output); nested tables as dotted keys",
+               capabilities=Capabilities(context=False, notes=False, flags=False, untranslated=False, ordered=False),
+               archive_path="{locale_}.res", **_ICU),
+    FormatSpec("txt", "", "ICU resource bundle source", "text/plain", icu_text.read_txt, icu_text.write_txt,
+               "ICU resource bundle source (genrb input): locale table, nested tables as dotted keys",
+               capabilities=Capabilities(context=False, flags=False, untranslated=False),
+               archive_path="{locale_}.txt", **_ICU),
 )
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
@@ -336,6 +369,11 @@ def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = 
         locale=locale, locale_=locale.replace("-", "_"), language=_SUBTAG.findall(locale)[0] if locale else "",
         android=_android_qualifier(locale) if locale else "", project=project, ext=ext or spec.ext,
     )
+
+
+def archive_per_locale(spec: FormatSpec) -> bool:
+    """Whether an archive holds one file per locale (its path names the locale) or one file of all locales."""
+    return any(f"{{{name}}}" in spec.archive_path for name in ("locale", "locale_", "language", "android"))
 
 
 def describe(spec: FormatSpec) -> dict[str, object]:

@@ -89,7 +89,7 @@ def test_unknown_status_is_a_400_naming_the_accepted_ones(client, demo):
 
 def test_unsupported_import_and_convert_list_only_readable_formats(api, client):
     status, body = api.post("/api/import/docx", data=b"x")
-    assert status == 400 and "supported for reading: arb, csv, ini, json, mo, php, phps, po, pot, properties, yaml, yml" in body["error"]
+    assert status == 400 and "supported for reading: arb, blist, bplist, csv, ini, json, mo, php, phps, plist, po, pot, properties, res, resw, resx, strings, stringsdict, tmx, ts, txt, xcstrings, xlf, xliff, xml, yaml, yml" in body["error"]
     assert "sql" not in body["error"] and "html" not in body["error"]
     response = client.post("/api/convert/docx/messages.json", data=b"x")
     assert response.status_code == 400 and "sql" not in response.get_json()["error"]

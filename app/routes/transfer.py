@@ -12,7 +12,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from flask import Blueprint, Response, current_app, g, request
 
 import formats
-from formats.registry import archive_path, lookup
+from formats.registry import archive_path, archive_per_locale, lookup
 from storage.jobs import JobStore
 from storage.snapshot import Snapshot
 
@@ -138,7 +138,11 @@ def export_archive(ext: str):
     spec = lookup(ext, variant, writing=True)
     kind = request.path.rsplit(".", 1)[1]
     files: list[tuple[str, bytes]] = []
-    for record in snap.locales():
+    if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
+        options = export_options(snap, all_locales=True)
+        exported = formats.export_file(snapshot_catalogue(snap), ext, variant, options)
+        files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
+    for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
         exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
@@ -198,6 +202,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     with project_obj.transaction(author, summary, "import", [("Format", ext)]) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
+        report.warnings = list(catalogue.warnings)
         tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
     return report, tx.result
 
@@ -214,9 +219,11 @@ def import_file(ext: str):
         return _start_async_import(ext, variant, data, options, read_options)
     report, result = run_import(project(), ext, variant, data, options, read_options, committer_identity(),
                                 g.actor)
-    return render({"status": 200, "message": report.message(),
-                   "locales": [locale_record(result, code) for code in sorted(report.locales)
-                               if result.locale(code)]})
+    body = {"status": 200, "message": report.message(),
+            "locales": [locale_record(result, code) for code in sorted(report.locales) if result.locale(code)]}
+    if report.warnings:  # only when the file held something the project cannot keep
+        body["warnings"] = report.warnings
+    return render(body)
 
 
 def jobs() -> JobStore:

@@ -38,7 +38,7 @@ def test_unknown_extension_lists_supported_extensions() -> None:
 
 
 def test_unknown_extension_on_read_lists_only_readable_extensions() -> None:
-    with pytest.raises(UnsupportedFormat, match=r"supported for reading: arb, csv, ini, json, mo, php, phps, po, pot, properties, resw, resx, tmx, ts, xlf, xliff, xml, yaml, yml$"):
+    with pytest.raises(UnsupportedFormat, match=r"supported for reading: arb, blist, bplist, csv, ini, json, mo, php, phps, plist, po, pot, properties, res, resw, resx, strings, stringsdict, tmx, ts, txt, xcstrings, xlf, xliff, xml, yaml, yml$"):
         read_file("docx", "", b"x", ReadOptions())
 
 

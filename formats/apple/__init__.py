@@ -1,0 +1,1 @@
+"""The Apple family: `.strings`, `.stringsdict`, String Catalogs (`.xcstrings`) and property lists (plist, bplist)."""

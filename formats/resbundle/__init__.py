@@ -1,0 +1,1 @@
+"""ICU resource bundles: the text source format (`.txt`, compiled by genrb) and the binary format (`.res`)."""
