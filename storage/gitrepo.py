@@ -14,11 +14,12 @@ import subprocess
 import threading
 import time
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
 
 from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
 from dulwich.objects import Commit, Tree
@@ -79,6 +80,34 @@ def _pack_header(type_num: int, size: int) -> bytes:
 def fsync(fd: int) -> None:
     """Flush a file's data and metadata to stable storage (one place, so tests can observe every call)."""
     os.fsync(fd)
+
+
+def flush_to_disk(handle: BinaryIO) -> None:
+    """Push a file object's buffered bytes to the kernel, then to stable storage."""
+    handle.flush()
+    fsync(handle.fileno())
+
+
+_flushers: ThreadPoolExecutor | None = None
+
+
+def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ()) -> None:
+    """Flush several files (and directories) at once: concurrent fsyncs share one journal commit, so the
+    group costs about what one fsync costs instead of one per file."""
+    global _flushers
+    jobs: list[Callable[[], None]] = []
+    for handle in handles:
+        handle.flush()
+        jobs.append(lambda fd=handle.fileno(): fsync(fd))
+    jobs.extend(lambda d=directory: fsync_directory(d) for directory in directories)
+    if len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    if _flushers is None:
+        _flushers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gloss-fsync")
+    for future in [_flushers.submit(job) for job in jobs]:
+        future.result()
 
 
 def fsync_directory(directory: Path) -> None:
@@ -166,8 +195,10 @@ class GitRepo:
                 directory.mkdir(exist_ok=True)
         with handle:
             handle.write(compressed)
+            flush_to_disk(handle)
         os.chmod(temp, 0o444)
         os.replace(temp, target)
+        fsync_directory(directory)
         return hex_id.encode()
 
     def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
@@ -202,12 +233,17 @@ class GitRepo:
         index += sha1(index).digest()
         pack_dir = self.objects_dir / "pack"
         name = f"pack-{pack_sha.hex()}"
-        for suffix, data in ((".pack", pack), (".idx", index)):
-            temp = pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
-            with open(temp, "wb") as handle:
-                handle.write(data)
+        temps = {suffix: pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
+                 for suffix in (".pack", ".idx")}
+        with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
+            pack_file.write(pack)
+            index_file.write(index)
+            flush_all_to_disk([pack_file, index_file])
+        for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
             os.chmod(temp, 0o444)
             os.replace(temp, pack_dir / (name + suffix))
+        # No directory fsync here, as git: the ref's fsync, which must follow before any reader can reach
+        # these objects, commits the journal that holds both renames (and the ref's directory is flushed).
 
     def write_blob(self, data: bytes) -> bytes:
         return self.write_object(b"blob", data)
@@ -269,7 +305,7 @@ class GitRepo:
             pass
         return None
 
-    def move_head(self, commit: bytes, expected: bytes | None | object = ANY) -> None:
+    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True) -> None:
         """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`.
 
         Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
@@ -289,7 +325,8 @@ class GitRepo:
             raise
         os.close(fd)
         os.replace(self._ref_lock_path, self.ref_path)  # the rename releases the lock
-        fsync_directory(self.ref_path.parent)
+        if flush_directory:  # else the caller flushes it together with its own files (update_worktree)
+            fsync_directory(self.ref_path.parent)
 
     @property
     def _ref_lock_path(self) -> Path:
@@ -380,27 +417,44 @@ class GitRepo:
         file after a crash is repaired by the resync that the index's stale commit triggers.
         """
         index = self._read_index()
-        for relative, data in changed.items():
-            target = self.path / relative
-            key = relative.encode("utf-8")
-            if data is None:
+        touched_dirs: set[Path] = {self.ref_path.parent}  # the ref's rename, and names gained or lost
+        written: list[BinaryIO] = []
+        try:
+            for relative, data in changed.items():
+                target = self.path / relative
+                key = relative.encode("utf-8")
+                if data is None:
+                    try:
+                        target.unlink()
+                        touched_dirs.add(target.parent)
+                    except FileNotFoundError:
+                        pass
+                    index.pop(key, None)
+                    continue
                 try:
-                    target.unlink()
+                    handle = open(target, "r+b")
                 except FileNotFoundError:
-                    pass
-                index.pop(key, None)
-                continue
-            try:
-                handle = open(target, "wb")
-            except FileNotFoundError:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                handle = open(target, "wb")
-            with handle:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    touched_dirs.update((target.parent, target.parent.parent))
+                    handle = open(target, "wb")
+                written.append(handle)
                 handle.write(data)
-            index[key] = index_entry_from_stat(os.stat(target), blob_ids[relative], FILE_MODE)
-        for directory in removed_dirs:
-            self._remove_empty_dirs(self.path / directory)
-        self._write_index(index)
+                handle.truncate()
+                handle.flush()
+                index[key] = index_entry_from_stat(os.fstat(handle.fileno()), blob_ids[relative], FILE_MODE)
+            for directory in removed_dirs:
+                self._remove_empty_dirs(self.path / directory)
+                touched_dirs.add((self.path / directory).parent)
+            index_file = self._write_index(index)
+            try:
+                flush_all_to_disk(written + [index_file], [d for d in touched_dirs if d.is_dir()])
+            finally:
+                index_file.close()
+        finally:
+            for handle in written:
+                handle.close()
+        self._publish_index(index)
+        # the files and the index are on disk before the marker says they match `commit`
         self._record_checkout(commit)
 
     def resync_worktree(self) -> None:
@@ -449,13 +503,21 @@ class GitRepo:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def _write_index(self, entries: dict[bytes, IndexEntry]) -> None:
-        temp = self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
-        with open(temp, "wb") as handle:
-            writer = IndexChecksumWriter(handle)
-            write_index_dict(writer, entries)
-            writer.write_checksum()
-        os.replace(temp, self.git_dir / "index")
+    def _index_temp(self) -> Path:
+        return self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
+
+    def _write_index(self, entries: dict[bytes, IndexEntry]) -> BinaryIO:
+        """Write the index to a temp file and return it, open, for the caller to flush with its other files."""
+        handle = open(self._index_temp(), "wb")
+        writer = IndexChecksumWriter(handle)
+        write_index_dict(writer, entries)
+        writer.write_checksum()
+        return handle
+
+    def _publish_index(self, entries: dict[bytes, IndexEntry]) -> None:
+        """Rename the flushed temp index into place, and make that rename durable."""
+        os.replace(self._index_temp(), self.git_dir / "index")
+        fsync_directory(self.git_dir)
         self._index_cache = (self._index_stamp(), entries)
 
     def _remove_empty_dirs(self, directory: Path) -> None:

@@ -149,3 +149,50 @@ def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_
     assert git(project.path, "status", "--porcelain") == ""
     git(project.path, "fsck", "--strict")
     assert '"committed but not checked out"' in (Path(project.path) / "locales/en/0000.json").read_text()
+
+
+def _record_fsyncs(monkeypatch) -> list[str]:
+    """Wrap os.fsync: every flushed file or directory, by path, in call order."""
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        real_fsync(fd)
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    return flushed
+
+
+def test_an_acknowledged_write_flushed_its_pack_index_ref_and_files_before_the_answer(api, demo, monkeypatch):
+    project, _ = demo
+    git_dir = str(project.path / ".git")
+    flushed = _record_fsyncs(monkeypatch)
+    status, _ = api.post("/api/translations/home.title/fr", data="Accueil durable".encode())
+    assert status == 200
+    answered = list(flushed)  # what was on disk when the answer came back
+
+    def first(predicate) -> int:
+        return next(i for i, path in enumerate(answered) if predicate(path))
+
+    pack = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_pack_"))
+    pack_index = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_idx_"))
+    ref = first(lambda p: p == f"{git_dir}/refs/heads/main.lock")
+    assert max(pack, pack_index) < ref  # objects are durable before the branch can point at them
+    assert first(lambda p: p == f"{git_dir}/refs/heads") > ref  # and so is the ref's rename
+    assert first(lambda p: p.startswith(f"{git_dir}/gloss-index-")) > ref  # git's index
+    assert first(lambda p: p == str(project.path / "locales" / "fr" / "0000.json")) > ref
+    assert first(lambda p: p == git_dir) > ref  # the index's rename
+    head = git(project.path, "rev-parse", "HEAD").strip()
+    assert git(project.path, "show", f"{head}:locales/fr/0000.json").count("Accueil durable") == 1
+    assert git(project.path, "status", "--porcelain") == ""
+
+
+def test_a_new_locale_directory_is_flushed_with_its_first_file(api, demo, monkeypatch):
+    project, _ = demo
+    flushed = _record_fsyncs(monkeypatch)
+    assert api.post("/api/locales", data={"code": "pt-BR"})[0] == 201
+    assert api.post("/api/translations/home.title/pt-BR", data="Bem-vindo".encode())[0] == 200
+    locale_dirs = [p for p in flushed if p.startswith(str(project.path / "locales"))]
+    assert str(project.path / "locales" / "pt-BR") in locale_dirs
+    assert str(project.path / "locales") in locale_dirs
