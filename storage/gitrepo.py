@@ -128,6 +128,7 @@ class GitRepo:
         self.objects_dir = self.git_dir / "objects"
         self.ref_path = self.git_dir / BRANCH.decode()
         self._dulwich = Repo(str(self.path))
+        self._store_lock = threading.Lock()  # guards dulwich's pack cache (see read_raw)
         self._commits_since_gc = 0
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
@@ -271,12 +272,20 @@ class GitRepo:
         return self.write_object(b"commit", commit.as_raw_string())
 
     def read_raw(self, hex_id: bytes) -> bytes:
-        """Content of an object; retried once because a concurrent repack may move it into a pack."""
+        """Content of an object; retried once because a concurrent repack may move it into a pack.
+
+        One thread at a time per repository: dulwich's shared pack cache closes the packs a repack deleted
+        while looking for a new one, and closing a pack that another thread is reading from raises
+        `BufferError: cannot close exported pointers exist`.
+        """
         store = self._dulwich.object_store
-        try:
-            return store.get_raw(hex_id)[1]
-        except KeyError:
-            time.sleep(0.01)
+        with self._store_lock:
+            try:
+                return store.get_raw(hex_id)[1]
+            except KeyError:
+                pass
+        time.sleep(0.01)
+        with self._store_lock:
             return store.get_raw(hex_id)[1]
 
     def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:
