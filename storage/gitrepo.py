@@ -7,6 +7,7 @@ line with HEAD after the ref moves; a marker file left by a crash in between mak
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 import struct
@@ -30,13 +31,16 @@ from .errors import Busy, Conflict
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
-# Loose-object compression: level 1 is several times faster than the default and the periodic repack
-# recompresses everything with deltas anyway.
+# Compression of the objects a commit writes: level 1 is several times faster than the default, and the
+# periodic full repack stores most of them as deltas anyway.
 LOOSE_COMPRESSION = 1
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
 REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writer created last
-# How many commits a process makes between two `git gc --auto` checks.
+# How many commits a process makes between two background repacks, and how much the packs may grow past
+# their size after the last full repack before the next repack is a full one (see pack_loose_objects).
 GC_EVERY = 50
+FULL_REPACK_GROWTH = 1.4
+MAINTENANCE_LOCK = "gloss-maintenance.lock"  # in .git: the one-repack-at-a-time lock and that size
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
 # during a push), and the age after which a lock file is taken for the leftover of a killed writer.
 REF_LOCK_TIMEOUT = 2.0
@@ -143,11 +147,12 @@ class GitRepo:
         git_dir = path / ".git"
         (git_dir / "HEAD").write_bytes(b"ref: " + BRANCH + b"\n")
         config = git_dir / "config"
-        # Refs stay loose (we read and replace the ref file ourselves); gc packs objects often enough that a
-        # project stays small; receiving pushes into the served working tree is refused.
+        # Gloss does its own maintenance (pack_loose_objects), so git's automatic gc (which receive-pack and
+        # porcelain commands would start) is off, and refs stay loose; pushes into the served working tree
+        # are refused.
         config.write_text(
             config.read_text()
-            + "[gc]\n\tauto = 1000\n\tautoPackLimit = 100\n\tpackRefs = false\n\tautoDetach = false\n"
+            + "[gc]\n\tauto = 0\n\tpackRefs = false\n"
             + "[receive]\n\tdenyCurrentBranch = refuse\n"
         )
         (git_dir / "description").write_text("Gloss translation project\n")
@@ -536,7 +541,7 @@ class GitRepo:
 
     # ----------------------------------------------------------------- maintenance
     def note_commit(self) -> None:
-        """Count commits and, every GC_EVERY, pack the loose objects in a background thread."""
+        """Count commits and, every GC_EVERY, repack in a background thread (skipped if one is running)."""
         self._commits_since_gc += 1
         if self._commits_since_gc >= GC_EVERY and not self._packing.locked():
             self._commits_since_gc = 0
@@ -545,17 +550,65 @@ class GitRepo:
 
     def _pack_in_background(self) -> None:
         with self._packing:
-            self.pack_loose_objects()
+            self.pack_loose_objects(wait=False)
 
-    def pack_loose_objects(self) -> None:
-        """Roll the small per-commit packs (and any loose objects) up into fewer, delta-compressed ones.
+    def pack_loose_objects(self, wait: bool = True, full: bool | None = None) -> None:
+        """Roll the small per-commit packs up; when that left the packs much bigger than the last full repack
+        did, repack everything with fresh deltas instead.
 
-        `--geometric=2` merges only the smallest packs, so each run costs little however big the project,
-        and the number of packs stays logarithmic in the number of commits. Safe beside concurrent writers:
-        it only deletes packs whose objects it has rewritten, and never prunes.
+        `--geometric=2` merges only the smallest packs, so a run costs little however big the project and
+        the number of packs stays logarithmic in the number of commits; but it never looks for deltas
+        between the packs it keeps, so the repository grows several times bigger than `repack -a -d -f`
+        would make it. Once the packs outgrow FULL_REPACK_GROWTH times their size after the last full
+        repack, the next run is a full one. One repack at a time per repository across processes (a flock
+        on a file in .git, which also holds that size): with `wait=False` a process that finds one running
+        leaves the work to it. Git runs niced on one thread, so request processes keep the CPU. Safe beside
+        concurrent writers: it only deletes packs whose objects it has rewritten, and never prunes.
         """
         try:
-            subprocess.run(["git", "repack", "-d", "-q", "--geometric=2"], cwd=self.path, check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            fd = os.open(self.git_dir / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:  # the repository went away (deleted project, removed scratch dir): nothing to pack
-            pass
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                return
+            after_last_full = _read_counter(fd)
+            if full is None:
+                full = not after_last_full or self._pack_bytes() > FULL_REPACK_GROWTH * after_last_full
+            mode = ["-a", "-f"] if full else ["--geometric=2"]
+            try:
+                subprocess.run(["nice", "-n", "10", "git", "-c", "pack.threads=1", "repack", "-d", "-q", *mode],
+                               cwd=self.path, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:
+                return
+            if full:
+                _write_counter(fd, self._pack_bytes())
+        finally:
+            os.close(fd)
+
+    def _pack_bytes(self) -> int:
+        """The size of every pack of the repository."""
+        total = 0
+        with os.scandir(self.objects_dir / "pack") as entries:
+            for entry in entries:
+                if entry.name.endswith(".pack"):
+                    try:
+                        total += entry.stat().st_size
+                    except FileNotFoundError:  # deleted by a concurrent repack
+                        pass
+        return total
+
+
+def _read_counter(fd: int) -> int:
+    try:
+        return int(os.pread(fd, 32, 0).strip() or b"0")
+    except ValueError:
+        return 0
+
+
+def _write_counter(fd: int, value: int) -> None:
+    data = b"%d\n" % value
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
