@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from babel import Locale, UnknownLocaleError, localedata
-from babel.messages.plurals import get_plural
-from babel.plural import PluralRule
+if TYPE_CHECKING:  # Babel is imported where it is first needed: `import formats` stays cheap for a CLI run
+    from babel import Locale
+    from babel.plural import PluralRule
 
 CATEGORIES: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
 SAMPLE_RANGE = range(0, 1001)  # the integers whose categories define `forms`
@@ -44,6 +44,8 @@ def normalise_code(code: str) -> str:
 @lru_cache(maxsize=512)
 def babel_locale(code: str) -> Locale | None:
     """The Babel locale for a code, dropping trailing subtags Babel does not know (`en-GB-x-test`)."""
+    from babel import Locale, UnknownLocaleError
+
     parts = normalise_code(code).split("-")
     while parts and parts[0]:
         try:
@@ -167,6 +169,8 @@ def code_for_english_name(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def _codes_by_english_name() -> dict[str, str]:
     """English display name -> locale identifier for every CLDR locale (built once, on first use)."""
+    from babel import Locale, UnknownLocaleError, localedata
+
     names: dict[str, str] = {}
     for identifier in sorted(localedata.locale_identifiers(), key=len):
         try:
@@ -229,6 +233,9 @@ def _equation_matches(equation: str, forms: list[str], rule: PluralRule) -> bool
 
 def _babel_equation(locale: Locale, forms: list[str], rule: PluralRule) -> str | None:
     """Babel's hand-tuned gettext expression for the locale, if it agrees with CLDR on integers."""
+    from babel import UnknownLocaleError
+    from babel.messages.plurals import get_plural
+
     try:
         plural = get_plural(locale)
     except (ValueError, UnknownLocaleError):

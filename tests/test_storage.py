@@ -115,6 +115,22 @@ def test_snapshot_cache_follows_writes_made_by_another_process_object(tmp_path):
     assert other.snapshot() is other.snapshot()  # unchanged ref: served from the cache
 
 
+def test_a_chunk_written_by_another_process_object_is_read_as_a_diff_of_its_previous_version(tmp_path):
+    data = tmp_path / "data"
+    first = Store(data).create_project("P", "en", "English")
+    for asset_id in ("a", "b", "c"):
+        create(first, asset_id, asset_id.upper())
+    other = Store(data).project(first.id)
+    before = other.snapshot().locale_chunks["en"][0]
+    unchanged = before.get("a")
+    translate(first, "b", "en", "changed elsewhere")
+    after = other.snapshot().locale_chunks["en"][0]
+    assert after.origin == (before, ("b",))  # what changed, for derived data such as progress counts
+    assert after.get("a") is unchanged  # entries on unchanged lines are not parsed again
+    assert after.get("b")["text"] == "changed elsewhere"
+    assert after.to_bytes() == (first.path / "locales/en/0000.json").read_bytes()
+
+
 def test_revisions_come_from_git_history_newest_first_and_follow_renames(project):
     create(project, "greeting", "Hello")
     for text in ("Salut", "Bonjour", "Bonjour !"):
