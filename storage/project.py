@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import threading
 from contextlib import contextmanager
@@ -34,6 +35,23 @@ class ProcessLock:
 
     def __exit__(self, *exc_info) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+# Snapshots with at least this many assets are moved out of the cyclic collector's sight once loaded.
+FREEZE_AT = 5000
+
+
+def keep_out_of_collector(snapshot: Snapshot) -> None:
+    """Move what is alive now, above all a big snapshot just loaded, to the collector's permanent generation.
+
+    Full collections otherwise rescan every entry of every cached snapshot (1.75 M objects and 1.1 s at
+    100k assets, stalling the request that triggered it) and find nothing: snapshots are acyclic, so
+    reference counting still frees them when they are replaced. The young generations are collected first
+    so that no cyclic garbage gets frozen with them.
+    """
+    if len(snapshot.asset_index) >= FREEZE_AT:
+        gc.collect(1)
+        gc.freeze()
 
 
 def parent_dir(path: str) -> str:
@@ -83,6 +101,7 @@ class Project:
             if current is None or current.commit != head:
                 current = Snapshot.load(self.repo, head, current) if head else Snapshot.empty()
                 self._snapshot = current
+                keep_out_of_collector(current)
         return current
 
     # ----------------------------------------------------------------- writes
@@ -126,6 +145,7 @@ class Project:
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
         with self._refresh_lock:
             self._snapshot = snapshot
+        keep_out_of_collector(snapshot)
         self.repo.note_commit()
         return snapshot
 
