@@ -92,12 +92,13 @@ class _EquationParser:
     @staticmethod
     def _tokenise(text: str) -> list[str]:
         """The expression split into numbers, `n` and operators; anything else is a syntax error."""
-        tokens, position, text = [], 0, text.strip()
+        tokens: list[str] = []
+        position, text = 0, text.strip()
         while position < len(text):
             match = _TOKEN.match(text, position)
             if not match or match.end() == position:
                 raise ValueError(f"unexpected {text[position:position + 10]!r} in plural expression")
-            tokens.append(match.group(match.lastindex))
+            tokens.append(match.group(match.lastindex or 0))
             position = match.end()
         return tokens
 
@@ -249,7 +250,7 @@ def _babel_equation(locale: Locale, forms: list[str], rule: PluralRule) -> str |
 def _built_equation(forms: list[str], rule: PluralRule) -> str:
     """A gettext expression compiled from the CLDR rules of every form but the last (the fallback)."""
     conditions = dict(rule.abstract)
-    parts = []
+    parts: list[str] = []
     for index, name in enumerate(forms[:-1]):
         condition = _integer_condition(conditions[name])
         if condition is True:  # the form covers every remaining integer

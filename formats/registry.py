@@ -5,7 +5,7 @@ Adding a format = one module with a reader and/or a writer + one `FormatSpec` li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from . import csvfmt, gettext, html, js, jsonfmt, sql
 from .catalogue import Catalogue
@@ -46,7 +46,7 @@ class FormatSpec:
         return f"{self.ext} ({self.variant})" if self.variant else self.ext
 
 
-_GETTEXT = dict(default_index="text", context_in_key=True)
+_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
 _JS_TYPE = "application/javascript"

@@ -17,13 +17,14 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, cast
 
 from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
-from dulwich.objects import Commit, Tree
+from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
@@ -102,8 +103,8 @@ def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ())
     jobs: list[Callable[[], None]] = []
     for handle in handles:
         handle.flush()
-        jobs.append(lambda fd=handle.fileno(): fsync(fd))
-    jobs.extend(lambda d=directory: fsync_directory(d) for directory in directories)
+        jobs.append(partial(fsync, handle.fileno()))
+    jobs.extend(partial(fsync_directory, directory) for directory in directories)
     if len(jobs) <= 1:
         for job in jobs:
             job()
@@ -258,14 +259,14 @@ class GitRepo:
         """Write a tree from name -> (mode, hex id)."""
         tree = Tree()
         for name, (mode, hex_id) in entries.items():
-            tree.add(name.encode("utf-8"), mode, hex_id)
+            tree.add(name.encode("utf-8"), mode, ObjectID(hex_id))
         return self.write_object(b"tree", tree.as_raw_string())
 
     def write_commit(self, tree: bytes, parents: list[bytes], author: Person, committer: Person,
                      message: str, when: float | None = None) -> bytes:
         commit = Commit()
         commit.tree = tree
-        commit.parents = parents
+        commit.parents = [ObjectID(parent) for parent in parents]
         commit.author = author.ident()
         commit.committer = committer.ident()
         now = int(time.time() if when is None else when)
@@ -286,19 +287,19 @@ class GitRepo:
         store = self._dulwich.object_store
         with self._store_lock:
             try:
-                return store.get_raw(hex_id)[1]
+                return store.get_raw(ObjectID(hex_id))[1]
             except KeyError:
                 pass
         time.sleep(0.01)
         with self._store_lock:
-            return store.get_raw(hex_id)[1]
+            return store.get_raw(ObjectID(hex_id))[1]
 
     def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:
-        tree = Tree.from_raw_string(Tree.type_num, self.read_raw(hex_id))
+        tree = cast(Tree, Tree.from_raw_string(Tree.type_num, self.read_raw(hex_id)))
         return {entry.path.decode("utf-8"): (entry.mode, entry.sha) for entry in tree.iteritems()}
 
     def read_commit(self, hex_id: bytes) -> Commit:
-        return Commit.from_raw_string(Commit.type_num, self.read_raw(hex_id))
+        return cast(Commit, Commit.from_raw_string(Commit.type_num, self.read_raw(hex_id)))
 
     # ----------------------------------------------------------------- the branch ref
     def head(self) -> bytes | None:
@@ -445,6 +446,7 @@ class GitRepo:
                         pass
                     index.pop(key, None)
                     continue
+                handle: BinaryIO
                 try:
                     handle = open(target, "r+b")
                 except FileNotFoundError:
@@ -506,7 +508,7 @@ class GitRepo:
             return dict(cached[1])
         try:
             with open(self.git_dir / "index", "rb") as handle:
-                return dict(read_index_dict(handle))
+                return cast(dict[bytes, IndexEntry], dict(read_index_dict(handle)))  # no merge conflicts here
         except FileNotFoundError:
             return {}
 

@@ -33,7 +33,8 @@ class ProcessLock:
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._fd is not None
         fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
