@@ -8,6 +8,7 @@ line with HEAD after the ref moves; a marker file left by a crash in between mak
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import stat
 import struct
@@ -23,7 +24,7 @@ from hashlib import sha1
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, cast
 
-from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
+from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
@@ -138,6 +139,7 @@ class GitRepo:
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
+        self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
 
     # ----------------------------------------------------------------- creation
     @classmethod
@@ -523,11 +525,26 @@ class GitRepo:
         return self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
 
     def _write_index(self, entries: dict[bytes, IndexEntry]) -> BinaryIO:
-        """Write the index to a temp file and return it, open, for the caller to flush with its other files."""
+        """Write the index (version 2) to a temp file and return it, open, for the caller to flush with its
+        other files. Each entry is serialised by dulwich once and kept: a commit re-serialises only the
+        entries it changed (rewriting the whole index was ~45 % of a commit at 100k assets)."""
+        known = self._index_bytes
+        kept: dict[bytes, tuple[IndexEntry, bytes]] = {}
+        parts = [b"DIRC", struct.pack(">LL", 2, len(entries))]
+        for path in sorted(entries):
+            entry = entries[path]
+            cached = known.get(path)
+            if cached is None or cached[0] is not entry:
+                buffer = io.BytesIO()
+                write_cache_entry(buffer, entry.serialize(path, Stage.NORMAL), version=2)
+                cached = (entry, buffer.getvalue())
+            kept[path] = cached
+            parts.append(cached[1])
+        self._index_bytes = kept
+        data = b"".join(parts)
         handle = open(self._index_temp(), "wb")
-        writer = IndexChecksumWriter(handle)
-        write_index_dict(writer, entries)
-        writer.write_checksum()
+        handle.write(data)
+        handle.write(sha1(data).digest())
         return handle
 
     def _publish_index(self, entries: dict[bytes, IndexEntry]) -> None:
