@@ -107,7 +107,8 @@ def export_locale(locale: str, ext: str):
     snap = snapshot()
     locale = _project_locale(snap, locale, "locale")
     options = export_options(snap, locale=locale)
-    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}", [locale, options.fallback])
+    # the whole project's catalogue, shared by every export of this snapshot (the options pick the locale)
+    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}")
 
 
 @bp.get("/api/export/template.<ext>")
@@ -156,10 +157,11 @@ def export_archive(ext: str):
     variant = _variant(ext)
     kind = request.path.rsplit(".", 1)[1]
     files: list[tuple[str, bytes]] = []
+    catalogue = snapshot_catalogue(snap)  # built once for every locale (and shared with the other exports)
     for record in snap.locales():
         code = record["code"]
         options = export_options(snap, locale=code)
-        exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options)
         files.append((archive_path(ext.lower(), variant.lower(), code, g.key.project), exported.data))
     comment = f"Exported from Gloss project {snap.name} at {now()}"
     if kind == "zip":
