@@ -94,7 +94,7 @@ def flush_to_disk(handle: BinaryIO) -> None:
     fsync(handle.fileno())
 
 
-_flushers: ThreadPoolExecutor | None = None
+_flushers: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
 
 
 def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ()) -> None:
@@ -110,9 +110,9 @@ def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ())
         for job in jobs:
             job()
         return
-    if _flushers is None:
-        _flushers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gloss-fsync")
-    for future in [_flushers.submit(job) for job in jobs]:
+    if _flushers is None or _flushers[0] != os.getpid():  # a forked worker cannot use its parent's threads
+        _flushers = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="gloss-fsync"))
+    for future in [_flushers[1].submit(job) for job in jobs]:
         future.result()
 
 

@@ -196,3 +196,27 @@ def test_a_new_locale_directory_is_flushed_with_its_first_file(api, demo, monkey
     locale_dirs = [p for p in flushed if p.startswith(str(project.path / "locales"))]
     assert str(project.path / "locales" / "pt-BR") in locale_dirs
     assert str(project.path / "locales") in locale_dirs
+
+
+def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):
+    """The fsync thread pool belongs to the process that made it: a forked worker (gunicorn) gets its own."""
+    store = Store(tmp_path / "data")
+    project = store.create_project("Forked", "en", "English")
+    _create_assets(project, ["a"])  # the parent's pool now exists
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            with Store(store.data_dir).project(project.id).transaction(WRITER, "child", "translate") as tx:
+                ops.translate(tx, "a", "en", "from the child", None, utc_now())
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    deadline = time.time() + 120
+    while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.time() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:  # the child waits forever on flush threads that do not exist in it
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        raise AssertionError("the forked writer hung while flushing its files")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert Store(store.data_dir).project(project.id).snapshot().translation("a", "en")["text"] == "from the child"
