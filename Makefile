@@ -8,8 +8,8 @@ DATA   ?= data
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 2
-# Debian packages the test-suite's independent validators and the store need: git (the store and the
-# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), libxml2-utils (xmllint: XLIFF schemas,
+# Debian packages the test-suite's independent validators and the store need: git (a runtime dependency: the
+# store runs `git repack`; the tests clone and fsck), gettext (msgfmt/msgunfmt validate PO and MO files), libxml2-utils (xmllint: XLIFF schemas,
 # TMX DTD), qttools5-dev-tools (lrelease/lconvert: Qt TS), aapt (Android resources; the stub project
 # needs no android.jar), openjdk-17-jdk-headless (javac/java: Properties.loadFromXML, .properties),
 # ruby (Psych reads YAML exports), php-cli (php -l, include and parse_ini_string read PHP and INI exports).
@@ -37,7 +37,7 @@ system-tools:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; fi
 
-run: install system-tools
+run: install system-tools  # system-tools: git is a runtime dependency
 	@if [ -d $(DATA)/projects/acme-notes ]; then \
 		key=$$($(BIN)/gloss --data $(DATA) key create acme-notes --user "make run" | tail -n 1); \
 		echo "Full-access API key for the demo project: $$key"; \
@@ -48,8 +48,13 @@ run: install system-tools
 test: install system-tools
 	$(BIN)/python -m pytest
 
-# Each benchmark prints its figures beside the targets; a missed target does not stop the others.
-bench: install system-tools
+$(BIN)/.bench-installed: $(BIN)/.installed
+	$(BIN)/pip install -q -e '.[test,bench]'
+	@touch $@
+
+# Each benchmark prints its figures beside the targets and its peers; a missed target does not stop the others.
+bench: install system-tools $(BIN)/.bench-installed
+	-$(BIN)/python bench/bench_durability.py
 	-$(BIN)/python bench/bench_storage.py
 	-$(BIN)/python bench/bench_transfer.py
 	-$(BIN)/python bench/formats/bench_formats.py

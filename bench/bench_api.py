@@ -7,7 +7,12 @@ Measures, each for --seconds with --connections keep-alive connections (one load
   2. GET the asset list    GET /api/assets                        requests/s, latency
   3. POST a translation    POST /api/translations/{id}/{locale}   requests/s sustained, p50/p95 latency
      (and again with a single connection, to show a write's latency without queueing for the project lock)
-then checks that no update was lost: every POST answered 200 is in the project afterwards (each POST writes a
+  4. the first GET /api/assets after a write (the serving worker refreshes its snapshot): median of 6, <= 100 ms
+  5. GET /api/export/archive/po.zip (every locale): median of 3; target <= 1.2 s at 100k
+  6. worker RSS after exporting fr.po, all.json and po.zip from both workers: target <= 600 MB at 100k,
+     beside the RSS before those exports
+and compares POST with --connections clients to POST with one: throughput >= one client's, p95 <= 25 ms,
+p99 <= 60 ms at 10k (p99 <= 100 ms at 100k). Then it checks that no update was lost: every POST answered 200 is in the project afterwards (each POST writes a
 unique text to its own (asset, locale) pair, so each ends at revision 2), and the number of new commits equals
 the number of successful POSTs.
 Targets on the 2-core reference machine: >= 800 GET one translation/s; >= 100 POST translations/s sustained
@@ -155,6 +160,61 @@ def measure(pool: ProcessPoolExecutor, kind: str, port: int, key: str, seconds: 
     }
 
 
+def rss_mb(server_pid: int) -> list[float]:
+    """Resident memory of each gunicorn worker: the descendants of the server process that have no children."""
+    def children(pid: int) -> list[int]:
+        try:
+            return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            return []
+    sizes, pending = [], children(server_pid)
+    while pending:
+        pid = pending.pop()
+        below = children(pid)
+        if below:
+            pending.extend(below)
+            continue
+        for field in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if field.startswith("VmRSS:"):
+                sizes.append(int(field.split()[1]) / 1024)
+    return sizes
+
+
+def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, server_pid: int) -> dict:
+    """Rows 4-6: first asset list after a write, the po.zip archive, and the workers' memory after exports."""
+    client = Client(port, key)
+    floor = rss_mb(server_pid)
+    first_lists = []
+    for n in range(6):
+        # the source locale: the POST phases write target locales only, so the lost-update check is unaffected
+        status, _ = client.request("POST", f"/api/translations/{asset_id(n)}/en", f"after-write {run_tag} {n}".encode())
+        assert status == 200
+        t0 = time.perf_counter()
+        client.request("GET", "/api/assets")
+        first_lists.append((time.perf_counter() - t0) * 1000)
+    first = statistics.median(first_lists)
+    print(f"{'first GET /api/assets':<24} after a write: median {first:.0f} ms of {len(first_lists)} "
+          f"(max {max(first_lists):.0f} ms); target <= 100 ms: {verdict(first <= 100)}", flush=True)
+    archive = []
+    for path in ("/api/export/locale/fr.po", "/api/export/all.json", "/api/export/archive/po.zip") * 2:
+        t0 = time.perf_counter()
+        status, _ = client.request("GET", path)
+        if path.endswith(".zip"):
+            archive.append((time.perf_counter() - t0) * 1000)
+    t0 = time.perf_counter()
+    client.request("GET", "/api/export/archive/po.zip")
+    archive.append((time.perf_counter() - t0) * 1000)
+    zip_ms = statistics.median(archive)
+    print(f"{'GET archive/po.zip':<24} median {zip_ms:.0f} ms of {len(archive)}; target <= 1200 ms at 100k: "
+          f"{verdict(zip_ms <= 1200)}", flush=True)
+    after = rss_mb(server_pid)
+    print(f"{'worker RSS':<24} after exporting fr.po, all.json, po.zip: "
+          + ", ".join(f"{size:.0f} MB" for size in after) + "; before them: "
+          + ", ".join(f"{size:.0f} MB" for size in floor)
+          + f"; target <= 600 MB: {verdict(bool(after) and max(after) <= 600)}", flush=True)
+    return {"commits": len(first_lists), "first_list_ms": first, "zip_ms": zip_ms, "rss_mb": after}
+
+
 # ----------------------------------------------------------------------------- the server
 def free_port() -> int:
     with socket.socket() as sock:
@@ -262,9 +322,17 @@ def main() -> int:
                 # the same with one connection: the latency of a write when nobody waits for the lock
                 single = measure(pool, "post", port, key, args.seconds, 1, args.assets, run_tag,
                                  first_pair=PAIRS_PER_PHASE)
-                print(line("POST, one connection", single, "(diagnostic: no queueing behind other writers)"),
+                print(line("POST, one connection", single, "(the peer: no queueing behind other writers)"),
                       flush=True)
-            commits_after = git_count(project.path)
+                p99_target = 60.0 if args.assets <= 10000 else 100.0
+                scaled_ok = (post["per_second"] >= single["per_second"] and post["p95"] <= TARGET_POST_P95_MS
+                             and post["p99"] <= p99_target)
+                print(f"{'POST scaling':<24} {args.connections} clients {post['per_second']:.1f} req/s vs 1 client "
+                      f"{single['per_second']:.1f} req/s; p95 {post['p95']:.1f} ms, p99 {post['p99']:.1f} ms\n"
+                      f"{'':<24} target: >= 1 client's, p95 <= {TARGET_POST_P95_MS:.0f} ms, p99 <= {p99_target:.0f} ms: "
+                      f"{verdict(scaled_ok)}", flush=True)
+            extra = measure_reads_after_writes(port, key, args.assets, run_tag, server.pid)
+            commits_after = git_count(project.path) - extra["commits"]
         finally:
             stop_server(server)
         # lost updates, checked on the repository itself (a fresh Store, not the server)

@@ -24,6 +24,7 @@ def export_file(
     spec, options = _export_spec(catalogue, ext, variant, options)
     with _collector_paused():
         document = prepare(catalogue, spec, options)
+        assert spec.writer is not None  # _export_spec only returns writable formats
         data = finish(document, spec.writer(document))
     return ExportedFile(data=data, content_type=_content_type(spec, document.charset_label))
 
@@ -31,6 +32,7 @@ def export_file(
 def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None) -> Catalogue:
     """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken."""
     spec = lookup(ext, variant, reading=True)
+    assert spec.reader is not None  # lookup(reading=True) only returns readable formats
     with _collector_paused():
         return spec.reader(data, options or ReadOptions())
 

@@ -246,7 +246,8 @@ def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
     messages = locale_data[domain]
     if not isinstance(messages, dict):
         raise FormatError(f"Jed domain {domain!r} is not an object")
-    header = messages.get("") if isinstance(messages.get(""), dict) else {}
+    raw_header = messages.get("")
+    header: dict[str, Any] = raw_header if isinstance(raw_header, dict) else {}
     lang = header.get("lang") or None
     builder = CatalogueBuilder(options, "text", lang if lang and is_locale_code(lang) else None)
     plural_forms = header.get("plural_forms") or header.get("Plural-Forms") or header.get("plural-forms") or ""
@@ -499,7 +500,8 @@ def read_arb(data: bytes, options: ReadOptions) -> Catalogue:
     builder = CatalogueBuilder(options, "id", detected)
     headers = {key[2:]: str(value) for key, value in tree.items() if key.startswith("@@")}
     for key, value in _arb_messages(tree):
-        metadata = tree.get("@" + key) if isinstance(tree.get("@" + key), dict) else {}
+        raw_metadata = tree.get("@" + key)
+        metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
         _add_arb_message(builder, key, value, metadata)
     return builder.build(headers)
 

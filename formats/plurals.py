@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from babel import Locale, UnknownLocaleError, localedata
-from babel.messages.plurals import get_plural
-from babel.plural import PluralRule
+if TYPE_CHECKING:  # Babel is imported where it is first needed: `import formats` stays cheap for a CLI run
+    from babel import Locale
+    from babel.plural import PluralRule
 
 from vocabulary import is_locale_tag
 
@@ -46,6 +46,8 @@ def normalise_code(code: str) -> str:
 @lru_cache(maxsize=512)
 def babel_locale(code: str) -> Locale | None:
     """The Babel locale for a code, dropping trailing subtags Babel does not know (`en-GB-x-test`)."""
+    from babel import Locale, UnknownLocaleError
+
     parts = normalise_code(code).split("-")
     while parts and parts[0]:
         try:
@@ -92,12 +94,13 @@ class _EquationParser:
     @staticmethod
     def _tokenise(text: str) -> list[str]:
         """The expression split into numbers, `n` and operators; anything else is a syntax error."""
-        tokens, position, text = [], 0, text.strip()
+        tokens: list[str] = []
+        position, text = 0, text.strip()
         while position < len(text):
             match = _TOKEN.match(text, position)
             if not match or match.end() == position:
                 raise ValueError(f"unexpected {text[position:position + 10]!r} in plural expression")
-            tokens.append(match.group(match.lastindex))
+            tokens.append(match.group(match.lastindex or 0))
             position = match.end()
         return tokens
 
@@ -169,6 +172,8 @@ def code_for_english_name(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def _codes_by_english_name() -> dict[str, str]:
     """English display name -> locale identifier for every CLDR locale (built once, on first use)."""
+    from babel import Locale, UnknownLocaleError, localedata
+
     names: dict[str, str] = {}
     for identifier in sorted(localedata.locale_identifiers(), key=len):
         try:
@@ -231,6 +236,9 @@ def _equation_matches(equation: str, forms: list[str], rule: PluralRule) -> bool
 
 def _babel_equation(locale: Locale, forms: list[str], rule: PluralRule) -> str | None:
     """Babel's hand-tuned gettext expression for the locale, if it agrees with CLDR on integers."""
+    from babel import UnknownLocaleError
+    from babel.messages.plurals import get_plural
+
     try:
         plural = get_plural(locale)
     except (ValueError, UnknownLocaleError):
@@ -244,7 +252,7 @@ def _babel_equation(locale: Locale, forms: list[str], rule: PluralRule) -> str |
 def _built_equation(forms: list[str], rule: PluralRule) -> str:
     """A gettext expression compiled from the CLDR rules of every form but the last (the fallback)."""
     conditions = dict(rule.abstract)
-    parts = []
+    parts: list[str] = []
     for index, name in enumerate(forms[:-1]):
         condition = _integer_condition(conditions[name])
         if condition is True:  # the form covers every remaining integer

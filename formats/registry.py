@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Any, Callable
 
 from .xml import android, keyvalue, qt, resx, tmx, xliff
 from . import csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt
@@ -105,7 +105,7 @@ class FormatSpec:
         return self.writer is not None
 
 
-_GETTEXT = dict(default_index="text", context_in_key=True)
+_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
 _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"

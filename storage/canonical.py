@@ -49,8 +49,14 @@ class Chunk:
         self.origin: tuple[Chunk, tuple[str, ...]] | None = None
 
     @classmethod
-    def parse(cls, data: bytes) -> "Chunk":
-        """Read a canonical file (as written by `to_bytes`)."""
+    def parse(cls, data: bytes, previous: "Chunk | None" = None) -> "Chunk":
+        """Read a canonical file (as written by `to_bytes`).
+
+        With `previous`, an older version of the same file (another process wrote the new one), the
+        chunk keeps its lineage as if made by `with_changes`: the lines that differ become its origin's
+        keys and the entries already parsed on unchanged lines are reused, so derived data is updated from
+        a diff of lines instead of recomputed from every entry.
+        """
         lines: dict[str, str] = {}
         for line in data.decode("utf-8").split("\n"):
             if line in ("{", "}", ""):
@@ -60,7 +66,19 @@ class Chunk:
             lines[_line_key(line)] = line
         chunk = cls(lines)
         chunk._bytes = data
+        if previous is not None:
+            chunk._descend_from(previous)
         return chunk
+
+    def _descend_from(self, parent: "Chunk") -> None:
+        old = parent._lines
+        changed = [key for key, line in self._lines.items() if old.get(key) != line]
+        changed += [key for key in old if key not in self._lines]
+        self.origin = (parent, tuple(changed))
+        parent.origin = None
+        if parent._parsed:
+            differs = set(changed)
+            self._parsed = {key: value for key, value in parent._parsed.items() if key not in differs}
 
     def __len__(self) -> int:
         return len(self._lines)

@@ -155,11 +155,11 @@ def rename_asset(tx: Transaction, old: str, new: str, record: dict[str, Any]) ->
             tx.put_translation(new, code, entry)
     parent = record.get("plural_of")
     if parent:
-        singular = dict(tx.asset(parent))
+        singular = dict(_record(tx, parent))
         singular["plurals"] = [new if member == old else member for member in singular["plurals"]]
         tx.put_asset(parent, singular)
     for member in record.get("plurals", []):
-        member_record = dict(tx.asset(member))
+        member_record = dict(_record(tx, member))
         member_record["plural_of"] = new
         tx.put_asset(member, member_record)
     # history follows the asset across the rename through these trailers (storage.history)
@@ -173,7 +173,7 @@ def delete_asset(tx: Transaction, asset_id: str) -> None:
     if parent:
         _detach_member(tx, parent, asset_id)
     for member in record.get("plurals", []):
-        member_record = dict(tx.asset(member))
+        member_record = dict(_record(tx, member))
         member_record.pop("plural_of", None)
         tx.put_asset(member, member_record)
     tx.remove_asset(asset_id)
@@ -187,7 +187,7 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
     if singular.get("plural_of"):
         raise Invalid("Cannot add plural forms to an asset that is itself a plural form")
     if pid and tx.has_asset(pid):
-        member = dict(tx.asset(pid))
+        member = dict(_record(tx, pid))
         if pid == asset_id:
             raise Invalid("An asset cannot be a plural form of itself")
         if member.get("plurals"):
@@ -201,7 +201,7 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
         create_asset(tx, pid, now, text=text, type=singular["type"], context=singular["context"],
                      printf=singular.get("printf", ""), actor=actor,
                      default="translated" if text is not None else "untranslated")
-        member = dict(tx.asset(pid))
+        member = dict(_record(tx, pid))
     member["plural_of"] = asset_id
     member["modified"] = now
     tx.put_asset(pid, member)
@@ -225,14 +225,14 @@ def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
     if pid not in singular.get("plurals", []):
         raise NotFound(f'Asset "{pid}" is not a plural form of "{asset_id}"')
     _detach_member(tx, asset_id, pid)
-    member = dict(tx.asset(pid))
+    member = dict(_record(tx, pid))
     member.pop("plural_of", None)
     member["modified"] = now
     tx.put_asset(pid, member)
 
 
 def _detach_member(tx: Transaction, parent: str, member: str) -> None:
-    singular = dict(tx.asset(parent))
+    singular = dict(_record(tx, parent))
     remaining = [m for m in singular.get("plurals", []) if m != member]
     if remaining:
         singular["plurals"] = remaining
@@ -299,7 +299,7 @@ def delete_tag(tx: Transaction, name: str, now: str) -> None:
 
 def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
     for asset_id in tx.asset_ids():
-        record = tx.asset(asset_id)
+        record = _record(tx, asset_id)
         if old in record["tags"]:
             tags = [new if tag == old else tag for tag in record["tags"] if new is not None or tag != old]
             tx.put_asset(asset_id, dict(record, tags=list(dict.fromkeys(tags)), modified=now))
@@ -400,3 +400,10 @@ def unflag(tx: Transaction, asset_id: str, locale: str) -> dict:
     entry = {k: v for k, v in entry.items() if k not in ("flag", "flagger", "flagged")}
     tx.put_translation(asset_id, locale, entry)
     return entry
+
+
+def _record(tx: Transaction, asset_id: str) -> dict[str, Any]:
+    """The record of an asset the caller knows exists (a listed id, or a plural link of one)."""
+    record = tx.asset(asset_id)
+    assert record is not None, asset_id
+    return record

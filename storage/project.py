@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import threading
 from contextlib import contextmanager
@@ -32,8 +33,26 @@ class ProcessLock:
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._fd is not None
         fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+# Snapshots with at least this many assets are moved out of the cyclic collector's sight once loaded.
+FREEZE_AT = 5000
+
+
+def keep_out_of_collector(snapshot: Snapshot) -> None:
+    """Move what is alive now, above all a big snapshot just loaded, to the collector's permanent generation.
+
+    Full collections otherwise rescan every entry of every cached snapshot (1.75 M objects and 1.1 s at
+    100k assets, stalling the request that triggered it) and find nothing: snapshots are acyclic, so
+    reference counting still frees them when they are replaced. The young generations are collected first
+    so that no cyclic garbage gets frozen with them.
+    """
+    if len(snapshot.asset_index) >= FREEZE_AT:
+        gc.collect(1)
+        gc.freeze()
 
 
 def parent_dir(path: str) -> str:
@@ -83,6 +102,7 @@ class Project:
             if current is None or current.commit != head:
                 current = Snapshot.load(self.repo, head, current) if head else Snapshot.empty()
                 self._snapshot = current
+                keep_out_of_collector(current)
         return current
 
     # ----------------------------------------------------------------- writes
@@ -119,12 +139,14 @@ class Project:
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = [base.commit] if base.commit else []
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
-        self.repo.move_head(commit)
+        # the ref's directory is flushed with the working-tree files: one fsync round fewer per commit
+        self.repo.move_head(commit, expected=base.commit, flush_directory=False)
         removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
         self.repo.update_worktree(changed, blob_ids, commit, removed_dirs)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
         with self._refresh_lock:
             self._snapshot = snapshot
+        keep_out_of_collector(snapshot)
         self.repo.note_commit()
         return snapshot
 

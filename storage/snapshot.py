@@ -92,7 +92,7 @@ class Snapshot:
         def chunk_at(path: str, previous_chunk: Chunk | None) -> Chunk:
             if previous_chunk is not None and previous.files.get(path) == files[path]:
                 return previous_chunk
-            return Chunk.parse(repo.read_raw(files[path]))
+            return Chunk.parse(repo.read_raw(files[path]), previous_chunk)  # keeps the lineage
 
         if previous.files.get(PROJECT_FILE) == files[PROJECT_FILE]:
             meta = previous.meta

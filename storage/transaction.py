@@ -75,8 +75,8 @@ class Transaction:
 
     def asset_ids(self) -> list[str]:
         """Current asset IDs in creation order."""
-        live = [(self.asset(i)["n"], i) for i in self._assets if self._assets[i] is not None]
-        ids = [(self.base.asset(i)["n"], i) for i in self.base.asset_ids() if i not in self._assets]
+        live = [(record["n"], i) for i, record in self._assets.items() if record is not None]
+        ids = [(self.base.asset(i)["n"], i) for i in self.base.asset_ids() if i not in self._assets]  # type: ignore[index]
         return [asset_id for _, asset_id in sorted(ids + live)]
 
     # ----------------------------------------------------------------- translations

@@ -75,7 +75,7 @@ def fresh_demo(app) -> Demo:
 def wait_for_background_work() -> None:
     """Asynchronous imports run in threads, and every 50 commits the store packs objects in one: let them end."""
     for thread in threading.enumerate():
-        if thread is not threading.current_thread() and ("pack_loose_objects" in thread.name
+        if thread is not threading.current_thread() and (thread.name == "gloss-pack"
                                                           or thread.name.startswith("import-")):
             thread.join(60)
 

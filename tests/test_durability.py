@@ -102,11 +102,13 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
     project = store.create_project("Crashy", "en", "English")
     _create_assets(project, [f"k{i}" for i in range(200)])
     script = CRASH_WRITER.format(root=str(REPO_ROOT), data=str(store.data_dir), project=project.id)
-    for delay in (0.3, 0.55, 0.8, 1.05):
+    for delay in (0.01, 0.25, 0.5, 0.75):
         writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        first = writer.stdout.readline()  # writing has started (start-up time varies with the machine's load)
         time.sleep(delay)
         os.kill(writer.pid, signal.SIGKILL)
         output, _ = writer.communicate()
+        output = first + output
         acked = _acknowledged(output)
         assert acked, "the writer made no write before it was killed"
         _wait_for_orphaned_maintenance(project.path)
@@ -147,3 +149,74 @@ def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_
     assert git(project.path, "status", "--porcelain") == ""
     git(project.path, "fsck", "--strict")
     assert '"committed but not checked out"' in (Path(project.path) / "locales/en/0000.json").read_text()
+
+
+def _record_fsyncs(monkeypatch) -> list[str]:
+    """Wrap os.fsync: every flushed file or directory, by path, in call order."""
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        real_fsync(fd)
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    return flushed
+
+
+def test_an_acknowledged_write_flushed_its_pack_index_ref_and_files_before_the_answer(api, demo, monkeypatch):
+    project, _ = demo
+    git_dir = str(project.path / ".git")
+    flushed = _record_fsyncs(monkeypatch)
+    status, _ = api.post("/api/translations/home.title/fr", data="Accueil durable".encode())
+    assert status == 200
+    answered = list(flushed)  # what was on disk when the answer came back
+
+    def first(predicate) -> int:
+        return next(i for i, path in enumerate(answered) if predicate(path))
+
+    pack = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_pack_"))
+    pack_index = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_idx_"))
+    ref = first(lambda p: p == f"{git_dir}/refs/heads/main.lock")
+    assert max(pack, pack_index) < ref  # objects are durable before the branch can point at them
+    assert first(lambda p: p == f"{git_dir}/refs/heads") > ref  # and so is the ref's rename
+    assert first(lambda p: p.startswith(f"{git_dir}/gloss-index-")) > ref  # git's index
+    assert first(lambda p: p == str(project.path / "locales" / "fr" / "0000.json")) > ref
+    assert first(lambda p: p == git_dir) > ref  # the index's rename
+    head = git(project.path, "rev-parse", "HEAD").strip()
+    assert git(project.path, "show", f"{head}:locales/fr/0000.json").count("Accueil durable") == 1
+    assert git(project.path, "status", "--porcelain") == ""
+
+
+def test_a_new_locale_directory_is_flushed_with_its_first_file(api, demo, monkeypatch):
+    project, _ = demo
+    flushed = _record_fsyncs(monkeypatch)
+    assert api.post("/api/locales", data={"code": "pt-BR"})[0] == 201
+    assert api.post("/api/translations/home.title/pt-BR", data="Bem-vindo".encode())[0] == 200
+    locale_dirs = [p for p in flushed if p.startswith(str(project.path / "locales"))]
+    assert str(project.path / "locales" / "pt-BR") in locale_dirs
+    assert str(project.path / "locales") in locale_dirs
+
+
+def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):
+    """The fsync thread pool belongs to the process that made it: a forked worker (gunicorn) gets its own."""
+    store = Store(tmp_path / "data")
+    project = store.create_project("Forked", "en", "English")
+    _create_assets(project, ["a"])  # the parent's pool now exists
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            with Store(store.data_dir).project(project.id).transaction(WRITER, "child", "translate") as tx:
+                ops.translate(tx, "a", "en", "from the child", None, utc_now())
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    deadline = time.time() + 120
+    while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.time() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:  # the child waits forever on flush threads that do not exist in it
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        raise AssertionError("the forked writer hung while flushing its files")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert Store(store.data_dir).project(project.id).snapshot().translation("a", "en")["text"] == "from the child"

@@ -115,6 +115,22 @@ def test_snapshot_cache_follows_writes_made_by_another_process_object(tmp_path):
     assert other.snapshot() is other.snapshot()  # unchanged ref: served from the cache
 
 
+def test_a_chunk_written_by_another_process_object_is_read_as_a_diff_of_its_previous_version(tmp_path):
+    data = tmp_path / "data"
+    first = Store(data).create_project("P", "en", "English")
+    for asset_id in ("a", "b", "c"):
+        create(first, asset_id, asset_id.upper())
+    other = Store(data).project(first.id)
+    before = other.snapshot().locale_chunks["en"][0]
+    unchanged = before.get("a")
+    translate(first, "b", "en", "changed elsewhere")
+    after = other.snapshot().locale_chunks["en"][0]
+    assert after.origin == (before, ("b",))  # what changed, for derived data such as progress counts
+    assert after.get("a") is unchanged  # entries on unchanged lines are not parsed again
+    assert after.get("b")["text"] == "changed elsewhere"
+    assert after.to_bytes() == (first.path / "locales/en/0000.json").read_bytes()
+
+
 def test_revisions_come_from_git_history_newest_first_and_follow_renames(project):
     create(project, "greeting", "Hello")
     for text in ("Salut", "Bonjour", "Bonjour !"):
@@ -159,3 +175,52 @@ def test_each_commit_is_one_pack_and_small_packs_are_rolled_up(tmp_path, monkeyp
     git(project.path, "fsck", "--strict")
     assert project.snapshot().translation("k", "en")["text"] == "v39"
     assert git(project.path, "status", "--porcelain") == ""
+
+
+def _pack_count(project) -> int:
+    return int(dict(line.split(": ") for line in git(project.path, "count-objects", "-v").splitlines())["packs"])
+
+
+def test_a_background_repack_leaves_the_work_to_one_already_running_in_another_process(tmp_path, monkeypatch):
+    import fcntl
+    import os
+
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    create(project, "k", "v")
+    for i in range(5):
+        translate(project, "k", "en", f"v{i}")
+    before = _pack_count(project)
+    fd = os.open(project.path / ".git" / gitrepo.MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # what another process's repack holds
+        project.repo.pack_loose_objects(wait=False)
+        assert _pack_count(project) == before
+    finally:
+        os.close(fd)
+    project.repo.pack_loose_objects(wait=False)
+    assert _pack_count(project) == 1
+
+
+def test_packs_grown_past_their_size_after_the_last_full_repack_get_a_full_repack(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    project = Store(tmp_path / "d").create_project("P", "en", "English", chunk_size=100)
+    with project.transaction(ALICE, "Many", "create-asset") as tx:  # a big first pack; `k` in a chunk alone
+        for i in range(500):
+            ops.create_asset(tx, f"a{i}", utc_now(), text=f"text number {i}")
+    create(project, "k", "v")
+    project.repo.pack_loose_objects()  # the first one is full: it sets the size to compare with
+    assert _pack_count(project) == 1
+    translate(project, "k", "en", "v1")  # a pack of a few objects beside one of hundreds
+    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 10**6)  # growth too small: a geometric roll-up
+    project.repo.pack_loose_objects()
+    assert _pack_count(project) == 2  # geometric: the big pack is left alone
+    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 1.0)
+    translate(project, "k", "en", "last")
+    project.repo.pack_loose_objects()
+    assert _pack_count(project) == 1
+    git(project.path, "fsck", "--strict")

@@ -108,7 +108,8 @@ def export_locale(locale: str, ext: str):
     snap = snapshot()
     locale = _project_locale(snap, locale, "locale")
     options = export_options(snap, locale=locale)
-    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}", [locale, options.fallback])
+    # the whole project's catalogue, shared by every export of this snapshot (the options pick the locale)
+    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}")
 
 
 @bp.get("/api/export/template.<ext>")
@@ -138,14 +139,15 @@ def export_archive(ext: str):
     spec = lookup(ext, variant, writing=True)
     kind = request.path.rsplit(".", 1)[1]
     files: list[tuple[str, bytes]] = []
+    catalogue = snapshot_catalogue(snap)  # built once for every locale (and shared with the other exports)
     if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
         options = export_options(snap, all_locales=True)
-        exported = formats.export_file(snapshot_catalogue(snap), ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options)
         files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
     for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
-        exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options)
         files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
     comment = f"Exported from Gloss project {snap.name} at {now()}"
     if kind == "zip":

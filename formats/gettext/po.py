@@ -16,9 +16,17 @@ _PO_ESCAPES = str.maketrans({
 })
 
 
+_NEEDS_PO_ESCAPE = re.compile(r'[\x00-\x1f"\\]')
+
+
+def _po_escape(text: str) -> str:
+    """PO string escaping; most texts need none, and one regex scan is far cheaper than str.translate."""
+    return text.translate(_PO_ESCAPES) if _NEEDS_PO_ESCAPE.search(text) else text
+
+
 def _po_string(keyword: str, text: str) -> str:
     """`keyword "text"`, multi-line texts split after each newline as gettext tools do."""
-    escaped = text.translate(_PO_ESCAPES)
+    escaped = _po_escape(text)
     if "\\n" not in escaped[:-2]:
         return f'{keyword} "{escaped}"\n'
     lines = escaped.split("\\n")
