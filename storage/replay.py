@@ -1,0 +1,158 @@
+"""Key-level merge of a push: the changes a pushed commit makes to its base, replayed as API operations.
+
+A pushed commit is never adopted as it is: its edits are read as key-level changes from `base` to `pushed`
+(locales, tags, assets, plural links, translation texts and flags) and applied to the current head through
+the same operations as the API, so revisions, authors, times and new asset numbers are computed by Gloss.
+Revision, author and time fields edited by hand are therefore ignored. A change on a key that nobody else
+touched never conflicts; when both sides changed the same key, the push is the later writer and wins, as a
+later API write would. A change that cannot apply (a translation of an asset deleted since the base) refuses
+the whole push.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import operations as ops
+from .errors import Conflict
+from .snapshot import Snapshot
+from .transaction import Transaction
+
+ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
+
+
+def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, now: str) -> int:
+    """Apply the changes from `base` to `pushed` onto `tx`; returns how many key-level changes there were."""
+    changes = _replay_locales(tx, base, pushed)
+    changes += _replay_tags(tx, base, pushed, now)
+    changes += _replay_assets(tx, base, pushed, now)
+    changes += _replay_plural_links(tx, base, pushed, now)
+    for record in pushed.locales():
+        if record["code"] in tx.locale_codes():
+            changes += _replay_translations(tx, base, pushed, record["code"], actor, now)
+    return changes
+
+
+def _replay_locales(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
+    changes = 0
+    before = {record["code"]: record["name"] for record in base.locales()}
+    for record in pushed.locales():
+        code, name = record["code"], record["name"]
+        if code not in before:
+            if code not in tx.locale_codes():
+                ops.add_locale(tx, code, name)
+            changes += 1
+        elif before[code] != name and code in tx.locale_codes():
+            ops.patch_locale(tx, code, None, name)
+            changes += 1
+    after = {record["code"] for record in pushed.locales()}
+    for code in before:
+        if code not in after and code in tx.locale_codes():
+            ops.delete_locale(tx, code)
+            changes += 1
+    return changes
+
+
+def _replay_tags(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) -> int:
+    before, after = set(base.tags()), set(pushed.tags())
+    for name in pushed.tags():
+        if name not in before:
+            ops.create_tag(tx, name)
+    for name in before - after:
+        if name in tx.peek_meta().get("tags", []):
+            ops.delete_tag(tx, name, now)
+    return len(after ^ before)
+
+
+def _replay_assets(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) -> int:
+    changes = 0
+    for asset_id, _ in base.assets():
+        if not pushed.has_asset(asset_id) and tx.has_asset(asset_id):
+            ops.delete_asset(tx, asset_id)
+            changes += 1
+    for asset_id, record in pushed.assets():
+        before = base.asset(asset_id)
+        if before is None and not tx.has_asset(asset_id):
+            ops.create_asset(tx, asset_id, now, type=record["type"], context=record.get("context", ""),
+                             notes=record.get("notes", ""), printf=record.get("printf", ""),
+                             tags=record.get("tags", []))
+            before = tx.asset(asset_id)
+            changes += 1
+        elif before is None:
+            before = tx.asset(asset_id)
+        if not tx.has_asset(asset_id):
+            raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
+        changes += _replay_asset_fields(tx, asset_id, before, record, now)
+    return changes
+
+
+def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any], after: dict[str, Any],
+                         now: str) -> int:
+    patch = {field: after.get(field, "" if field != "aliases" else {}) for field in ASSET_FIELDS
+             if after.get(field) != before.get(field)}
+    if patch:
+        ops.patch_asset(tx, asset_id, patch, now)
+    old_tags, new_tags = before.get("tags", []), after.get("tags", [])
+    for name in new_tags:
+        if name not in old_tags:
+            ops.tag_asset(tx, asset_id, name, now)
+    for name in old_tags:
+        if name not in new_tags and name in tx.asset(asset_id).get("tags", []):
+            ops.untag_asset(tx, asset_id, name, now)
+    return int(bool(patch) or old_tags != new_tags)
+
+
+def _replay_plural_links(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) -> int:
+    changes = 0
+    for asset_id, record in pushed.assets():
+        parent = record.get("plural_of")
+        before = base.asset(asset_id) or {}
+        current = tx.asset(asset_id).get("plural_of")
+        if parent == before.get("plural_of") or parent == current:
+            continue
+        if current:
+            ops.unlink_plural(tx, current, asset_id, now)
+        if parent:
+            ops.add_plural(tx, parent, now, pid=asset_id)
+        changes += 1
+    for asset_id, record in base.assets():
+        parent = record.get("plural_of")
+        after = pushed.asset(asset_id)
+        if parent and after is not None and not after.get("plural_of") and tx.has_asset(asset_id) \
+                and tx.asset(asset_id).get("plural_of") == parent:
+            ops.unlink_plural(tx, parent, asset_id, now)
+            changes += 1
+    return changes
+
+
+def _replay_translations(tx: Transaction, base: Snapshot, pushed: Snapshot, code: str, actor: ops.Actor,
+                         now: str) -> int:
+    changes = 0
+    old = dict(base.translations(code)) if base.locale(code) else {}
+    new = dict(pushed.translations(code))
+    for asset_id in list(old) + [asset_id for asset_id in new if asset_id not in old]:
+        before, after = old.get(asset_id), new.get(asset_id)
+        if _text(before) == _text(after) and _flag(before) == _flag(after):
+            continue
+        changes += 1
+        if not tx.has_asset(asset_id):
+            raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
+        if after is None:
+            if tx.translation(asset_id, code) is not None:
+                ops.untranslate(tx, asset_id, code)
+            continue
+        if _text(before) != _text(after):
+            ops.translate(tx, asset_id, code, after["text"], actor, now)
+        current = tx.translation(asset_id, code)
+        if _flag(after) and _flag(after) != _flag(current):
+            ops.flag(tx, asset_id, code, after["flag"], actor, now)
+        elif not _flag(after) and _flag(before) and _flag(current):
+            ops.unflag(tx, asset_id, code)
+    return changes
+
+
+def _text(entry: dict[str, Any] | None) -> str | None:
+    return None if entry is None else entry.get("text")
+
+
+def _flag(entry: dict[str, Any] | None) -> str:
+    return "" if entry is None else entry.get("flag", "")
