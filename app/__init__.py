@@ -45,6 +45,9 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     register_error_handlers(app)
     register_body_limit(app)
     register_versioning(app, API_VERSION)
+    from .context import register_time_travel
+
+    register_time_travel(app)
     from .routes import register_routes
 
     register_routes(app)
