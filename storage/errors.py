@@ -21,3 +21,9 @@ class Conflict(StorageError):
 
 class Invalid(StorageError):
     status = 422
+
+
+class Busy(StorageError):
+    """Someone else (a git process) holds a lock long enough that the write gives up; retrying later works."""
+
+    status = 503

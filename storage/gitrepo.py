@@ -1,7 +1,8 @@
 """The only code that touches Git: objects, the branch ref, the working tree and the index.
 
-Objects are written straight into the object store (blobs, trees, commit) and the branch ref is moved last,
-so a reader that resolves the ref always sees a complete commit. The working tree and the index are brought in
+Objects are written straight into the object store (blobs, trees, commit) and the branch ref is moved last, by a
+compare-and-swap under git's own `refs/heads/main.lock`, so a reader that resolves the ref always sees a complete
+commit and git's receive-pack and Gloss writers exclude each other. The working tree and the index are brought in
 line with HEAD after the ref moves; a marker file left by a crash in between makes the next writer resync them.
 """
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dulwich.object_store import DiskObjectStore, OverlayObjectStore
 from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
+from .errors import Busy, Conflict
+
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -31,10 +34,19 @@ TREE_MODE = 0o040000
 # recompresses everything with deltas anyway.
 LOOSE_COMPRESSION = 1
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
+REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writer created last
 # How many commits a process makes between two `git gc --auto` checks.
 GC_EVERY = 50
 ZERO_ID = b"0" * 40
-HEX_ID = frozenset(b"0123456789abcdef")
+# How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
+# during a push), and the age after which a lock file is taken for the leftover of a killed writer.
+REF_LOCK_TIMEOUT = 2.0
+STALE_REF_LOCK = 30.0
+ANY = object()  # move_head's `expected` when the branch may point anywhere
+
+
+class RefMoved(Conflict):
+    """The branch no longer points where the write started from (another git writer moved it)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,20 @@ def git_environment() -> dict[str, str]:
     keep = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH")
     return {name: value for name, value in os.environ.items()
             if not name.startswith("GIT_") or name in keep}
+
+
+def fsync(fd: int) -> None:
+    """Flush a file's data and metadata to stable storage (one place, so tests can observe every call)."""
+    os.fsync(fd)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename or a new file in `directory` durable (POSIX needs the directory itself flushed)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class GitRepo:
@@ -320,13 +346,89 @@ class GitRepo:
             pass
         return None
 
-    def move_head(self, commit: bytes) -> None:
-        """Point `main` at `commit` atomically; the temp file lives outside refs/ so a crash leaves no junk ref."""
-        temp = self.git_dir / f"gloss-ref-{os.getpid()}-{threading.get_ident()}.tmp"
-        with open(temp, "wb") as handle:
-            handle.write(commit + b"\n")
-        self.ref_path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(temp, self.ref_path)
+    def move_head(self, commit: bytes, expected: bytes | None | object = ANY) -> None:
+        """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`.
+
+        Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
+        other: create `refs/heads/main.lock` exclusively, check the current value while holding it, write and
+        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved.
+        """
+        fd = self._create_ref_lock()
+        try:
+            if expected is not ANY and self.head() != expected:
+                raise RefMoved("The project changed while this write was being made (another git writer "
+                               "moved the branch); nothing was written, retry the request")
+            os.write(fd, commit + b"\n")
+            fsync(fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(self._ref_lock_path)
+            raise
+        os.close(fd)
+        os.replace(self._ref_lock_path, self.ref_path)  # the rename releases the lock
+        fsync_directory(self.ref_path.parent)
+
+    @property
+    def _ref_lock_path(self) -> Path:
+        return self.ref_path.with_name(self.ref_path.name + ".lock")
+
+    @contextmanager
+    def ref_lock(self) -> Iterator[None]:
+        """Hold git's `refs/heads/main.lock` for the block without moving the branch (git is kept out)."""
+        os.close(self._create_ref_lock())
+        try:
+            yield
+        finally:
+            os.unlink(self._ref_lock_path)
+
+    def _create_ref_lock(self) -> int:
+        """Create `refs/heads/main.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder."""
+        lock = self._ref_lock_path
+        deadline = time.monotonic() + REF_LOCK_TIMEOUT
+        pause = 0.001
+        while True:
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileNotFoundError:
+                lock.parent.mkdir(parents=True, exist_ok=True)
+                continue
+            except FileExistsError:
+                if self._remove_dead_ref_lock(lock):
+                    continue
+                if time.monotonic() >= deadline:
+                    raise Busy(f"The branch is locked by another git process ({lock.name} in refs/heads); "
+                               "retry the request") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+                continue
+            self._record_ref_lock_owner(os.fstat(fd).st_ino)
+            return fd
+
+    def _record_ref_lock_owner(self, inode: int) -> None:
+        path = self.git_dir / REF_LOCK_OWNER
+        with open(path, "r+b" if path.exists() else "wb") as handle:  # in place: no new file per write
+            handle.write(b"%d\n" % inode)
+            handle.truncate()
+
+    def _remove_dead_ref_lock(self, lock: Path) -> bool:
+        """Remove a ref lock left by a killed writer; True when the lock is gone.
+
+        Callers hold the project's flock, so no live Gloss writer holds the ref lock: one whose inode Gloss
+        recorded is a dead writer's. Any other is git's, taken for the milliseconds of a ref transaction,
+        unless nobody touched it for STALE_REF_LOCK seconds.
+        """
+        try:
+            info = lock.stat()
+            try:
+                owned = int((self.git_dir / REF_LOCK_OWNER).read_bytes() or b"0") == info.st_ino
+            except (FileNotFoundError, ValueError):
+                owned = False
+            if not owned and time.time() - info.st_mtime < STALE_REF_LOCK:
+                return False
+            lock.unlink()
+        except FileNotFoundError:
+            pass
+        return True
 
     # ----------------------------------------------------------------- working tree and index
     def checked_out_commit(self) -> bytes | None:

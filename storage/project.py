@@ -141,7 +141,7 @@ class Project:
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
-        self.repo.move_head(commit)
+        self.repo.move_head(commit, expected=base.commit)
         removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
         self.repo.update_worktree(changed, blob_ids, commit, removed_dirs)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees

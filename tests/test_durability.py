@@ -102,11 +102,13 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
     project = store.create_project("Crashy", "en", "English")
     _create_assets(project, [f"k{i}" for i in range(200)])
     script = CRASH_WRITER.format(root=str(REPO_ROOT), data=str(store.data_dir), project=project.id)
-    for delay in (0.3, 0.55, 0.8, 1.05):
+    for delay in (0.01, 0.25, 0.5, 0.75):
         writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        first = writer.stdout.readline()  # writing has started (start-up time varies with the machine's load)
         time.sleep(delay)
         os.kill(writer.pid, signal.SIGKILL)
         output, _ = writer.communicate()
+        output = first + output
         acked = _acknowledged(output)
         assert acked, "the writer made no write before it was killed"
         _wait_for_orphaned_maintenance(project.path)
