@@ -389,3 +389,25 @@ def test_api_writers_and_pushers_racing_lose_nothing(server, tmp_path):
         last = [text for a, text, _ in accepted if a == asset][-1]
         assert translation(server, asset, "fr")["translation"] == last
     assert_server_clean(server)
+
+
+def test_a_push_of_several_mebibytes_arrives_whole(server, tmp_path):
+    """git sends a body over http.postBuffer (1 MiB) chunked; the handler reads it all before receive-pack."""
+    import random
+    import string
+
+    repo = cloned(server, tmp_path, server.keys["full"])
+    rng = random.Random(13)
+    texts = {asset: "".join(rng.choice(string.ascii_letters + " ") for _ in range(600_000))
+             for asset in ("home.title", "home.greeting", "home.new_note", "home.search.placeholder")}
+    for asset, text in texts.items():
+        edit_line(repo / "locales" / "fr" / "0000.json", asset, text=text)
+    commit_all(repo, "long French texts")
+    result = run_git(repo, "-c", "http.postBuffer=65536", "push", "origin", "main")
+    assert result.returncode == 0, result.stderr
+    for asset, text in texts.items():
+        assert translation(server, asset, "fr")["translation"] == text
+    pushed = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    objects = server_repo(server) / ".git" / "objects"
+    assert not (objects / pushed[:2] / pushed[2:]).exists()  # received as a pack, not loose (unpackLimit=1)
+    assert_server_clean(server)
