@@ -411,3 +411,35 @@ def test_a_push_of_several_mebibytes_arrives_whole(server, tmp_path):
     objects = server_repo(server) / ".git" / "objects"
     assert not (objects / pushed[:2] / pushed[2:]).exists()  # received as a pack, not loose (unpackLimit=1)
     assert_server_clean(server)
+
+
+# ----------------------------------------------------------------------------- the WSGI handler itself
+def basic(key: str) -> dict:
+    return {"Authorization": "Basic " + base64.b64encode(f"{key}:".encode()).decode()}
+
+
+def test_git_is_mounted_beside_the_api_and_is_not_an_api_route(app, client, demo):
+    _, keys = demo
+    assert not [rule for rule in app.url_map.iter_rules() if rule.rule.startswith("/git")]
+    response = client.get(f"/git/{PROJECT}.git/info/refs", query_string={"service": "git-upload-pack"},
+                          headers=basic(keys.readonly))
+    assert response.status_code == 200
+    assert response.mimetype == "application/x-git-upload-pack-advertisement"
+    assert b"refs/heads/main" in response.data
+    refused = client.get(f"/git/{PROJECT}.git/info/refs", query_string={"service": "git-receive-pack"},
+                         headers=basic(keys.readonly))
+    assert refused.status_code == 403 and refused.get_json()["status"] == 403
+
+
+def test_git_requests_beyond_their_slots_get_503_and_leave_the_api_alone(app, client, demo):
+    _, keys = demo
+    git_app = app.wsgi_app.mounts["/git"]
+    git_app.slots = threading.BoundedSemaphore(1)
+    url = f"/git/{PROJECT}.git/info/refs?service=git-upload-pack"
+    streaming = client.get(url, headers=basic(keys.full), buffered=False)  # holds the only slot until closed
+    assert streaming.status_code == 200
+    busy = client.get(url, headers=basic(keys.full))
+    assert busy.status_code == 503 and busy.headers["Retry-After"]
+    assert client.get("/api/auth/verify", headers=basic(keys.full)).status_code == 200
+    streaming.close()
+    assert client.get(url, headers=basic(keys.full)).status_code == 200
