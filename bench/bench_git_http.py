@@ -141,7 +141,8 @@ def main() -> None:
               f"min {min(push_times):.0f} ms, max {max(push_times):.0f} ms ({args.pushes} pushes)")
 
         asset_id = next(iter(project.snapshot().asset_ids()))
-        idle = api_latencies(server.base, key, asset_id, 3)
+        api_latencies(server.base, key, asset_id, 3)  # every worker loads the pushed head first
+        idle = api_latencies(server.base, key, asset_id, 5)
         stop = threading.Event()
 
         def clone_loop(n: int) -> None:

@@ -20,7 +20,7 @@ import re
 import stat
 from typing import Any, Callable, Iterable
 
-from .canonical import _line_key
+from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .gitrepo import GitRepo
 from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_asset_id
@@ -150,6 +150,18 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
     _string_fields(where, record, ("modified", "flagged"))
 
 
+def _chunk_number(path: str) -> int:
+    return int(path.rsplit("/", 1)[1].split(".")[0])
+
+
+def _partners(record: dict[str, Any] | None) -> list[str]:
+    """The assets a record's plural links name."""
+    if not record:
+        return []
+    parent = record.get("plural_of")
+    return list(record.get("plurals", [])) + ([parent] if isinstance(parent, str) else [])
+
+
 class CommitChecker:
     """Checks commits of one repository (or of a push still in quarantine), caching work per blob."""
 
@@ -158,16 +170,141 @@ class CommitChecker:
         self.is_live_key = is_live_key
         self._parsed: dict[bytes, Any] = {}
         self._scanned: set[bytes] = set()
+        self._chunks: dict[bytes, Chunk] = {}
+        self._layouts: dict[bytes, dict[str, bytes]] = {}
 
-    def check(self, commit: bytes) -> None:
-        """Raise Invalid (its message names the commit, file and problem) unless `commit` is a valid project."""
+    def check(self, commit: bytes, full: bool = False) -> None:
+        """Raise Invalid (its message names the commit, file and problem) unless `commit` is a valid project.
+
+        A commit whose first parent is valid (already in the project, or checked before it: pushes are checked
+        oldest first) is checked for what it changes: the files whose blobs differ and the records they can
+        affect. A root commit, a change of locales, tags or chunk size, or `full`, checks everything.
+        """
         try:
-            self._check(commit)
+            parsed = self.repo.read_commit(commit)
+            if full or not parsed.parents or not self._check_changes(parsed.tree,
+                                                                     self.repo.read_commit(parsed.parents[0]).tree):
+                self._check_all(parsed.tree)
         except Invalid as error:
             raise Invalid(f"commit {commit.decode()[:12]}: {error.message}") from None
 
-    def _check(self, commit: bytes) -> None:
-        files = self._files(self.repo.read_commit(commit).tree)
+    # ----------------------------------------------------------------- the changes of one commit
+    def _check_changes(self, tree: bytes, parent_tree: bytes) -> bool:
+        """Check what `tree` changes from the valid `parent_tree`; False when only a full check will do."""
+        files, before = self._files(tree), self._layout(parent_tree)
+        if PROJECT_FILE not in files:
+            raise Invalid(f"{PROJECT_FILE} is missing")
+        changed = {path for path, blob in files.items() if before.get(path) != blob}
+        for path in changed:
+            self._scan_for_keys(path, files[path])
+        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        if PROJECT_FILE in changed:
+            old = self._parse(PROJECT_FILE, before[PROJECT_FILE], project=True)
+            if {**old, "next_seq": 0} != {**meta, "next_seq": 0} or meta["next_seq"] < old["next_seq"]:
+                return False  # locales, tags or chunking changed: every file may be affected
+        codes = {record["code"] for record in meta["locales"]}
+        for path in files:
+            if path.startswith(LOCALES_DIR + "/") and path.split("/")[1] not in codes:
+                raise Invalid(f"{path}: locale {path.split('/')[1]!r} is not in {PROJECT_FILE}")
+        asset_paths = {path for path in set(files) | set(before) if path.startswith(ASSETS_DIR + "/")}
+        changed_chunks = {_chunk_number(path) for path in asset_paths if files.get(path) != before.get(path)}
+        for path in sorted(changed):  # every changed file parses before anything is read from it line by line
+            if path != PROJECT_FILE:
+                self._parse(path, files[path])
+        index = self._asset_index(files)
+        touched: set[str] = set()
+        for number in changed_chunks:
+            path = f"{ASSETS_DIR}/{number:04d}.json"
+            records = self._parse(path, files[path]) if path in files else {}
+            self._check_asset_chunk(path, number, records, index, meta)
+            previous = self._chunk(before[path]) if path in before else None
+            for asset_id in set(records) | set(previous.keys() if previous else ()):
+                touched.add(asset_id)
+                for version in (records.get(asset_id), previous.get(asset_id) if previous else None):
+                    touched.update(_partners(version))
+        self._check_links_of(touched, files, index)
+        for path in files:
+            if not path.startswith(LOCALES_DIR + "/"):
+                continue
+            number = _chunk_number(path)
+            if path in changed:
+                self._check_locale_chunk(path, number, self._parse(path, files[path]), index)
+            elif number in changed_chunks:  # its assets changed: every translation must still have one
+                for asset_id in self._chunk(files[path]).keys():
+                    if index.get(asset_id) != number:
+                        raise Invalid(f"{path} translation of {asset_id!r}: no such asset in assets/"
+                                      f"{number:04d}.json")
+        return True
+
+    def _check_asset_chunk(self, path: str, number: int, records: Records, index: dict[str, int],
+                           meta: dict[str, Any]) -> None:
+        numbers: dict[int, str] = {}
+        size = meta["chunk_size"]
+        for asset_id, record in records.items():
+            where = f"{path} asset {asset_id!r}"
+            if index.get(asset_id) != number:
+                raise Invalid(f"{where}: the asset is in two chunks")
+            check_asset(where, asset_id, record, meta)
+            if record["n"] // size != number:
+                raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
+            if record["n"] in numbers:
+                raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
+            numbers[record["n"]] = asset_id
+
+    def _check_locale_chunk(self, path: str, number: int, records: Records, index: dict[str, int]) -> None:
+        for asset_id, record in records.items():
+            where = f"{path} translation of {asset_id!r}"
+            if index.get(asset_id) != number:
+                raise Invalid(f"{where}: no such asset in assets/{number:04d}.json")
+            check_translation(where, record)
+
+    def _check_links_of(self, asset_ids: set[str], files: dict[str, bytes], index: dict[str, int]) -> None:
+        """The plural links of these assets (those that still exist) point at assets that link back."""
+        def record_of(asset_id: str) -> dict[str, Any] | None:
+            number = index.get(asset_id)
+            return None if number is None else self._chunk(files[f"{ASSETS_DIR}/{number:04d}.json"]).get(asset_id)
+
+        subset = {asset_id: record for asset_id in asset_ids if (record := record_of(asset_id)) is not None}
+        for record in list(subset.values()):
+            for partner in _partners(record):
+                if partner not in subset and (found := record_of(partner)) is not None:
+                    subset[partner] = found
+        missing = {partner for record in subset.values() for partner in _partners(record)} - set(subset)
+        for asset_id, record in subset.items():
+            for partner in _partners(record):
+                if partner in missing:
+                    kind = "links plural form" if partner in record.get("plurals", []) else "is a plural form of"
+                    raise Invalid(f"asset {asset_id!r} {kind} {partner!r}, which is not an asset")
+        self._check_plural_links(subset)
+
+    def _asset_index(self, files: dict[str, bytes]) -> dict[str, int]:
+        """Asset id -> chunk number, from the keys of every asset chunk (an id in two chunks: Invalid)."""
+        index: dict[str, int] = {}
+        for path, blob in files.items():
+            if path.startswith(ASSETS_DIR + "/"):
+                number = _chunk_number(path)
+                for asset_id in self._chunk(blob).keys():
+                    if index.setdefault(asset_id, number) != number:
+                        raise Invalid(f"{path} asset {asset_id!r}: the asset is in two chunks")
+        return index
+
+    def _chunk(self, blob: bytes) -> Chunk:
+        """A catalogue read line by line (keys at once, values when asked), cached by blob."""
+        chunk = self._chunks.get(blob)
+        if chunk is None:
+            chunk = self._chunks[blob] = Chunk.parse(self.repo.read_raw(blob))
+        return chunk
+
+    def _layout(self, tree: bytes) -> dict[str, bytes]:
+        """The files of a commit that is already valid (no checks)."""
+        found = self._layouts.get(tree)
+        if found is None:
+            found = self._layouts[tree] = self._files(tree)
+        return found
+
+    # ----------------------------------------------------------------- a whole commit
+    def _check_all(self, tree: bytes) -> None:
+        files = self._files(tree)
         if PROJECT_FILE not in files:
             raise Invalid(f"{PROJECT_FILE} is missing")
         for path, blob in files.items():

@@ -10,26 +10,55 @@ the whole push.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import operations as ops
 from .errors import Conflict
-from .snapshot import Snapshot
+from .canonical import EMPTY, Chunk
+from .snapshot import Snapshot, asset_path, locale_path
 from .transaction import Transaction
 
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
 
 
+Entry = dict[str, Any]
+
+
 def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, now: str) -> int:
-    """Apply the changes from `base` to `pushed` onto `tx`; returns how many key-level changes there were."""
+    """Apply the changes from `base` to `pushed` onto `tx`; returns how many key-level changes there were.
+
+    Only the catalogue files whose blobs differ are read, so a one-line push costs one chunk, not the project.
+    """
     changes = _replay_locales(tx, base, pushed)
     changes += _replay_tags(tx, base, pushed, now)
-    changes += _replay_assets(tx, base, pushed, now)
-    changes += _replay_plural_links(tx, base, pushed, now)
+    assets = changed_entries(base.asset_chunks, pushed.asset_chunks, base.files, pushed.files, asset_path)
+    changes += _replay_assets(tx, assets, now)
+    changes += _replay_plural_links(tx, assets, now)
     for record in pushed.locales():
-        if record["code"] in tx.locale_codes():
-            changes += _replay_translations(tx, base, pushed, record["code"], actor, now)
+        code = record["code"]
+        if code in tx.locale_codes():
+            entries = changed_entries(base.locale_chunks.get(code, {}), pushed.locale_chunks.get(code, {}),
+                                      base.files, pushed.files, lambda number: locale_path(code, number))
+            changes += _replay_translations(tx, entries, code, actor, now)
     return changes
+
+
+Changes = list[tuple[str, "Entry | None", "Entry | None"]]
+
+
+def changed_entries(before: dict[int, Chunk], after: dict[int, Chunk], before_files: dict[str, bytes],
+                    after_files: dict[str, bytes], path_of: Callable[[int], str]) -> Changes:
+    """(id, old entry, new entry) for every entry that differs, reading only chunks whose blob changed."""
+    found = []
+    for number in sorted(set(before) | set(after)):
+        path = path_of(number)
+        if path in before_files and before_files.get(path) == after_files.get(path):
+            continue
+        old, new = before.get(number, EMPTY), after.get(number, EMPTY)
+        for key in list(old.keys()) + [key for key in new.keys() if key not in old]:
+            if old.get(key) != new.get(key):
+                found.append((key, old.get(key), new.get(key)))
+    return found
 
 
 def _replay_locales(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
@@ -63,25 +92,24 @@ def _replay_tags(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) ->
     return len(after ^ before)
 
 
-def _replay_assets(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) -> int:
+def _replay_assets(tx: Transaction, assets: Changes, now: str) -> int:
     changes = 0
-    for asset_id, _ in base.assets():
-        if not pushed.has_asset(asset_id) and tx.has_asset(asset_id):
-            ops.delete_asset(tx, asset_id)
+    for asset_id, before, record in assets:
+        if record is None:
+            if tx.has_asset(asset_id):
+                ops.delete_asset(tx, asset_id)
             changes += 1
-    for asset_id, record in pushed.assets():
-        before = base.asset(asset_id)
+    for asset_id, before, record in assets:
+        if record is None:
+            continue
         if before is None and not tx.has_asset(asset_id):
             ops.create_asset(tx, asset_id, now, type=record["type"], context=record.get("context", ""),
                              notes=record.get("notes", ""), printf=record.get("printf", ""),
                              tags=record.get("tags", []))
-            before = tx.asset(asset_id)
             changes += 1
-        elif before is None:
-            before = tx.asset(asset_id)
         if not tx.has_asset(asset_id):
             raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
-        changes += _replay_asset_fields(tx, asset_id, before, record, now)
+        changes += _replay_asset_fields(tx, asset_id, before or tx.asset(asset_id), record, now)
     return changes
 
 
@@ -101,38 +129,30 @@ def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any],
     return int(bool(patch) or old_tags != new_tags)
 
 
-def _replay_plural_links(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) -> int:
+def _replay_plural_links(tx: Transaction, assets: Changes, now: str) -> int:
+    """Links are set from the plural form's side (`plural_of`); the singular's list follows."""
     changes = 0
-    for asset_id, record in pushed.assets():
-        parent = record.get("plural_of")
-        before = base.asset(asset_id) or {}
+    for asset_id, before, record in assets:
+        if record is None:
+            continue
+        parent, was = record.get("plural_of"), (before or {}).get("plural_of")
         current = tx.asset(asset_id).get("plural_of")
-        if parent == before.get("plural_of") or parent == current:
+        if parent == was or parent == current:
             continue
         if current:
             ops.unlink_plural(tx, current, asset_id, now)
         if parent:
             ops.add_plural(tx, parent, now, pid=asset_id)
         changes += 1
-    for asset_id, record in base.assets():
-        parent = record.get("plural_of")
-        after = pushed.asset(asset_id)
-        if parent and after is not None and not after.get("plural_of") and tx.has_asset(asset_id) \
-                and tx.asset(asset_id).get("plural_of") == parent:
-            ops.unlink_plural(tx, parent, asset_id, now)
-            changes += 1
     return changes
 
 
-def _replay_translations(tx: Transaction, base: Snapshot, pushed: Snapshot, code: str, actor: ops.Actor,
-                         now: str) -> int:
+def _replay_translations(tx: Transaction, entries: Changes, code: str,
+                         actor: ops.Actor, now: str) -> int:
     changes = 0
-    old = dict(base.translations(code)) if base.locale(code) else {}
-    new = dict(pushed.translations(code))
-    for asset_id in list(old) + [asset_id for asset_id in new if asset_id not in old]:
-        before, after = old.get(asset_id), new.get(asset_id)
+    for asset_id, before, after in entries:
         if _text(before) == _text(after) and _flag(before) == _flag(after):
-            continue
+            continue  # only revision, author or time fields differ: Gloss computes those
         changes += 1
         if not tx.has_asset(asset_id):
             raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")

@@ -7,8 +7,8 @@ from tests.conftest import auth
 from tests.support import git
 
 EXPORTS = ["/api/export/locale/fr.json", "/api/export/all.json", "/api/export/locale/de.csv",
-           "/api/export/template.json", "/api/export/locale/fr.po", "/api/export/locale/ja.arb", "/api/export/locale/de.sql",
-           "/api/export/archive/json.zip"]
+           "/api/export/template.json", "/api/export/locale/fr.po", "/api/export/locale/ja.arb",
+           "/api/export/locale/de.sql", "/api/export/archive/json.zip"]
 
 
 def head(project) -> str:

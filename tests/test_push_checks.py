@@ -26,11 +26,11 @@ def clone(demo, tmp_path) -> Path:
     return target
 
 
-def check(clone: Path) -> None:
+def check(clone: Path, full: bool) -> None:
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "--allow-empty", "-m", "change")
     commit = git(clone, "rev-parse", "HEAD").strip().encode()
-    CommitChecker(GitRepo(clone), lambda key: key == LIVE_KEY).check(commit)
+    CommitChecker(GitRepo(clone), lambda key: key == LIVE_KEY).check(commit, full=full)
 
 
 def edit(path: Path, asset_id: str, **changes) -> None:
@@ -76,7 +76,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                             "tag 'nowhere' is not in project.json"),
     "a plural form that does not link back": (
         lambda c: edit(c / "assets" / "0000.json", "notes.count.other", plural_of="home.title"),
-        "which does not link back"),
+        "which does not"),
     "a translation of no asset": (
         lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", text="x") or
         (c / "locales" / "fr" / "0000.json").write_text(
@@ -95,22 +95,59 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
 }
 
 
-def test_the_project_as_gloss_wrote_it_passes(clone):
-    check(clone)
+def remove_asset_keeping_a_translation(clone: Path) -> None:
+    """Delete home.title from the assets only: its translations in every locale are left dangling."""
+    path = clone / "assets" / "0000.json"
+    lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
+    path.write_text("\n".join(lines), "utf-8")
 
 
+def remove_a_plural_form_only(clone: Path) -> None:
+    """Delete the plural form notes.count.other and its translations, but not the singular's link to it."""
+    for path in [clone / "assets" / "0000.json", *(clone / "locales").glob("*/0000.json")]:
+        lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"notes.count.other":')]
+        path.write_text("\n".join(lines), "utf-8")
+
+
+BREAKAGES.update({
+    "an asset removed but not its translations": (remove_asset_keeping_a_translation,
+                                                  "translation of 'home.title': no such asset"),
+    "a plural form removed but still linked": (remove_a_plural_form_only,
+                                               "links plural form 'notes.count.other', which is not an asset"),
+    "a plural form moved to another singular": (
+        lambda c: edit(c / "assets" / "0000.json", "notes.count.other", plural_of="trash.items"),
+        "which does not"),
+})
+MODES = {"changes": False, "whole commit": True}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_project_as_gloss_wrote_it_passes(clone, mode):
+    check(clone, MODES[mode])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("name", list(BREAKAGES))
-def test_a_broken_commit_is_refused_naming_the_problem(clone, name):
+def test_a_broken_commit_is_refused_naming_the_problem(clone, name, mode):
     breakage, reason = BREAKAGES[name]
     breakage(clone)
     with pytest.raises(Invalid) as refused:
-        check(clone)
+        check(clone, MODES[mode])
     assert reason in refused.value.message
     assert refused.value.message.startswith("commit ")
 
 
-def test_a_line_with_other_spacing_is_still_a_valid_catalogue(clone):
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_line_with_other_spacing_is_still_a_valid_catalogue(clone, mode):
     path = clone / "locales" / "fr" / "0000.json"
     text = path.read_text("utf-8").replace('"rev": ', '"rev":', 3)
     path.write_text(text, "utf-8")
-    check(clone)
+    check(clone, MODES[mode])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_removing_an_asset_with_its_translations_and_links_is_valid(clone, mode):
+    for path in [clone / "assets" / "0000.json", *(clone / "locales").glob("*/0000.json")]:
+        lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
+        path.write_text("\n".join(lines), "utf-8")
+    check(clone, MODES[mode])
