@@ -100,6 +100,15 @@ def test_full_and_readonly_keys_clone_the_project_with_its_history(server, tmp_p
     assert (repo / "locales" / "fr" / "0000.json").is_file()
 
 
+def test_clones_speak_protocol_v2_and_may_be_partial(server, tmp_path):
+    env = dict(git_env(tmp_path / "home"), GIT_TRACE_PACKET=str(tmp_path / "packets"))
+    result = run_git(tmp_path, "-c", "protocol.version=2", "clone", "-q", "--filter=blob:none",
+                     server.url(server.keys["readonly"]), str(tmp_path / "partial"), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "version 2" in (tmp_path / "packets").read_text()
+    assert run_git(tmp_path / "partial", "config", "remote.origin.promisor").stdout.strip() == "true"
+
+
 def test_the_key_as_user_name_without_a_password_clones_too(server, tmp_path):
     result = clone(server, tmp_path, server.keys["readonly"], password=False)
     assert result.returncode == 0, result.stderr
