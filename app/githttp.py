@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
 from storage.errors import NotFound
@@ -125,7 +125,7 @@ class GitHttp:
         return None
 
     @staticmethod
-    def _read_body(environ: dict):
+    def _read_body(environ: dict) -> tuple[BinaryIO | None, int]:
         """The whole request body, read before git (and the project lock) sees any of it."""
         if environ.get("REQUEST_METHOD") != "POST":
             return None, 0
@@ -176,7 +176,9 @@ class GitHttp:
             env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = name, value
         return env
 
-    def _run_backend(self, environ, start_response, project_id, key, body, length) -> Iterable[bytes]:
+    def _run_backend(self, environ: dict, start_response: Callable, project_id: str, key: ApiKey,
+                     body: BinaryIO | None, length: int) -> Iterable[bytes]:
+        """Start `git http-backend` (a CGI program) and stream its answer back."""
         stderr = tempfile.TemporaryFile()
         try:
             process = subprocess.Popen(["git", "http-backend"], stdin=body if body is not None else subprocess.DEVNULL,
@@ -193,7 +195,8 @@ class GitHttp:
         start_response(status, headers)
         return self._stream(process, watchdog, body, stderr)
 
-    def _stream(self, process, watchdog, body, stderr) -> Iterator[bytes]:
+    def _stream(self, process: subprocess.Popen, watchdog: threading.Timer, body: BinaryIO | None,
+                stderr: BinaryIO) -> Iterator[bytes]:
         """The backend's output as it comes; the slot is freed when the response ends or the client leaves."""
         try:
             while True:

@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from .checks import CommitChecker
 from .errors import StorageError
-from .gitrepo import ZERO_ID, GitRepo, Person
+from .gitrepo import ZERO_ID, Person
 from .keys import KeyStore, digest_of
 from .operations import Actor
 from .project import Project
