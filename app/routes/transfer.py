@@ -90,9 +90,15 @@ def _not_modified(snap: Snapshot) -> Response | None:
     return None
 
 
+def attachment(filename: str) -> str:
+    """A Content-Disposition value; path segments may carry control characters or quotes (`JSON%0A`)."""
+    safe = "".join(ch for ch in filename if ch.isprintable() and ch not in '"\\')
+    return f'attachment; filename="{safe}"'
+
+
 def _file_response(data: bytes, content_type: str, filename: str, snap: Snapshot) -> Response:
     response = Response(data, status=200, content_type=content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Content-Disposition"] = attachment(filename)
     response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
     return response
 
@@ -166,7 +172,7 @@ def export_archive(ext: str):
         code = record["code"]
         options = export_options(snap, locale=code)
         exported = formats.export_file(snapshot_catalogue(snap, [code, options.fallback]), ext, variant, options)
-        files.append((archive_path(ext.lower(), variant.lower(), code, g.key.project), exported.data))
+        files.append((archive_path(ext.strip().lower(), variant.lower(), code, g.key.project), exported.data))
     stamp = _exported_at(snap)
     comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"
     if kind == "zip":
@@ -320,5 +326,5 @@ def convert(from_ext: str, name: str, ext: str):
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}.{ext}"'
+    response.headers["Content-Disposition"] = attachment(f"{name}.{ext}")
     return response
