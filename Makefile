@@ -61,6 +61,7 @@ bench: install system-tools $(BIN)/.bench-installed
 	-$(BIN)/python bench/formats/bench_formats3.py
 	-$(BIN)/python bench/bench_api.py
 	-$(BIN)/python bench/bench_xcstrings.py
+	-$(BIN)/python bench/bench_git_http.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from flask import Flask, request
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from storage.keys import KeyStore
 from storage.store import Store
@@ -37,15 +38,21 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.json.ensure_ascii = False
     data = Path(data_dir) if data_dir is not None else default_data_dir()
-    app.extensions["gloss.store"] = Store(data)
-    app.extensions["gloss.keys"] = KeyStore(data / "keys.json")
+    store, keys = Store(data), KeyStore(data / "keys.json")
+    app.extensions["gloss.store"], app.extensions["gloss.keys"] = store, keys
     app.url_map.strict_slashes = False
     app.url_map.merge_slashes = False  # `//` must be a JSON 4xx, never a redirect to another resource
     register_error_handlers(app)
     register_body_limit(app)
     register_versioning(app, API_VERSION)
+    from .context import register_time_travel
+
+    register_time_travel(app)
     from .routes import register_routes
 
     register_routes(app)
-    app.wsgi_app = MethodOverride(app.wsgi_app, MAX_BODY_BYTES)
+    from .githttp import GitHttp
+
+    # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
+    app.wsgi_app = DispatcherMiddleware(MethodOverride(app.wsgi_app, MAX_BODY_BYTES), {"/git": GitHttp(store, keys)})
     return app

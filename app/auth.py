@@ -24,7 +24,13 @@ UNAUTHORIZED = {"WWW-Authenticate": 'Loco realm="Gloss API"'}
 
 def presented_key() -> str | None:
     """The key the client sent, from the Authorization header or the `key` query parameter."""
-    header = request.headers.get("Authorization", "").strip()
+    return key_from(request.headers.get("Authorization", ""), request.args.get("key"))
+
+
+def key_from(authorization: str, query_key: str | None) -> str | None:
+    """The key in an Authorization header (Service, Loco, Bearer or Basic with the key as user name), else
+    the `key` query parameter; shared by the API and the Git endpoint."""
+    header = authorization.strip()
     if header:
         scheme, _, value = header.partition(" ")
         scheme, value = scheme.lower(), value.strip()
@@ -37,7 +43,7 @@ def presented_key() -> str | None:
                 return None
             return decoded.partition(":")[0] or None
         return None
-    return request.args.get("key") or None
+    return query_key or None
 
 
 def authenticate() -> ApiKey:

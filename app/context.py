@@ -12,6 +12,8 @@ from storage.snapshot import Snapshot
 from storage.store import Store, utc_now
 from storage.transaction import Transaction
 
+from .errors import ApiError
+
 
 def store() -> Store:
     return current_app.extensions["gloss.store"]
@@ -23,7 +25,28 @@ def project() -> Project:
 
 
 def snapshot() -> Snapshot:
-    return project().snapshot()
+    """The project as the request sees it: at `?ref=` (time travel, reads only), else at its latest commit."""
+    ref = request.args.get("ref")
+    if ref is None:
+        return project().snapshot()
+    return snapshot_at(ref)
+
+
+def snapshot_at(ref: str) -> Snapshot:
+    """The project at a commit id, a tag or `HEAD~N`; 404 when the ref names no commit of the project."""
+    found = project().repo.resolve(ref)
+    if found is None:
+        raise ApiError(404, f"Unknown ref {ref!r}: give a commit id, a tag or HEAD~N")
+    return project().snapshot_at(found)
+
+
+def register_time_travel(app) -> None:
+    """`?ref=` reads the past; a write always applies to the latest version, so there it is a 400."""
+
+    @app.before_request
+    def _refuse_ref_on_writes():
+        if "ref" in request.args and request.method not in ("GET", "HEAD") and request.path.startswith("/api/"):
+            raise ApiError(400, "ref= is for reads; writes always apply to the latest version")
 
 
 def now() -> str:

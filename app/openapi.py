@@ -116,6 +116,16 @@ SCHEMAS: dict[str, Any] = {
         "content_type": STRING, "default_index": {"enum": ["id", "text"]},
         "capabilities": {"type": "array", "items": STRING},
         "archive_path": {"type": "string", "description": "file path template inside archive/{ext}.zip"}}},
+    "TranslationChange": {"type": "object", "required": ["asset", "locale", "old", "new", "author", "commit"],
+                          "properties": {
+        "asset": STRING, "locale": STRING,
+        "old": {"type": ["string", "null"], "description": "text at `from`; null when untranslated there"},
+        "new": {"type": ["string", "null"], "description": "text at `to`; null when untranslated there"},
+        "flag": {"type": "string", "description": "the flag at `to`, \"\" when none"},
+        "revision": {"type": "integer", "description": "revision at `to` (0 when untranslated)"},
+        "author": {"type": ["object", "null"], "properties": {"id": INT, "name": STRING, "email": STRING}},
+        "commit": {"type": ["string", "null"], "description": "the newest commit between the refs that made "
+                                                              "this change (first-parent history)"}}},
     "Progress": {"type": "object", "additionalProperties": INT,
                  "description": "translated and untranslated always; flagged and each status/flag when present"},
 }
@@ -126,6 +136,10 @@ TAG = _path_param("tag", "Tag name")
 LOCALE = _path_param("locale", "Locale code or language tag (fr, fr-FR, fr_FR)")
 LEGACY_ASSET_LOCALE = _path_param("id", "Asset ID, then `/` and a locale code (the legacy {id}/{locale} spelling)")
 FILTER = _query("filter", "Comma-separated tags: any listed tag matches; `*` any tag; `!tag` excludes")
+REF = _query("ref", "Time travel: answer from the project as it was at this commit id, tag or HEAD~N "
+                   "(404 when unknown). Exports made this way are dated by the commit.")
+# GET operations that render project data and so accept `ref` (every GET with a key but these)
+REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff")
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
 
@@ -280,6 +294,18 @@ def build_paths() -> dict[str, dict[str, Any]]:
                       parameters=[ASSET_ID, LOCALE])},
     }
     paths.update(transfer_paths())
+    paths["/api/diff"] = {"get": op(
+        "Translation changes between two versions",
+        {"200": {"description": "The changes (JSON), or with format=diff the unified diff of the catalogue files",
+                 "content": {"application/json": {"schema": {"type": "array", "items": _ref("TranslationChange")}},
+                             "text/x-diff": {"schema": STRING}}},
+         "400": _error("Unknown format"), "404": _error("Unknown ref")},
+        parameters=[_query("from", "Older version: commit id, tag or HEAD~N (default: the parent of `to`)"),
+                    _query("to", "Newer version: commit id, tag or HEAD~N (default: HEAD)"),
+                    _query("format", "json (default): a list of changes; diff: `git diff` of the canonical "
+                                     "files, one asset per line", {"enum": ["json", "diff"]})],
+        description="Every (asset, locale) whose text or flag differs, with the old and new text, the author "
+                    "and the commit that made the change.")}
     _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
     _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
     _with_aliases(paths, "/api/formats", ["/api/formats.json"])
@@ -306,6 +332,11 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/flag", ["/api/translations/{id}/{locale}/flag.json"])
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
                   ["/api/translations/{id}/{locale}/revisions.json"])
+    _with_aliases(paths, "/api/diff", ["/api/diff.json"])
+    for path, operations in paths.items():
+        get = operations.get("get")
+        if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED):
+            operations["get"] = dict(get, parameters=[*get.get("parameters", []), REF])
     return paths
 
 
@@ -465,7 +496,11 @@ def build_document() -> dict[str, Any]:
                  "description": "Loco-compatible translation management API whose storage is Git. JSON is "
                                 "pretty-printed unless `?ugly` is given. Every route also takes `key`, `v` "
                                 "(version pin) and honours `X-Api-Version`. A form POST with "
-                                "REQUEST_METHOD=DELETE or PATCH acts as that method."},
+                                "REQUEST_METHOD=DELETE or PATCH acts as that method. Every read of project "
+                                "data takes `ref` (time travel). The project's Git repository is served "
+                                "beside this API at /git/{project}.git (Git's smart HTTP protocol, not part "
+                                "of this description): clone and fetch with a full or readonly key as the "
+                                "HTTP Basic user name, push with a full key."},
         "servers": [{"url": "/"}],
         "security": KEY_SECURITY,
         "paths": build_paths(),

@@ -22,10 +22,17 @@ class GlossServer(BaseApplication):
         return create_app(self.data_dir)
 
 
+API_THREADS = 4  # threads per worker for the API; Git requests get GIT_SLOTS more of their own
+
+
 def run_gunicorn(data_dir: Path, host: str, port: int, workers: int) -> None:
+    from .githttp import GIT_SLOTS, GIT_TIMEOUT
+
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    GlossServer(data_dir, {"bind": bind, "workers": max(1, workers), "worker_class": "gthread", "threads": 4,
-                           "accesslog": "-", "timeout": 120,
+    # gthread workers keep answering the arbiter while a thread streams a long clone; the timeout is set
+    # beyond a Git request's own limit anyway, for deployments that switch to sync workers.
+    GlossServer(data_dir, {"bind": bind, "workers": max(1, workers), "worker_class": "gthread",
+                           "threads": API_THREADS + GIT_SLOTS, "accesslog": "-", "timeout": GIT_TIMEOUT + 60,
                            # path without the query string: `?key=` must never reach a log
                            "access_log_format": '%(h)s %(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms',
                            "graceful_timeout": 10}).run()

@@ -24,7 +24,9 @@ from hashlib import sha1
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, cast
 
-from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
+from dulwich.index import (IndexChecksumWriter, IndexEntry, Stage, index_entry_from_stat, read_index_dict,
+                           write_cache_entry, write_index_dict)
+from dulwich.object_store import DiskObjectStore, OverlayObjectStore
 from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
@@ -43,6 +45,7 @@ REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writ
 GC_EVERY = 50
 FULL_REPACK_GROWTH = 1.4
 MAINTENANCE_LOCK = "gloss-maintenance.lock"  # in .git: the one-repack-at-a-time lock and that size
+ZERO_ID = b"0" * 40
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
 # during a push), and the age after which a lock file is taken for the leftover of a killed writer.
 REF_LOCK_TIMEOUT = 2.0
@@ -60,6 +63,12 @@ class Person:
 
     name: str
     email: str
+
+    @classmethod
+    def parse(cls, ident: bytes) -> "Person":
+        """`Name <email>` as a Person."""
+        name, _, rest = ident.decode("utf-8", "replace").partition("<")
+        return cls(name.strip(), rest.partition(">")[0].strip())
 
     def ident(self) -> bytes:
         name = self.name.replace("<", "").replace(">", "").replace("\n", " ").strip() or "unknown"
@@ -81,6 +90,17 @@ def _pack_header(type_num: int, size: int) -> bytes:
         size >>= 7
     out.append(byte)
     return bytes(out)
+
+
+class GitCommandError(Exception):
+    """The git command line failed."""
+
+
+def git_environment() -> dict[str, str]:
+    """The environment without GIT_* variables: a hook's GIT_DIR must not redirect our own git calls."""
+    keep = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH")
+    return {name: value for name, value in os.environ.items()
+            if not name.startswith("GIT_") or name in keep}
 
 
 def fsync(fd: int) -> None:
@@ -160,6 +180,59 @@ class GitRepo:
         )
         (git_dir / "description").write_text("Gloss translation project\n")
         return cls(path)
+
+    def with_quarantine(self, quarantine: Path) -> "GitRepo":
+        """A read view that also sees the objects of a push still in git's quarantine directory."""
+        view = GitRepo(self.path)
+        main_store = view._dulwich.object_store
+        view._dulwich.object_store = OverlayObjectStore([DiskObjectStore(str(quarantine)), main_store])
+        return view
+
+    def git(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+        """Run the git command line in this repository and return its standard output."""
+        result = subprocess.run(["git", *args], cwd=self.path, input=input, capture_output=True,
+                                env=git_environment())
+        if check and result.returncode != 0:
+            raise GitCommandError(result.stderr.decode("utf-8", "replace").strip())
+        return result.stdout
+
+    def resolve(self, ref: str) -> bytes | None:
+        """The commit a revision names (`HEAD~2`, a tag, a full or abbreviated id), or None.
+
+        Only commits reachable from the branch or a tag count: an object that a refused push left behind
+        was never validated, so it is not part of the project.
+        """
+        if not ref or ref.startswith("-") or any(ord(ch) < 32 for ch in ref) or len(ref) > 256:
+            return None
+        try:
+            found = self.git("rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}").strip()
+            if not found:
+                return None
+            unreachable = self.git("rev-list", "--max-count=1", found.decode(), "--not", "--branches", "--tags")
+        except GitCommandError:
+            return None
+        return None if unreachable.strip() else found
+
+    def is_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
+        result = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor.decode(), descendant.decode()],
+                                cwd=self.path, capture_output=True, env=git_environment())
+        return result.returncode == 0
+
+    def merge_base(self, one: bytes, other: bytes) -> bytes | None:
+        try:
+            found = self.git("merge-base", one.decode(), other.decode()).strip()
+        except GitCommandError:
+            return None
+        return found or None
+
+    def new_commits(self, tip: bytes) -> list[bytes]:
+        """Commits reachable from `tip` and from no ref yet, oldest first (what a push brings)."""
+        listed = self.git("rev-list", "--reverse", "--topo-order", tip.decode(), "--not", "--all")
+        return listed.split()
+
+    def unified_diff(self, old: bytes, new: bytes) -> bytes:
+        """`git diff` between two commits' trees (the canonical files, one asset per line)."""
+        return self.git("diff", "--no-color", "--no-ext-diff", "--no-renames", old.decode(), new.decode())
 
     # ----------------------------------------------------------------- objects
     @contextmanager
@@ -295,6 +368,11 @@ class GitRepo:
         time.sleep(0.01)
         with self._store_lock:
             return store.get_raw(ObjectID(hex_id))[1]
+
+    def read_raw_type(self, hex_id: bytes) -> bytes:
+        """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
+        type_num = self._dulwich.object_store.get_raw(hex_id)[0]
+        return {number: name for name, number in PACK_TYPES.items()}[type_num]
 
     def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:
         tree = cast(Tree, Tree.from_raw_string(Tree.type_num, self.read_raw(hex_id)))

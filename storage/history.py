@@ -8,7 +8,7 @@ from .canonical import Chunk
 from .errors import NotFound
 from .gitrepo import GitRepo
 from .project import Project
-from .snapshot import LOCALES_DIR, chunk_file
+from .snapshot import LOCALES_DIR, Snapshot, chunk_file
 
 _CHUNK_CACHE_SIZE = 64
 
@@ -47,7 +47,8 @@ def _trailers(message: bytes) -> dict[str, str]:
     return found
 
 
-def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000) -> list[dict[str, Any]]:
+def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
+              snapshot: Snapshot | None = None) -> list[dict[str, Any]]:
     """Every revision of a translation since it was last created, newest first.
 
     Walks first-parent history from HEAD, reading only the one chunk file that can hold the entry (commits
@@ -56,7 +57,7 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000) -
     translation: a deletion resets the count), and so does a commit without the entry. Renames are followed
     through the `Renamed-From` trailer.
     """
-    snapshot = project.snapshot()
+    snapshot = snapshot or project.snapshot()
     asset = snapshot.asset(asset_id)
     if asset is None:
         raise NotFound("Asset not in project")

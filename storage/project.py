@@ -5,6 +5,7 @@ import fcntl
 import gc
 import os
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -55,6 +56,9 @@ def keep_out_of_collector(snapshot: Snapshot) -> None:
         gc.freeze()
 
 
+PAST_SNAPSHOTS = 8  # older snapshots kept per process for `?ref=` reads
+
+
 def parent_dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
@@ -81,6 +85,7 @@ class Project:
         self.repo = GitRepo(path)
         self.committer = committer
         self._snapshot: Snapshot | None = None
+        self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
         self._refresh_lock = threading.Lock()
         self._thread_lock = threading.Lock()
         # One lock file per project outside its repository, shared by every worker process.
@@ -105,6 +110,23 @@ class Project:
                 keep_out_of_collector(current)
         return current
 
+    def snapshot_at(self, commit: bytes) -> Snapshot:
+        """The project at an older commit (time travel), loaded from the current snapshot's unchanged chunks."""
+        head = self.snapshot()
+        if commit == head.commit:
+            return head
+        with self._refresh_lock:
+            found = self._past.get(commit)
+            if found is not None:
+                self._past.move_to_end(commit)
+                return found
+        found = Snapshot.load(self.repo, commit, head)
+        with self._refresh_lock:
+            self._past[commit] = found
+            while len(self._past) > PAST_SNAPSHOTS:
+                self._past.popitem(last=False)
+        return found
+
     # ----------------------------------------------------------------- writes
     @contextmanager
     def transaction(self, author: Person, summary: str, action: str,
@@ -125,7 +147,7 @@ class Project:
     def _commit(self, tx: Transaction, author: Person, summary: str, action: str, when: float | None) -> Snapshot:
         base = tx.base
         snapshot, changed = tx.build()
-        if not changed:
+        if not changed and not tx.merge_parents:
             return base
         files = dict(base.files)
         blob_ids: dict[str, bytes] = {}
@@ -137,7 +159,7 @@ class Project:
                     blob_ids[path] = files[path] = self.repo.write_blob(data)
             trees = self._write_trees(files, changed, base.trees)
             message = commit_message(summary, tx.trailers + [("Action", action)])
-            parents = [base.commit] if base.commit else []
+            parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
         # the ref's directory is flushed with the working-tree files: one fsync round fewer per commit
         self.repo.move_head(commit, expected=base.commit, flush_directory=False)

@@ -20,6 +20,8 @@ class Transaction:
         # asset id -> chunk number for assets created, renamed or removed in this transaction
         self._index_changes: dict[str, int | None] = {}
         self.trailers: list[tuple[str, str]] = []
+        # further parents of the commit (a merged push): the commit is made even when no file changes
+        self.merge_parents: list[bytes] = []
         self.result: Snapshot | None = None  # the committed snapshot, once the project has committed
 
     # ----------------------------------------------------------------- project metadata

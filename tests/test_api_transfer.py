@@ -422,3 +422,11 @@ def test_convert_statuses(client):
     assert broken.status_code == 422 and broken.get_json()["status"] == 422
     assert client.post("/api/convert/docx/x.po", data=b"x").status_code == 400
     assert client.post("/api/convert/json/x.docx", data=b'{"a": "b"}').status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/api/export/archive/JSON%0A.tar", "/api/export/archive/json%22.zip",
+                                  "/api/export/locale/fr.JSON%0A"])
+def test_control_characters_in_the_extension_never_reach_a_header(client, demo, path):
+    response = client.get(path, headers={"Authorization": f"Loco {demo[1].full}"})
+    assert response.status_code < 500
+    assert "\n" not in response.headers.get("Content-Disposition", "")

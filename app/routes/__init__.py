@@ -6,7 +6,7 @@ from flask import Flask
 
 def register_routes(app: Flask) -> None:
     from .. import openapi
-    from . import assets, locales, misc, tags, transfer, translations
+    from . import assets, history, locales, misc, tags, transfer, translations
 
-    for module in (misc, openapi, assets, translations, locales, tags, transfer):
+    for module in (misc, openapi, assets, translations, locales, tags, transfer, history):
         app.register_blueprint(module.bp)

@@ -37,7 +37,7 @@ def credentials() -> dict:
         "user": {"id": key.user_id, "name": key.user_name, "email": key.user_email},
         "group": {"id": 1, "name": current_app.config.get("GLOSS_GROUP", "Gloss"), "url": base_url() + "/"},
         "project": {"id": meta.get("number", 1), "name": meta.get("name", ""), "slug": key.project,
-                    "url": f"{base_url()}/api/projects/{key.project}"},
+                    "url": f"{base_url()}/git/{key.project}.git"},  # the clone URL
     }
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import tarfile
 import threading
-import time
 import zipfile
 from datetime import datetime, timezone
 from email.utils import format_datetime, parsedate_to_datetime
@@ -55,11 +54,18 @@ def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
         fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "",
         breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
         no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
-        project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
+        project_name=snap.name, exported_at=_exported_at(snap),
         exported_by=g.key.user_name)
     for name, value in overrides.items():
         setattr(options, name, value)
     return options
+
+
+def _exported_at(snap: Snapshot) -> datetime:
+    """Now; for a time-travel export (`?ref=`), the time of its commit, so that it reads as made back then."""
+    if "ref" in request.args:
+        return _last_modified(snap)
+    return datetime.now(timezone.utc).replace(microsecond=0)
 
 
 def _last_modified(snap: Snapshot) -> datetime:
@@ -85,9 +91,15 @@ def _not_modified(snap: Snapshot) -> Response | None:
     return None
 
 
+def attachment(filename: str) -> str:
+    """A Content-Disposition value; path segments may carry control characters or quotes (`JSON%0A`)."""
+    safe = "".join(ch for ch in filename if ch.isprintable() and ch not in '"\\')
+    return f'attachment; filename="{safe}"'
+
+
 def _file_response(data: bytes, content_type: str, filename: str, snap: Snapshot) -> Response:
     response = Response(data, status=200, content_type=content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Content-Disposition"] = attachment(filename)
     response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
     return response
 
@@ -149,19 +161,20 @@ def export_archive(ext: str):
         options = export_options(snap, locale=code)
         exported = formats.export_file(catalogue, ext, variant, options)
         files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
-    comment = f"Exported from Gloss project {snap.name} at {now()}"
+    stamp = _exported_at(snap)
+    comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"
     if kind == "zip":
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.comment = comment.encode("utf-8")
             for name, data in files:
-                archive.writestr(name, data)
+                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED)
         return _file_response(buffer.getvalue(), "application/zip", f"{g.key.project}-{ext}.zip", snap)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:
         for name, data in files:
             info = tarfile.TarInfo(name)
-            info.size, info.mtime = len(data), int(time.time())
+            info.size, info.mtime = len(data), int(stamp.timestamp())
             archive.addfile(info, io.BytesIO(data))
     return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
 
@@ -304,5 +317,5 @@ def convert(from_ext: str, name: str, ext: str):
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}.{ext}"'
+    response.headers["Content-Disposition"] = attachment(f"{name}.{ext}")
     return response

@@ -125,5 +125,6 @@ def unflag(asset_id: str, locale: str):
 @bp.get("/api/translations/<path:asset_id>/<locale>/revisions.json")
 @requires("read")
 def list_revisions(asset_id: str, locale: str):
-    asset_id, locale = _target(snapshot(), asset_id, locale)
-    return render([revision_record(entry) for entry in revisions(project(), asset_id, locale)])
+    snap = snapshot()
+    asset_id, locale = _target(snap, asset_id, locale)
+    return render([revision_record(entry) for entry in revisions(project(), asset_id, locale, snapshot=snap)])

@@ -1,0 +1,259 @@
+"""Git over HTTP: `git clone http://KEY:@host/git/<project>.git`, served by git's own `git http-backend`.
+
+This is not an API route (it speaks Git's smart HTTP protocol, not JSON), so it is a WSGI application of its
+own, mounted beside Flask under `/git` (see `create_app`), and absent from the API's route table and OpenAPI
+description. It does three things around `git http-backend` (CGI):
+
+- authentication: the key as HTTP Basic user name (empty password), or any other form the API accepts that
+  git can send (`http.extraHeader=Authorization: Loco KEY`). `full` and `readonly` keys may clone and fetch
+  their own project; only `full` keys may push; export keys may not clone (a clone shows the whole history
+  and authors' e-mails). No key or an unknown key: 401 with `WWW-Authenticate: Basic`, so git asks for
+  credentials; another project's key or too little access: 403.
+- capacity: at most GIT_SLOTS Git requests per worker process at once (the server gives each worker that many
+  threads on top of the API's), so clones never take the threads the API needs; beyond that, 503 with
+  Retry-After. A Git request may run GIT_TIMEOUT seconds, far beyond gunicorn's default 30 s.
+- pushes: the whole upload is read before git sees it; receive-pack runs with Gloss's hooks
+  (storage.receive), which check the pushed commits in quarantine and move `main` under the project's write
+  lock; received packs stay packs (`transfer.unpackLimit=1`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable, Iterator
+from urllib.parse import parse_qs
+
+from storage.errors import NotFound
+from storage.keys import ApiKey, KeyStore
+from storage.store import Store
+
+from .auth import ACCESS_ALLOWS, key_from
+
+GIT_SLOTS = 4  # concurrent Git requests per worker process
+GIT_TIMEOUT = 3600  # seconds one Git request (a clone of a large project on a slow link) may take
+MAX_PUSH_BYTES = 1024 * 1024 * 1024
+SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larger ones in a temporary file
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+REPO_PATH = re.compile(r"^/([a-z0-9][a-z0-9-]{0,62})\.git(/info/refs|/git-upload-pack|/git-receive-pack)$")
+SERVICES = ("git-upload-pack", "git-receive-pack")
+HOOKS = ("pre-receive", "proc-receive")
+# Server-side configuration of every Git request (given to git through GIT_CONFIG_* variables).
+GIT_CONFIG = [
+    ("transfer.unpackLimit", "1"),  # small pushes stay one pack instead of loose objects
+    ("receive.fsckObjects", "true"),  # malformed objects never enter a project
+    ("receive.denyNonFastForwards", "true"),
+    ("receive.autogc", "false"),  # maintenance is Gloss's geometric repack
+    ("receive.maxInputSize", str(MAX_PUSH_BYTES)),
+    ("receive.procReceiveRefs", "refs/heads/main"),
+    ("receive.procReceiveRefs", "refs/for/main"),
+    ("http.receivepack", "true"),
+    ("uploadpack.allowFilter", "true"),  # partial clone
+    ("core.hooksPath", ""),  # filled in with the data directory's hooks
+]
+
+
+class GitHttp:
+    """The WSGI application under /git (PATH_INFO is `/<project>.git/...`)."""
+
+    def __init__(self, store: Store, keys: KeyStore, slots: int = GIT_SLOTS, timeout: float = GIT_TIMEOUT):
+        self.store = store
+        self.keys = keys
+        self.timeout = timeout
+        self.slots = threading.BoundedSemaphore(slots)
+        self.hooks_dir = install_hooks(store.data_dir / "hooks")
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        match = REPO_PATH.match(environ.get("PATH_INFO", ""))
+        if not match:
+            return _error(start_response, 404, "Not a Git smart-HTTP path: use /git/<project>.git")
+        project_id, action = match.groups()
+        service = self._service(environ, action)
+        if service is None:
+            return _error(start_response, 403, "Only Git's smart HTTP protocol is served")
+        key = self._key(environ)
+        if key is None:
+            return _error(start_response, 401, "Invalid API key",
+                          [("WWW-Authenticate", 'Basic realm="Gloss Git"')])
+        refusal = self._refusal(key, project_id, service)
+        if refusal:
+            return _error(start_response, 403, refusal)
+        try:
+            project = self.store.project(project_id)
+        except NotFound:
+            return _error(start_response, 404, f"No project {project_id!r}")
+        if not self.slots.acquire(blocking=False):
+            return _error(start_response, 503, "Too many Git requests at once; try again", [("Retry-After", "2")])
+        try:
+            body, length = self._read_body(environ)
+        except (ValueError, OSError) as error:
+            self.slots.release()
+            return _error(start_response, 413 if isinstance(error, ValueError) else 400, str(error))
+        return self._run_backend(environ, start_response, project.id, key, body, length)
+
+    # ----------------------------------------------------------------- checks
+    @staticmethod
+    def _service(environ: dict, action: str) -> str | None:
+        method = environ.get("REQUEST_METHOD", "GET")
+        if action == "/info/refs" and method in ("GET", "HEAD"):
+            wanted = parse_qs(environ.get("QUERY_STRING", "")).get("service", [""])[0]
+            return wanted if wanted in SERVICES else None  # the dumb protocol is not served
+        if method == "POST" and action[1:] in SERVICES:
+            return action[1:]
+        return None
+
+    def _key(self, environ: dict) -> ApiKey | None:
+        query = parse_qs(environ.get("QUERY_STRING", "")).get("key", [None])[0]
+        presented = key_from(environ.get("HTTP_AUTHORIZATION", ""), query)
+        return self.keys.verify(presented) if presented else None
+
+    @staticmethod
+    def _refusal(key: ApiKey, project_id: str, service: str) -> str | None:
+        """Why this key may not use this service on this project, or None when it may."""
+        if key.project != project_id:
+            return "This key belongs to another project"
+        allowed = ACCESS_ALLOWS.get(key.access, set())
+        if service == "git-receive-pack" and "write" not in allowed:
+            return f"A {key.access} key may not push; pushing needs a full-access key"
+        if "read" not in allowed:
+            return f"A {key.access} key may not clone or fetch; that needs a full or readonly key"
+        return None
+
+    @staticmethod
+    def _read_body(environ: dict) -> tuple[BinaryIO | None, int]:
+        """The whole request body, read before git (and the project lock) sees any of it."""
+        if environ.get("REQUEST_METHOD") != "POST":
+            return None, 0
+        stream = environ["wsgi.input"]
+        declared = environ.get("CONTENT_LENGTH")
+        remaining = int(declared) if declared else None
+        body = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+        length = 0
+        while remaining is None or remaining > 0:
+            block = stream.read(65536 if remaining is None else min(65536, remaining))
+            if not block:
+                break
+            length += len(block)
+            if remaining is not None:
+                remaining -= len(block)
+            if length > MAX_PUSH_BYTES:
+                body.close()
+                raise ValueError(f"Request body too large (limit {MAX_PUSH_BYTES} bytes)")
+            body.write(block)
+        body.seek(0)
+        return body, length
+
+    # ----------------------------------------------------------------- git http-backend
+    def _environment(self, environ: dict, project_id: str, key: ApiKey, length: int) -> dict[str, str]:
+        env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+        config = [(name, str(self.hooks_dir) if name == "core.hooksPath" else value) for name, value in GIT_CONFIG]
+        env.update({
+            "GIT_PROJECT_ROOT": str(self.store.projects_dir),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "PATH_INFO": f"/{project_id}/.git{REPO_PATH.match(environ['PATH_INFO']).group(2)}",
+            "REQUEST_METHOD": environ.get("REQUEST_METHOD", "GET"),
+            "QUERY_STRING": environ.get("QUERY_STRING", ""),
+            "CONTENT_TYPE": environ.get("CONTENT_TYPE", ""),
+            "REMOTE_USER": key.user_name or key.id,
+            "REMOTE_ADDR": environ.get("REMOTE_ADDR", ""),
+            "GIT_CONFIG_COUNT": str(len(config)),
+            "GLOSS_DATA": str(self.store.data_dir.resolve()),
+            "GLOSS_PROJECT": project_id,
+            "GLOSS_USER_ID": str(key.user_id),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")])),
+        })
+        if environ.get("REQUEST_METHOD") == "POST":
+            env["CONTENT_LENGTH"] = str(length)
+        for name in ("HTTP_GIT_PROTOCOL", "HTTP_CONTENT_ENCODING"):
+            if environ.get(name):
+                env[name] = environ[name]
+        for index, (name, value) in enumerate(config):
+            env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = name, value
+        return env
+
+    def _run_backend(self, environ: dict, start_response: Callable, project_id: str, key: ApiKey,
+                     body: BinaryIO | None, length: int) -> Iterable[bytes]:
+        """Start `git http-backend` (a CGI program) and stream its answer back."""
+        stderr = tempfile.TemporaryFile()
+        try:
+            process = subprocess.Popen(["git", "http-backend"], stdin=body if body is not None else subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=stderr,
+                                       env=self._environment(environ, project_id, key, length))
+        except OSError:
+            stderr.close()
+            self.slots.release()
+            raise
+        watchdog = threading.Timer(self.timeout, process.kill)
+        watchdog.daemon = True
+        watchdog.start()
+        status, headers = _read_cgi_headers(process.stdout)
+        start_response(status, headers)
+        return self._stream(process, watchdog, body, stderr)
+
+    def _stream(self, process: subprocess.Popen, watchdog: threading.Timer, body: BinaryIO | None,
+                stderr: BinaryIO) -> Iterator[bytes]:
+        """The backend's output as it comes; the slot is freed when the response ends or the client leaves."""
+        try:
+            while True:
+                block = process.stdout.read1(65536)
+                if not block:
+                    break
+                yield block
+        finally:
+            watchdog.cancel()
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            process.stdout.close()
+            if body is not None:
+                body.close()
+            stderr.seek(0)
+            message = stderr.read().decode("utf-8", "replace").strip()
+            stderr.close()
+            if message and process.returncode:
+                print(f"git http-backend: {message}", file=sys.stderr)
+            self.slots.release()
+
+
+def _read_cgi_headers(stdout) -> tuple[str, list[tuple[str, str]]]:
+    """The CGI header block (`Status:` and response headers, up to a blank line)."""
+    status, headers = "200 OK", []
+    while True:
+        line = stdout.readline()
+        if not line or line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("latin-1").rstrip("\r\n").partition(":")
+        if name.lower() == "status":
+            status = value.strip()
+        else:
+            headers.append((name.strip(), value.strip()))
+    return status, headers
+
+
+def _error(start_response: Callable, status: int, message: str,
+           headers: list[tuple[str, str]] | None = None) -> list[bytes]:
+    reasons = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 413: "Payload Too Large",
+               503: "Service Unavailable"}
+    body = json.dumps({"status": status, "error": message}).encode("utf-8")
+    start_response(f"{status} {reasons[status]}", [("Content-Type", "application/json"),
+                                                   ("Content-Length", str(len(body))), *(headers or [])])
+    return [body]
+
+
+def install_hooks(directory: Path) -> Path:
+    """The hook scripts receive-pack runs (core.hooksPath); they live in the data directory, never in a project."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in HOOKS:
+        script = f'#!/bin/sh\nexec "{sys.executable}" -m storage.receive {name}\n'
+        path = directory / name
+        if not path.exists() or path.read_text() != script:
+            temp = directory / f".{name}.{os.getpid()}.tmp"
+            temp.write_text(script)
+            os.chmod(temp, 0o755)
+            os.replace(temp, path)
+    return directory

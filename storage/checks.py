@@ -1,0 +1,412 @@
+"""Is a commit a valid project? The checks a push must pass before any ref moves (storage layout, snapshot.py).
+
+A pushed commit must hold exactly the files Gloss writes, each a catalogue that the line-based reader and a
+JSON parser read alike, and the invariants every reader relies on:
+
+- only `project.json`, `assets/NNNN.json` and `locales/<code>/NNNN.json`, regular files, under a size limit;
+- `project.json` names the source locale among its locales, and every `locales/<code>/` is one of them;
+- every asset record has a unique sequence number `n` in its chunk's range, a known type and printf style,
+  registered tags, and plural links whose other end exists and links back;
+- every translation belongs to an asset of the same chunk and has a text and a revision;
+- no file holds a live API key (keys are never to enter a project repository).
+
+Results per blob are cached, so checking a series of commits costs the files each one changes plus one pass
+over the records for the cross-file invariants.
+"""
+from __future__ import annotations
+
+import json
+import re
+import stat
+from typing import Any, Callable, Iterable
+
+from .canonical import Chunk, _line_key
+from .errors import Invalid
+from .gitrepo import GitRepo
+from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_asset_id
+from .snapshot import ASSETS_DIR, LOCALE_CODE, LOCALES_DIR, PROJECT_FILE
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_TEXT_CHARS = 1024 * 1024
+CHUNK_NAME = re.compile(r"^\d{4,}\.json$")
+# A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
+KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
+
+Records = dict[str, dict[str, Any]]
+
+
+def parse_catalogue(path: str, data: bytes) -> Records:
+    """A canonical catalogue file as id -> record; Invalid names the file and line that is wrong."""
+    if len(data) > MAX_FILE_BYTES:
+        raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Invalid(f"{path}: not UTF-8 (byte {error.start})") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) < 2 or lines[0] != "{" or lines[-1] != "}":
+        raise Invalid(f"{path}: a catalogue is `{{`, one entry per line, then `}}`")
+    records: Records = {}
+    body = lines[1:-1]
+    for number, line in enumerate(body, start=2):
+        last = number == len(body) + 1
+        if not last and not line.endswith(","):
+            raise Invalid(f"{path} line {number}: missing comma at the end of the line")
+        entry = line if last else line[:-1]
+        try:
+            key = _line_key(entry)
+            value = json.loads(entry[len(json.dumps(key, ensure_ascii=False)) + 2:])
+        except (ValueError, IndexError) as error:
+            raise Invalid(f"{path} line {number}: invalid JSON ({error})") from None
+        if not isinstance(value, dict):
+            raise Invalid(f"{path} line {number}: the value of {key!r} is not an object")
+        if key in records:
+            raise Invalid(f"{path} line {number}: {key!r} appears twice")
+        records[key] = value
+    try:  # the line reader and a JSON parser must read the same thing (escaped keys, stray text)
+        whole = json.loads(text)
+    except ValueError as error:
+        raise Invalid(f"{path}: invalid JSON ({error})") from None
+    if whole != records:
+        raise Invalid(f"{path}: the lines do not read as the same catalogue as the whole file")
+    return records
+
+
+def check_project(meta: Any) -> dict[str, Any]:
+    if not isinstance(meta, dict):
+        raise Invalid(f"{PROJECT_FILE}: not a JSON object")
+    locales = meta.get("locales")
+    if not isinstance(locales, list) or not locales:
+        raise Invalid(f"{PROJECT_FILE}: `locales` must be a non-empty list")
+    codes = []
+    for record in locales:
+        if not (isinstance(record, dict) and isinstance(record.get("code"), str)
+                and isinstance(record.get("name"), str) and LOCALE_CODE.match(record["code"])):
+            raise Invalid(f"{PROJECT_FILE}: invalid locale record {record!r}")
+        codes.append(record["code"])
+    if len(set(codes)) != len(codes):
+        raise Invalid(f"{PROJECT_FILE}: a locale is listed twice")
+    if meta.get("source") not in codes:
+        raise Invalid(f"{PROJECT_FILE}: the source locale {meta.get('source')!r} is not among the locales")
+    for field in ("chunk_size", "next_seq"):
+        if not isinstance(meta.get(field), int) or isinstance(meta.get(field), bool) or meta[field] < 0:
+            raise Invalid(f"{PROJECT_FILE}: `{field}` must be a non-negative integer")
+    if meta["chunk_size"] < 1:
+        raise Invalid(f"{PROJECT_FILE}: `chunk_size` must be positive")
+    tags = meta.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise Invalid(f"{PROJECT_FILE}: `tags` must be a list of strings")
+    return meta
+
+
+def _string_fields(where: str, record: dict[str, Any], names: Iterable[str]) -> None:
+    for name in names:
+        if name in record and not isinstance(record[name], str):
+            raise Invalid(f"{where}: `{name}` must be a string")
+
+
+def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[str, Any]) -> None:
+    try:
+        check_asset_id(asset_id)
+    except Invalid as error:
+        raise Invalid(f"{where}: {error.message}") from None
+    n = record.get("n")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < meta["next_seq"]:
+        raise Invalid(f"{where}: `n` must be an integer below next_seq ({meta['next_seq']})")
+    if record.get("type") not in ASSET_TYPES:
+        raise Invalid(f"{where}: `type` must be one of {', '.join(ASSET_TYPES)}")
+    if record.get("printf", "") not in PRINTF_STYLES:
+        raise Invalid(f"{where}: unknown printf style {record.get('printf')!r}")
+    _string_fields(where, record, ("context", "notes", "created", "modified", "plural_of"))
+    tags = record.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise Invalid(f"{where}: `tags` must be a list of strings")
+    unknown = [tag for tag in tags if tag not in meta.get("tags", [])]
+    if unknown:
+        raise Invalid(f"{where}: tag {unknown[0]!r} is not in {PROJECT_FILE}")
+    plurals = record.get("plurals", [])
+    if not isinstance(plurals, list) or not all(isinstance(member, str) for member in plurals):
+        raise Invalid(f"{where}: `plurals` must be a list of asset IDs")
+    aliases = record.get("aliases", {})
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise Invalid(f"{where}: `aliases` must map names to strings")
+
+
+def check_translation(where: str, record: dict[str, Any]) -> None:
+    if not isinstance(record.get("text"), str):
+        raise Invalid(f"{where}: `text` must be a string")
+    if len(record["text"]) > MAX_TEXT_CHARS:
+        raise Invalid(f"{where}: text longer than {MAX_TEXT_CHARS} characters")
+    rev = record.get("rev")
+    if not isinstance(rev, int) or isinstance(rev, bool) or rev < 1:
+        raise Invalid(f"{where}: `rev` must be a positive integer")
+    if "flag" in record and record["flag"] not in FLAGS:
+        raise Invalid(f"{where}: unknown flag {record['flag']!r}")
+    for name in ("author", "flagger"):
+        if name in record and not isinstance(record[name], dict):
+            raise Invalid(f"{where}: `{name}` must be an object")
+    _string_fields(where, record, ("modified", "flagged"))
+
+
+def _chunk_number(path: str) -> int:
+    return int(path.rsplit("/", 1)[1].split(".")[0])
+
+
+def _partners(record: dict[str, Any] | None) -> list[str]:
+    """The assets a record's plural links name."""
+    if not record:
+        return []
+    parent = record.get("plural_of")
+    return list(record.get("plurals", [])) + ([parent] if isinstance(parent, str) else [])
+
+
+class CommitChecker:
+    """Checks commits of one repository (or of a push still in quarantine), caching work per blob."""
+
+    def __init__(self, repo: GitRepo, is_live_key: Callable[[str], bool]):
+        self.repo = repo
+        self.is_live_key = is_live_key
+        self._parsed: dict[bytes, Any] = {}
+        self._scanned: set[bytes] = set()
+        self._chunks: dict[bytes, Chunk] = {}
+        self._layouts: dict[bytes, dict[str, bytes]] = {}
+
+    def check(self, commit: bytes, full: bool = False) -> None:
+        """Raise Invalid (its message names the commit, file and problem) unless `commit` is a valid project.
+
+        A commit whose first parent is valid (already in the project, or checked before it: pushes are checked
+        oldest first) is checked for what it changes: the files whose blobs differ and the records they can
+        affect. A root commit, a change of locales, tags or chunk size, or `full`, checks everything.
+        """
+        try:
+            parsed = self.repo.read_commit(commit)
+            if full or not parsed.parents or not self._check_changes(parsed.tree,
+                                                                     self.repo.read_commit(parsed.parents[0]).tree):
+                self._check_all(parsed.tree)
+        except Invalid as error:
+            raise Invalid(f"commit {commit.decode()[:12]}: {error.message}") from None
+
+    # ----------------------------------------------------------------- the changes of one commit
+    def _check_changes(self, tree: bytes, parent_tree: bytes) -> bool:
+        """Check what `tree` changes from the valid `parent_tree`; False when only a full check will do."""
+        files, before = self._files(tree), self._layout(parent_tree)
+        if PROJECT_FILE not in files:
+            raise Invalid(f"{PROJECT_FILE} is missing")
+        changed = {path for path, blob in files.items() if before.get(path) != blob}
+        for path in changed:
+            self._scan_for_keys(path, files[path])
+        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        if PROJECT_FILE in changed:
+            old = self._parse(PROJECT_FILE, before[PROJECT_FILE], project=True)
+            if {**old, "next_seq": 0} != {**meta, "next_seq": 0} or meta["next_seq"] < old["next_seq"]:
+                return False  # locales, tags or chunking changed: every file may be affected
+        codes = {record["code"] for record in meta["locales"]}
+        for path in files:
+            if path.startswith(LOCALES_DIR + "/") and path.split("/")[1] not in codes:
+                raise Invalid(f"{path}: locale {path.split('/')[1]!r} is not in {PROJECT_FILE}")
+        asset_paths = {path for path in set(files) | set(before) if path.startswith(ASSETS_DIR + "/")}
+        changed_chunks = {_chunk_number(path) for path in asset_paths if files.get(path) != before.get(path)}
+        for path in sorted(changed):  # every changed file parses before anything is read from it line by line
+            if path != PROJECT_FILE:
+                self._parse(path, files[path])
+        index = self._asset_index(files)
+        touched: set[str] = set()
+        for number in changed_chunks:
+            path = f"{ASSETS_DIR}/{number:04d}.json"
+            records = self._parse(path, files[path]) if path in files else {}
+            self._check_asset_chunk(path, number, records, index, meta)
+            previous = self._chunk(before[path]) if path in before else None
+            for asset_id in set(records) | set(previous.keys() if previous else ()):
+                touched.add(asset_id)
+                for version in (records.get(asset_id), previous.get(asset_id) if previous else None):
+                    touched.update(_partners(version))
+        self._check_links_of(touched, files, index)
+        for path in files:
+            if not path.startswith(LOCALES_DIR + "/"):
+                continue
+            number = _chunk_number(path)
+            if path in changed:
+                self._check_locale_chunk(path, number, self._parse(path, files[path]), index)
+            elif number in changed_chunks:  # its assets changed: every translation must still have one
+                for asset_id in self._chunk(files[path]).keys():
+                    if index.get(asset_id) != number:
+                        raise Invalid(f"{path} translation of {asset_id!r}: no such asset in assets/"
+                                      f"{number:04d}.json")
+        return True
+
+    def _check_asset_chunk(self, path: str, number: int, records: Records, index: dict[str, int],
+                           meta: dict[str, Any]) -> None:
+        numbers: dict[int, str] = {}
+        size = meta["chunk_size"]
+        for asset_id, record in records.items():
+            where = f"{path} asset {asset_id!r}"
+            if index.get(asset_id) != number:
+                raise Invalid(f"{where}: the asset is in two chunks")
+            check_asset(where, asset_id, record, meta)
+            if record["n"] // size != number:
+                raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
+            if record["n"] in numbers:
+                raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
+            numbers[record["n"]] = asset_id
+
+    def _check_locale_chunk(self, path: str, number: int, records: Records, index: dict[str, int]) -> None:
+        for asset_id, record in records.items():
+            where = f"{path} translation of {asset_id!r}"
+            if index.get(asset_id) != number:
+                raise Invalid(f"{where}: no such asset in assets/{number:04d}.json")
+            check_translation(where, record)
+
+    def _check_links_of(self, asset_ids: set[str], files: dict[str, bytes], index: dict[str, int]) -> None:
+        """The plural links of these assets (those that still exist) point at assets that link back."""
+        def record_of(asset_id: str) -> dict[str, Any] | None:
+            number = index.get(asset_id)
+            return None if number is None else self._chunk(files[f"{ASSETS_DIR}/{number:04d}.json"]).get(asset_id)
+
+        subset = {asset_id: record for asset_id in asset_ids if (record := record_of(asset_id)) is not None}
+        for record in list(subset.values()):
+            for partner in _partners(record):
+                if partner not in subset and (found := record_of(partner)) is not None:
+                    subset[partner] = found
+        missing = {partner for record in subset.values() for partner in _partners(record)} - set(subset)
+        for asset_id, record in subset.items():
+            for partner in _partners(record):
+                if partner in missing:
+                    kind = "links plural form" if partner in record.get("plurals", []) else "is a plural form of"
+                    raise Invalid(f"asset {asset_id!r} {kind} {partner!r}, which is not an asset")
+        self._check_plural_links(subset)
+
+    def _asset_index(self, files: dict[str, bytes]) -> dict[str, int]:
+        """Asset id -> chunk number, from the keys of every asset chunk (an id in two chunks: Invalid)."""
+        index: dict[str, int] = {}
+        for path, blob in files.items():
+            if path.startswith(ASSETS_DIR + "/"):
+                number = _chunk_number(path)
+                for asset_id in self._chunk(blob).keys():
+                    if index.setdefault(asset_id, number) != number:
+                        raise Invalid(f"{path} asset {asset_id!r}: the asset is in two chunks")
+        return index
+
+    def _chunk(self, blob: bytes) -> Chunk:
+        """A catalogue read line by line (keys at once, values when asked), cached by blob."""
+        chunk = self._chunks.get(blob)
+        if chunk is None:
+            chunk = self._chunks[blob] = Chunk.parse(self.repo.read_raw(blob))
+        return chunk
+
+    def _layout(self, tree: bytes) -> dict[str, bytes]:
+        """The files of a commit that is already valid (no checks)."""
+        found = self._layouts.get(tree)
+        if found is None:
+            found = self._layouts[tree] = self._files(tree)
+        return found
+
+    # ----------------------------------------------------------------- a whole commit
+    def _check_all(self, tree: bytes) -> None:
+        files = self._files(tree)
+        if PROJECT_FILE not in files:
+            raise Invalid(f"{PROJECT_FILE} is missing")
+        for path, blob in files.items():
+            self._scan_for_keys(path, blob)
+        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        codes = {record["code"] for record in meta["locales"]}
+        size = meta["chunk_size"]
+        assets: Records = {}
+        chunk_of: dict[str, int] = {}
+        numbers: dict[int, str] = {}
+        for path, blob in files.items():
+            parts = path.split("/")
+            if parts[0] != ASSETS_DIR:
+                continue
+            chunk = int(parts[1].split(".")[0])
+            for asset_id, record in self._parse(path, blob).items():
+                where = f"{path} asset {asset_id!r}"
+                if asset_id in assets:
+                    raise Invalid(f"{where}: the asset is in two chunks")
+                check_asset(where, asset_id, record, meta)
+                if record["n"] // size != chunk:
+                    raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
+                if record["n"] in numbers:
+                    raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
+                numbers[record["n"]] = asset_id
+                assets[asset_id], chunk_of[asset_id] = record, chunk
+        self._check_plural_links(assets)
+        for path, blob in files.items():
+            parts = path.split("/")
+            if parts[0] != LOCALES_DIR:
+                continue
+            if parts[1] not in codes:
+                raise Invalid(f"{path}: locale {parts[1]!r} is not in {PROJECT_FILE}")
+            chunk = int(parts[2].split(".")[0])
+            for asset_id, record in self._parse(path, blob).items():
+                where = f"{path} translation of {asset_id!r}"
+                if chunk_of.get(asset_id) != chunk:
+                    raise Invalid(f"{where}: no such asset in assets/{parts[2]}")
+                check_translation(where, record)
+
+    @staticmethod
+    def _check_plural_links(assets: Records) -> None:
+        for asset_id, record in assets.items():
+            for member in record.get("plurals", []):
+                if member not in assets:
+                    raise Invalid(f"asset {asset_id!r} links plural form {member!r}, which is not an asset")
+                if assets[member].get("plural_of") != asset_id:
+                    raise Invalid(f"asset {asset_id!r} links plural form {member!r}, which does not link back")
+            parent = record.get("plural_of")
+            if parent is not None:
+                if parent not in assets:
+                    raise Invalid(f"asset {asset_id!r} is a plural form of {parent!r}, which is not an asset")
+                if asset_id not in assets[parent].get("plurals", []):
+                    raise Invalid(f"asset {asset_id!r} is a plural form of {parent!r}, which does not list it")
+
+    def _files(self, root: bytes) -> dict[str, bytes]:
+        """Every file of the tree, path -> blob id, after checking the layout and the file modes."""
+        files: dict[str, bytes] = {}
+        for name, (mode, hex_id) in self.repo.read_tree(root).items():
+            if name == PROJECT_FILE and mode == 0o100644:
+                files[name] = hex_id
+            elif name == ASSETS_DIR and stat.S_ISDIR(mode):
+                for chunk, (chunk_mode, blob) in self.repo.read_tree(hex_id).items():
+                    files[self._chunk_path(f"{ASSETS_DIR}/{chunk}", chunk_mode)] = blob
+            elif name == LOCALES_DIR and stat.S_ISDIR(mode):
+                for code, (code_mode, tree) in self.repo.read_tree(hex_id).items():
+                    if not stat.S_ISDIR(code_mode) or not LOCALE_CODE.match(code):
+                        raise Invalid(f"{LOCALES_DIR}/{code}: not a locale directory")
+                    for chunk, (chunk_mode, blob) in self.repo.read_tree(tree).items():
+                        files[self._chunk_path(f"{LOCALES_DIR}/{code}/{chunk}", chunk_mode)] = blob
+            else:
+                raise Invalid(f"unexpected {name!r}: a project holds only {PROJECT_FILE}, "
+                              f"{ASSETS_DIR}/ and {LOCALES_DIR}/ (regular files)")
+        return files
+
+    @staticmethod
+    def _chunk_path(path: str, mode: int) -> str:
+        if mode != 0o100644 or not CHUNK_NAME.match(path.rsplit("/", 1)[1]):
+            raise Invalid(f"unexpected {path!r}: catalogue files are regular files named NNNN.json")
+        return path
+
+    def _parse(self, path: str, blob: bytes, project: bool = False) -> Any:
+        cached = self._parsed.get(blob)
+        if cached is None:
+            data = self.repo.read_raw(blob)
+            if project:
+                try:
+                    cached = json.loads(data)
+                except ValueError as error:
+                    raise Invalid(f"{path}: invalid JSON ({error})") from None
+            else:
+                cached = parse_catalogue(path, data)
+            self._parsed[blob] = cached
+        return cached
+
+    def _scan_for_keys(self, path: str, blob: bytes) -> None:
+        if blob in self._scanned:
+            return
+        data = self.repo.read_raw(blob)
+        if len(data) > MAX_FILE_BYTES:
+            raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        for match in KEY_CANDIDATE.finditer(data):
+            if self.is_live_key(match.group().decode("ascii")):
+                raise Invalid(f"{path}: contains an API key; keys must never enter a project repository")
+        self._scanned.add(blob)

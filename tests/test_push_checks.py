@@ -1,0 +1,153 @@
+"""What a pushed commit must be (storage.checks), one broken clone per rule, checked with git-made commits."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from storage.checks import CommitChecker
+from storage.errors import Invalid
+from storage.gitrepo import GitRepo
+from tests.support import git
+
+LIVE_KEY = "A" * 16 + "b_-" + "c" * 13  # 32 URL-safe characters, like a Gloss key
+
+
+@pytest.fixture
+def clone(demo, tmp_path) -> Path:
+    project, _ = demo
+    target = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project.path), str(target))
+    git(target, "config", "user.name", "Tester")
+    git(target, "config", "user.email", "tester@example.com")
+    return target
+
+
+def check(clone: Path, full: bool) -> None:
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--allow-empty", "-m", "change")
+    commit = git(clone, "rev-parse", "HEAD").strip().encode()
+    CommitChecker(GitRepo(clone), lambda key: key == LIVE_KEY).check(commit, full=full)
+
+
+def edit(path: Path, asset_id: str, **changes) -> None:
+    lines = path.read_text("utf-8").split("\n")
+    prefix = json.dumps(asset_id) + ": "
+    for number, line in enumerate(lines):
+        if line.startswith(prefix):
+            comma = "," if line.endswith(",") else ""
+            value = json.loads(line[len(prefix):len(line) - len(comma)])
+            value.update(changes)
+            lines[number] = prefix + json.dumps(value, ensure_ascii=False) + comma
+    path.write_text("\n".join(lines), "utf-8")
+
+
+def edit_project(clone: Path, **changes) -> None:
+    meta = json.loads((clone / "project.json").read_text("utf-8"))
+    meta.update(changes)
+    (clone / "project.json").write_text(json.dumps(meta, indent=2), "utf-8")
+
+
+def remove_comma(clone: Path) -> None:
+    path = clone / "assets" / "0000.json"
+    lines = path.read_text("utf-8").split("\n")
+    lines[1] = lines[1].rstrip(",")
+    path.write_text("\n".join(lines), "utf-8")
+
+
+BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a stray file": (lambda c: (c / "README.md").write_text("hi"), "unexpected 'README.md'"),
+    "an executable catalogue": (lambda c: os.chmod(c / "assets" / "0000.json", 0o755), "regular files named"),
+    "a badly named chunk": (lambda c: (c / "assets" / "0000.json").rename(c / "assets" / "first.json"),
+                            "regular files named NNNN.json"),
+    "a missing comma": (remove_comma, "assets/0000.json line 2: missing comma"),
+    "not UTF-8": (lambda c: (c / "locales" / "fr" / "0000.json").write_bytes(b'{\n"home.title": {"text": "\xe9"}\n}\n'),
+                  "not UTF-8"),
+    "a duplicate asset number": (lambda c: edit(c / "assets" / "0000.json", "home.greeting", n=0),
+                                 "n=0 is also the number of 'home.title'"),
+    "a number beyond next_seq": (lambda c: edit(c / "assets" / "0000.json", "home.greeting", n=10_000),
+                                 "below next_seq"),
+    "an unknown asset type": (lambda c: edit(c / "assets" / "0000.json", "home.title", type="video"),
+                              "`type` must be one of"),
+    "an unregistered tag": (lambda c: edit(c / "assets" / "0000.json", "home.title", tags=["nowhere"]),
+                            "tag 'nowhere' is not in project.json"),
+    "a plural form that does not link back": (
+        lambda c: edit(c / "assets" / "0000.json", "notes.count.other", plural_of="home.title"),
+        "which does not"),
+    "a translation of no asset": (
+        lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", text="x") or
+        (c / "locales" / "fr" / "0000.json").write_text(
+            (c / "locales" / "fr" / "0000.json").read_text().replace('"home.title":', '"ghost":', 1)),
+        "translation of 'ghost': no such asset"),
+    "a revision of zero": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", rev=0),
+                           "`rev` must be a positive integer"),
+    "an unknown flag": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", flag="shiny"),
+                        "unknown flag 'shiny'"),
+    "a source locale not among the locales": (lambda c: edit_project(c, source="pt"),
+                                              "the source locale 'pt' is not among the locales"),
+    "an invalid locale code": (lambda c: edit_project(c, locales=[{"code": "../x", "name": "X"}]),
+                               "invalid locale record"),
+    "an API key in a text": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", text=LIVE_KEY),
+                             "contains an API key"),
+}
+
+
+def remove_asset_keeping_a_translation(clone: Path) -> None:
+    """Delete home.title from the assets only: its translations in every locale are left dangling."""
+    path = clone / "assets" / "0000.json"
+    lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
+    path.write_text("\n".join(lines), "utf-8")
+
+
+def remove_a_plural_form_only(clone: Path) -> None:
+    """Delete the plural form notes.count.other and its translations, but not the singular's link to it."""
+    for path in [clone / "assets" / "0000.json", *(clone / "locales").glob("*/0000.json")]:
+        lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"notes.count.other":')]
+        path.write_text("\n".join(lines), "utf-8")
+
+
+BREAKAGES.update({
+    "an asset removed but not its translations": (remove_asset_keeping_a_translation,
+                                                  "translation of 'home.title': no such asset"),
+    "a plural form removed but still linked": (remove_a_plural_form_only,
+                                               "links plural form 'notes.count.other', which is not an asset"),
+    "a plural form moved to another singular": (
+        lambda c: edit(c / "assets" / "0000.json", "notes.count.other", plural_of="trash.items"),
+        "which does not"),
+})
+MODES = {"changes": False, "whole commit": True}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_project_as_gloss_wrote_it_passes(clone, mode):
+    check(clone, MODES[mode])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("name", list(BREAKAGES))
+def test_a_broken_commit_is_refused_naming_the_problem(clone, name, mode):
+    breakage, reason = BREAKAGES[name]
+    breakage(clone)
+    with pytest.raises(Invalid) as refused:
+        check(clone, MODES[mode])
+    assert reason in refused.value.message
+    assert refused.value.message.startswith("commit ")
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_line_with_other_spacing_is_still_a_valid_catalogue(clone, mode):
+    path = clone / "locales" / "fr" / "0000.json"
+    text = path.read_text("utf-8").replace('"rev": ', '"rev":', 3)
+    path.write_text(text, "utf-8")
+    check(clone, MODES[mode])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_removing_an_asset_with_its_translations_and_links_is_valid(clone, mode):
+    for path in [clone / "assets" / "0000.json", *(clone / "locales").glob("*/0000.json")]:
+        lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
+        path.write_text("\n".join(lines), "utf-8")
+    check(clone, MODES[mode])
