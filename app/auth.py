@@ -24,7 +24,12 @@ UNAUTHORIZED = {"WWW-Authenticate": 'Loco realm="Gloss API"'}
 
 def presented_key() -> str | None:
     """The key the client sent, from the Authorization header or the `key` query parameter."""
-    header = request.headers.get("Authorization", "").strip()
+    return key_in(request.headers, request.args)
+
+
+def key_in(headers, args) -> str | None:
+    """The key in these request headers or query arguments (nothing else of the request is read)."""
+    header = headers.get("Authorization", "").strip()
     if header:
         scheme, _, value = header.partition(" ")
         scheme, value = scheme.lower(), value.strip()
@@ -37,7 +42,7 @@ def presented_key() -> str | None:
                 return None
             return decoded.partition(":")[0] or None
         return None
-    return request.args.get("key") or None
+    return args.get("key") or None
 
 
 def authenticate() -> ApiKey:

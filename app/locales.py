@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from formats.plurals import babel_locale, locale_display_name
+from limits import MAX_LOCALE_CODE_CHARS, describe
 
 from .errors import ApiError
 
@@ -27,6 +28,9 @@ def canonical_code(code: str) -> str:
 def parse_locale_code(code: str) -> str:
     """Validate a client's locale code (a BCP 47 language tag known to CLDR); 422 when it is not one."""
     code = (code or "").strip()
+    if len(code) > MAX_LOCALE_CODE_CHARS:
+        raise ApiError(422, f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
+                            f"{describe('max_locale_code_chars')}")
     if not TAG.match(code):
         raise ApiError(422, f"Invalid locale code {code!r}: expected a language tag such as fr, fr-FR or fr_FR")
     canonical = canonical_code(code)
@@ -44,7 +48,7 @@ def resolve_project_locale(requested: str, codes: list[str]) -> str | None:
     """The project locale a path segment names: exact, or by normalised spelling (`fr_FR` finds `fr-FR`)."""
     if requested in codes:
         return requested
-    if not TAG.match(requested or ""):
+    if len(requested or "") > MAX_LOCALE_CODE_CHARS or not TAG.match(requested or ""):
         return None
     wanted = canonical_code(requested).lower()
     for code in codes:

@@ -27,6 +27,7 @@ from .catalogue import FLAGS, Catalogue, Translation
 from .errors import FormatError
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
+from .charsets import text_codec
 from .plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
 from .reading import CatalogueBuilder, requested_locale
 
@@ -221,7 +222,7 @@ def _mo_bytes(pairs: list[tuple[bytes, bytes]]) -> bytes:
 
 _LINES = re.compile(r"\r\n|\r|\n")
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr)(?:\[(\d+)\])?\s*(.*)$")
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*+)"')
 _ESCAPE = re.compile(r"\\(?:[0-7]{1,3}|x[0-9A-Fa-f]+|.)", re.S)
 _SIMPLE_ESCAPES = {"\\" + code: char for code, char in {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
@@ -249,10 +250,12 @@ def decode_po(data: bytes) -> str:
 
 def _decode(data: bytes, charset: str) -> str:
     """Bytes decoded, with FormatError naming the line of the first undecodable byte."""
+    codec = text_codec(charset)
+    if codec is None:
+        raise FormatError(f"unknown charset {charset[:40]!r} in the Content-Type header: it must name a text "
+                          "encoding")
     try:
-        return data.decode(charset)
-    except LookupError:
-        raise FormatError(f"unknown charset {charset!r} in the Content-Type header") from None
+        return data.decode(codec)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise FormatError(f"bytes not valid in the declared charset {charset}", line) from None
@@ -291,19 +294,26 @@ _ENTRY = re.compile(
 )
 _MSGSTR = re.compile(rf"msgstr(?:\[(\d+)\])?[ \t]+({_STRINGS})")
 _STRING_BODY = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
-_GAP = re.compile(r"(?:[ \t]*(?:\#[^\n]*)?\n)*[ \t]*(?:\#[^\n]*)?")
+_COMMENTS = re.compile(r"(?:[ \t]*+\#(?!~)[^\n]*+\n)*+")  # the comment lines the entry pattern may start with
+_GAP_LINE = re.compile(r"[ \t]*+(?:\#~[^\n]*+)?(?:\n|\Z)|[ \t]*+\#[^\n]*+\Z")
 
 
 def _parse_po_fast(text: str) -> list[Message] | None:
     """Messages of a well-formed PO text, or None when anything needs the line parser's judgement."""
     messages: list[Message] = []
-    position = 0
-    for match in _ENTRY.finditer(text):
-        start = match.start()
-        # Entries are usually separated by exactly one blank line: skip the regex check for that.
-        if start != position and (start != position + 1 or text[position] != "\n") \
-                and not _GAP.fullmatch(text, position, start):
-            return None
+    position, length = 0, len(text)
+    while position < length:
+        match = _ENTRY.match(text, position)
+        if match is None:
+            # Anchored at each position, never searched: a search retried the entry pattern from every
+            # line of a long comment block (quadratic). When the pattern fails at a comment block, it fails
+            # from every later line of that block too, so skip the block, then one blank or `#~` line.
+            block = _COMMENTS.match(text, position).end()
+            gap = _GAP_LINE.match(text, block)
+            if gap is None:
+                return messages if block == length else None
+            position = gap.end()
+            continue
         try:
             message = _fast_message(match)
         except FormatError:  # a bad escape: let the line parser report it with its line number
@@ -312,7 +322,7 @@ def _parse_po_fast(text: str) -> list[Message] | None:
             return None
         messages.append(message)
         position = match.end()
-    return messages if _GAP.fullmatch(text, position) else None
+    return messages
 
 
 def _fast_message(match: re.Match[str]) -> Message | None:
@@ -579,7 +589,12 @@ def _mo_charset(raw: list[tuple[bytes, bytes]]) -> str:
         if original == b"":
             match = re.search(rb"charset=\s*([A-Za-z0-9_.:-]+)", translated)
             if match and match.group(1).upper() != b"CHARSET":
-                return match.group(1).decode("ascii")
+                name = match.group(1).decode("ascii")
+                codec = text_codec(name)
+                if codec is None:
+                    raise FormatError(f"unknown charset {name[:40]!r} in the MO header: it must name a text "
+                                      "encoding")
+                return codec
     return "utf-8"
 
 
@@ -634,7 +649,8 @@ class _PluralNames:
     def __init__(self, locale: str, plural_forms: str) -> None:
         self.locale = locale
         match = re.search(r"nplurals\s*=\s*(\d+)", plural_forms)
-        self.nplurals = int(match.group(1)) if match else 0
+        digits = match.group(1) if match else "0"
+        self.nplurals = int(digits) if len(digits) <= 6 else 10 ** 6  # any huge count is refused as too many
         equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
         self.equation = equation.group(1).strip() if equation else None
         self._cache: dict[int, list[str]] = {}

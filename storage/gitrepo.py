@@ -6,6 +6,7 @@ line with HEAD after the ref moves; a marker file left by a crash in between mak
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import struct
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from dulwich.index import IndexChecksumWriter, IndexEntry, index_entry_from_stat, read_index_dict, write_index_dict
 from dulwich.objects import Commit, Tree
@@ -32,6 +33,36 @@ LOOSE_COMPRESSION = 1
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
 # How many commits a process makes between two `git gc --auto` checks.
 GC_EVERY = 50
+
+
+def replace_with(temp: Path, target: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `data` to `temp` then rename it over `target`; a failure (disk full, say) leaves no temp file."""
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        _unlink_quietly(temp)
+        raise
+
+
+def _unlink_quietly(path: Path) -> None:
+    """Delete a file if it is there; a name the file system cannot even hold counts as absent."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        if error.errno not in (errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR):
+            raise
+
+
+def _is_own_pack_temp(name: str) -> bool:
+    """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `_write_pack` (git's differ)."""
+    parts = name.split("_")
+    return len(parts) == 4 and parts[1] in ("pack", "idx") and parts[2].isdigit() and parts[3].isdigit()
 
 
 @dataclass(frozen=True)
@@ -130,17 +161,13 @@ class GitRepo:
         compressed = zlib.compress(raw, LOOSE_COMPRESSION)
         for attempt in range(5):
             try:
-                handle = open(temp, "wb")
+                replace_with(temp, target, compressed, 0o444)
                 break
             except FileNotFoundError:
                 # the fan-out directory is not there yet, or a concurrent repack just removed it as empty
                 if attempt == 4:
                     raise
                 directory.mkdir(exist_ok=True)
-        with handle:
-            handle.write(compressed)
-        os.chmod(temp, 0o444)
-        os.replace(temp, target)
         return hex_id.encode()
 
     def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
@@ -175,12 +202,17 @@ class GitRepo:
         index += sha1(index).digest()
         pack_dir = self.objects_dir / "pack"
         name = f"pack-{pack_sha.hex()}"
-        for suffix, data in ((".pack", pack), (".idx", index)):
-            temp = pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
-            with open(temp, "wb") as handle:
-                handle.write(data)
-            os.chmod(temp, 0o444)
-            os.replace(temp, pack_dir / (name + suffix))
+        written: list[Path] = []
+        try:
+            for suffix, data in ((".pack", pack), (".idx", index)):
+                temp = pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
+                target = pack_dir / (name + suffix)
+                replace_with(temp, target, data, 0o444)
+                written.append(target)
+        except OSError:
+            for path in written:  # a pack without its index is of no use to anyone: take it back
+                _unlink_quietly(path)
+            raise
 
     def write_blob(self, data: bytes) -> bytes:
         return self.write_object(b"blob", data)
@@ -245,10 +277,8 @@ class GitRepo:
     def move_head(self, commit: bytes) -> None:
         """Point `main` at `commit` atomically; the temp file lives outside refs/ so a crash leaves no junk ref."""
         temp = self.git_dir / f"gloss-ref-{os.getpid()}-{threading.get_ident()}.tmp"
-        with open(temp, "wb") as handle:
-            handle.write(commit + b"\n")
         self.ref_path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(temp, self.ref_path)
+        replace_with(temp, self.ref_path, commit + b"\n")
 
     # ----------------------------------------------------------------- working tree and index
     def checked_out_commit(self) -> bytes | None:
@@ -281,27 +311,24 @@ class GitRepo:
             target = self.path / relative
             key = relative.encode("utf-8")
             if data is None:
-                try:
-                    target.unlink()
-                except FileNotFoundError:
-                    pass
+                _unlink_quietly(target)  # a path the file system never took (too long) is gone already
                 index.pop(key, None)
                 continue
-            try:
-                handle = open(target, "wb")
-            except FileNotFoundError:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                handle = open(target, "wb")
-            with handle:
-                handle.write(data)
+            self._write_file(relative, data)
             index[key] = index_entry_from_stat(os.stat(target), blob_ids[relative], FILE_MODE)
         for directory in removed_dirs:
             self._remove_empty_dirs(self.path / directory)
         self._write_index(index)
         self._record_checkout(commit)
 
-    def resync_worktree(self) -> None:
-        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository)."""
+    def resync_worktree(self, ours: Callable[[str], bool] = lambda path: True) -> list[str]:
+        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository).
+
+        Never wedges: a path of HEAD that the file system refuses (too long, say) is left out of the working
+        tree and the index (the commit still holds it, and a later write can delete it). Files HEAD does not
+        hold are deleted only when `ours(path)` says they belong to the layout (someone else's file stays).
+        Returns the paths that could not be written.
+        """
         head = self.head()
         wanted: dict[str, bytes] = {}
         if head is not None:
@@ -310,15 +337,56 @@ class GitRepo:
             str(p.relative_to(self.path)) for p in self.path.rglob("*")
             if p.is_file() and ".git" not in p.relative_to(self.path).parts
         }
-        changed: dict[str, bytes | None] = {path: None for path in present - wanted.keys()}
+        stale = {path for path in present - wanted.keys() if ours(path)}
+        index: dict[bytes, IndexEntry] = {}
+        skipped: list[str] = []
+        for path in stale:
+            _unlink_quietly(self.path / path)
         for path, blob in wanted.items():
-            changed[path] = self.read_raw(blob)
-        index_path = self.git_dir / "index"
-        if index_path.exists():
-            index_path.unlink()
+            try:
+                self._write_file(path, self.read_raw(blob))
+                index[path.encode("utf-8")] = index_entry_from_stat(os.stat(self.path / path), blob, FILE_MODE)
+            except OSError:
+                skipped.append(path)
+        for path in stale:
+            self._remove_empty_dirs((self.path / path).parent)
         self._index_cache = None
-        self.update_worktree(changed, wanted, head or b"0" * 40,
-                             removed_dirs=[str(Path(p).parent) for p in present - wanted.keys()])
+        self._write_index(index)
+        self._record_checkout(head or b"0" * 40)
+        return skipped
+
+    def _write_file(self, relative: str, data: bytes) -> None:
+        """Rewrite one working-tree file in place, creating its directory when needed."""
+        target = self.path / relative
+        try:
+            handle = open(target, "wb")
+        except FileNotFoundError:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(target, "wb")
+        with handle:
+            handle.write(data)
+
+    def sweep_temp_files(self, older_than: float = 3600.0) -> int:
+        """Delete temp files left by killed or failed writers; returns how many.
+
+        Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, so only old ones go.
+        """
+        removed = 0
+        now = time.time()
+        pack_dir = self.objects_dir / "pack"
+        ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
+        ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
+        ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
+        ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if _is_own_pack_temp(path.name))
+        for path, min_age in ages.items():
+            try:
+                if now - path.stat().st_mtime >= min_age:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                pass
+        return removed
 
     def _collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
         for name, (mode, hex_id) in self.read_tree(tree_id).items():
@@ -348,17 +416,24 @@ class GitRepo:
 
     def _write_index(self, entries: dict[bytes, IndexEntry]) -> None:
         temp = self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
-        with open(temp, "wb") as handle:
-            writer = IndexChecksumWriter(handle)
-            write_index_dict(writer, entries)
-            writer.write_checksum()
-        os.replace(temp, self.git_dir / "index")
+        try:
+            with open(temp, "wb") as handle:
+                writer = IndexChecksumWriter(handle)
+                write_index_dict(writer, entries)
+                writer.write_checksum()
+            os.replace(temp, self.git_dir / "index")
+        except BaseException:
+            _unlink_quietly(temp)
+            raise
         self._index_cache = (self._index_stamp(), entries)
 
     def _remove_empty_dirs(self, directory: Path) -> None:
-        while directory != self.path and directory.is_dir() and not any(directory.iterdir()):
-            directory.rmdir()
-            directory = directory.parent
+        try:
+            while directory != self.path and directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+                directory = directory.parent
+        except OSError:  # a name the file system refuses, or a file appeared: leave the directory
+            pass
 
     # ----------------------------------------------------------------- maintenance
     def note_commit(self) -> None:

@@ -14,14 +14,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
+
 from .errors import Conflict, Invalid, NotFound
 from .transaction import Transaction
 
 ASSET_TYPES = ("text", "html", "xml")
 PRINTF_STYLES = ("", "php", "java", "objc", "icu", "python")
 FLAGS = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
-MAX_ID_BYTES = 999
-MAX_TAG_CHARS = 200
+MAX_ID_BYTES = MAX_ASSET_ID_BYTES
+# Path segments that the routes read as sub-resources (`/api/assets/{id}/plurals`, `…/tags/{tag}`): an asset
+# ID with such a segment could be created but never addressed again.
+ROUTE_WORDS = ("plurals", "plurals.json", "tags", "tags.json")
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,35 @@ def check_asset_id(asset_id: str) -> str:
     if not asset_id:
         raise Invalid("Asset ID must not be empty")
     if len(asset_id.encode("utf-8")) > MAX_ID_BYTES:
-        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes")
+        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes {describe('max_asset_id_bytes')}")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in asset_id):
         raise Invalid("Asset ID must not contain control characters")
+    check_addressable(asset_id)
     return asset_id
+
+
+def check_addressable(asset_id: str) -> None:
+    """Refuse IDs that no URL could name again: empty, `.` or `..` segments, or a route word after a slash."""
+    if "/" not in asset_id:
+        return
+    segments = asset_id.split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        raise Invalid("Asset ID must not start or end with '/', contain '//' or have '.' or '..' segments")
+    if any(segment in ROUTE_WORDS for segment in segments[1:]):
+        raise Invalid(f"Asset ID must not have a segment named {', '.join(ROUTE_WORDS)} after a '/' "
+                      "(the URL would name a sub-resource)")
+
+
+def check_locale_name(name: str) -> str:
+    """A locale's display name: not blank, no control characters, bounded."""
+    if not name.strip():
+        raise Invalid("Locale name must not be empty")
+    if len(name) > MAX_LOCALE_NAME_CHARS:
+        raise Invalid(f"Locale name is longer than {MAX_LOCALE_NAME_CHARS} characters "
+                      f"{describe('max_locale_name_chars')}")
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
+        raise Invalid("Locale name must not contain control characters")
+    return name
 
 
 def check_tag(name: str) -> str:
@@ -52,7 +81,8 @@ def check_tag(name: str) -> str:
     if not name:
         raise Invalid("Tag name must not be empty")
     if len(name) > MAX_TAG_CHARS or any(ord(ch) < 32 for ch in name) or "," in name:
-        raise Invalid("Tag names are up to 200 characters, without commas or control characters")
+        raise Invalid(f"Tag names are up to {MAX_TAG_CHARS} characters, without commas or control characters "
+                      f"{describe('max_tag_chars')}")
     return name
 
 
@@ -307,9 +337,17 @@ def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
 
 
 # ----------------------------------------------------------------------------- locales
+def _same_locale(code: str, codes: Iterable[str]) -> str | None:
+    """The existing code that differs from `code` at most in letter case (`fr-fr` is `fr-FR`)."""
+    wanted = code.lower()
+    return next((existing for existing in codes if existing.lower() == wanted), None)
+
+
 def add_locale(tx: Transaction, code: str, name: str) -> None:
-    if code in tx.locale_codes():
-        raise Conflict("Locale already exists")
+    existing = _same_locale(code, tx.locale_codes())
+    if existing is not None:
+        raise Conflict(f"Locale already exists as {existing}")
+    check_locale_name(name)
     tx.meta["locales"] = tx.peek_meta()["locales"] + [{"code": code, "name": name}]
 
 
@@ -317,8 +355,10 @@ def patch_locale(tx: Transaction, code: str, new_code: str | None, name: str | N
     """Rename and/or re-code a locale (its translations move with it). Returns the final code."""
     require_locale(tx, code)
     final = new_code or code
-    if final != code and final in tx.locale_codes():
+    if final != code and _same_locale(final, [other for other in tx.locale_codes() if other != code]):
         raise Conflict("Locale already exists")
+    if name is not None:
+        check_locale_name(name)
     moved = []
     if final != code:
         moved = [(asset_id, tx.translation(asset_id, code)) for asset_id in tx.asset_ids()]

@@ -15,7 +15,10 @@ import json
 import re
 from typing import Any, Iterator
 
+from limits import MAX_LOCALE_CODE_CHARS, describe
+
 from .canonical import EMPTY, Chunk
+from .errors import Invalid
 from .gitrepo import GitRepo
 
 PROJECT_FILE = "project.json"
@@ -34,9 +37,19 @@ def asset_path(number: int) -> str:
 
 
 def locale_path(code: str, number: int) -> str:
-    if not LOCALE_CODE.match(code):  # a locale code becomes a directory name: never let it escape
-        raise ValueError(f"invalid locale code {code!r}")
+    # a locale code becomes a directory name: never let it escape, nor exceed what a file system takes
+    if len(code) > MAX_LOCALE_CODE_CHARS or not LOCALE_CODE.match(code):
+        raise Invalid(f"Invalid locale code {code[:80]!r}: a language tag of at most {MAX_LOCALE_CODE_CHARS} "
+                      f"characters {describe('max_locale_code_chars')}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
+
+
+_LAYOUT = re.compile(r"project\.json|assets/\d{4,}\.json|locales/[A-Za-z0-9-]+/\d{4,}\.json")
+
+
+def is_layout_path(path: str) -> bool:
+    """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
+    return _LAYOUT.fullmatch(path) is not None
 
 
 def parse_chunk_number(name: str) -> int:
