@@ -7,8 +7,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Iterator
 
+from limits import PARSE_SECONDS, describe
+
+from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import NothingExtracted, UnsupportedFormat
+from .errors import LimitExceeded, NothingExtracted, UnsupportedFormat
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FORMATS, FormatSpec, lookup
@@ -28,11 +31,16 @@ def export_file(
     return ExportedFile(data=data, content_type=_content_type(spec, document.charset_label))
 
 
-def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None) -> Catalogue:
-    """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken."""
+def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None,
+              seconds: float = PARSE_SECONDS) -> Catalogue:
+    """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken, LimitExceeded when it
+    goes beyond the unit limit, the time budget or the nesting limit (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
-    with _collector_paused():
-        return spec.reader(data, options or ReadOptions())
+    with _collector_paused(), parse_budget(seconds):
+        try:
+            return spec.reader(data, options or ReadOptions())
+        except RecursionError:
+            raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
 
 
 _GC_LOCK = threading.Lock()
@@ -75,6 +83,7 @@ def convert(
     read_options: ReadOptions | None = None,
     export_options: ExportOptions | None = None,
     from_variant: str = "",
+    seconds: float = PARSE_SECONDS,
 ) -> ExportedFile:
     """Read a file then write it in another format (variant applies to the target).
 
@@ -84,7 +93,7 @@ def convert(
     read_options = read_options or ReadOptions()
     export_options = export_options or ExportOptions()
     lookup(to_ext, variant, writing=True)  # fail on the target before parsing anything
-    catalogue = read_file(from_ext, from_variant, data, read_options)
+    catalogue = read_file(from_ext, from_variant, data, read_options, seconds)
     if not catalogue.units:
         raise NothingExtracted(f"no messages could be extracted from the {from_ext} source")
     if export_options.locale is None and not export_options.template and not export_options.all_locales:

@@ -1,6 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+from .budget import spend
 from .catalogue import Catalogue, Translation, Unit
 from .errors import OptionError
 from .options import ReadOptions
@@ -88,6 +89,7 @@ class CatalogueBuilder:
         unit = Unit(unit_id, context, notes, "text", printf, [], {}, plural, translations, references or [], meta or {},
                     key)
         self.units.append(unit)
+        spend(len(self.units))
         if self._by_key is not None:
             self._by_key.setdefault((context, key), unit)
         return unit

@@ -108,6 +108,13 @@ class GitRepo:
         self._packing = threading.Lock()  # one background repack at a time per process
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
 
+    def close(self) -> None:
+        """Release the open pack files."""
+        try:
+            self._dulwich.close()
+        except Exception:  # closing at exit must never fail the exit
+            pass
+
     # ----------------------------------------------------------------- creation
     @classmethod
     def init(cls, path: Path) -> "GitRepo":

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
+from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
 
 from .errors import Conflict, Invalid, NotFound
 from .transaction import Transaction
@@ -343,10 +343,19 @@ def _same_locale(code: str, codes: Iterable[str]) -> str | None:
     return next((existing for existing in codes if existing.lower() == wanted), None)
 
 
+def check_locale_code(code: str) -> str:
+    """A locale code becomes a directory name: bounded well below what file systems take."""
+    if len(code) > MAX_LOCALE_CODE_CHARS:
+        raise Invalid(f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
+                      f"{describe('max_locale_code_chars')}")
+    return code
+
+
 def add_locale(tx: Transaction, code: str, name: str) -> None:
+    check_locale_code(code)
     existing = _same_locale(code, tx.locale_codes())
     if existing is not None:
-        raise Conflict(f"Locale already exists as {existing}")
+        raise Conflict("Locale already exists" + (f" as {existing}" if existing != code else ""))
     check_locale_name(name)
     tx.meta["locales"] = tx.peek_meta()["locales"] + [{"code": code, "name": name}]
 
@@ -354,7 +363,7 @@ def add_locale(tx: Transaction, code: str, name: str) -> None:
 def patch_locale(tx: Transaction, code: str, new_code: str | None, name: str | None) -> str:
     """Rename and/or re-code a locale (its translations move with it). Returns the final code."""
     require_locale(tx, code)
-    final = new_code or code
+    final = check_locale_code(new_code or code) if new_code else code
     if final != code and _same_locale(final, [other for other in tx.locale_codes() if other != code]):
         raise Conflict("Locale already exists")
     if name is not None:

@@ -15,8 +15,6 @@ import json
 import re
 from typing import Any, Iterator
 
-from limits import MAX_LOCALE_CODE_CHARS, describe
-
 from .canonical import EMPTY, Chunk
 from .errors import Invalid
 from .gitrepo import GitRepo
@@ -37,10 +35,10 @@ def asset_path(number: int) -> str:
 
 
 def locale_path(code: str, number: int) -> str:
-    # a locale code becomes a directory name: never let it escape, nor exceed what a file system takes
-    if len(code) > MAX_LOCALE_CODE_CHARS or not LOCALE_CODE.match(code):
-        raise Invalid(f"Invalid locale code {code[:80]!r}: a language tag of at most {MAX_LOCALE_CODE_CHARS} "
-                      f"characters {describe('max_locale_code_chars')}")
+    # a locale code becomes a directory name: never let it escape (its length is checked where locales are
+    # added, and every written path before the commit; deleting an over-long one must stay possible)
+    if not LOCALE_CODE.match(code):
+        raise Invalid(f"Invalid locale code {code[:80]!r}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
 
 

@@ -13,6 +13,8 @@ from flask import Blueprint, Response, current_app, g, request
 
 import formats
 from formats.registry import lookup
+from limits import CONVERT_CONCURRENCY, CONVERT_SECONDS, describe
+from storage.history import commit_with_trailer
 from storage.jobs import JobStore
 from storage.snapshot import Snapshot
 
@@ -54,7 +56,7 @@ def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
         fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "utf-8",
         breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
         no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
-        project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
+        escape_formulas=flag_arg("escape-formulas"), project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
         exported_by=g.key.user_name)
     for name, value in overrides.items():
         setattr(options, name, value)
@@ -207,13 +209,18 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
 
 
 def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
-               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None):
-    """Parse then apply in one transaction: one commit however many units, nothing on any error."""
+               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None,
+               job_id: str = ""):
+    """Parse then apply in one transaction: one commit however many units, nothing on any error.
+
+    An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
+    """
     read_options.source_locale = project_obj.snapshot().source_locale
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
-    with project_obj.transaction(author, summary, "import", [("Format", ext)]) as tx:
+    trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
+    with project_obj.transaction(author, summary, "import", trailers) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
         tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
@@ -251,7 +258,8 @@ def _start_async_import(ext, variant, data, options, read_options):
         with app.app_context():
             try:
                 report, _ = run_import(project_obj, ext, variant, data, options, read_options, author, actor,
-                                       lambda fraction: job_store.update(job, progress=int(fraction * 100)))
+                                       lambda fraction: job_store.update(job, progress=int(fraction * 100)),
+                                       job.id)
                 job_store.update(job, progress=100, success=report.message())
             except Exception as error:  # the job record is the only place left to report it
                 message = getattr(error, "message", None) or str(error) or type(error).__name__
@@ -267,7 +275,9 @@ def _start_async_import(ext, variant, data, options, read_options):
 @bp.get("/api/import/progress/")
 @requires("read")
 def import_progress(job_id: str = ""):
-    job = jobs().get(job_id, g.key.project)
+    project_obj = project()
+    job = jobs().get(job_id, g.key.project,
+                     lambda wanted: commit_with_trailer(project_obj, "Job", wanted) is not None)
     return render({"progress": job.progress, "success": job.success, "error": job.error})
 
 
@@ -285,8 +295,23 @@ def _name_locale(name: str) -> tuple[str, str | None]:
     return name, None
 
 
+# Keyless converts at once in this process: the rest of the threads stay free for the project API.
+_CONVERT_SLOTS = threading.BoundedSemaphore(CONVERT_CONCURRENCY)
+
+
 @bp.post("/api/convert/<from_ext>/<name>.<ext>")
 def convert(from_ext: str, name: str, ext: str):
+    if not _CONVERT_SLOTS.acquire(blocking=False):
+        raise ApiError(429, f"Too many conversions at once; retry shortly {describe('convert_concurrency')}",
+                       {"Retry-After": "1"})
+    try:
+        return _convert(from_ext, name, ext)
+    finally:
+        _CONVERT_SLOTS.release()
+
+
+def _convert(from_ext: str, name: str, ext: str) -> Response:
+    """Read the posted file, write it in the target format (no project, no key)."""
     args = request.args
     data = request.get_data(cache=True)  # kept, so that the form parser below reads the same bytes
     if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
@@ -307,9 +332,11 @@ def convert(from_ext: str, name: str, ext: str):
                                    no_expand=flag_arg("no-expand") or flag_arg("no-folding"),
                                    charset=args.get("charset") or "utf-8", breaks=args.get("breaks") or "Unix",
                                    collisions=args.get("collisions") or "auto", project_name=stem,
+                                   escape_formulas=flag_arg("escape-formulas"),
                                    all_locales=_variant(ext) == "multi")
     try:
-        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export)
+        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export,
+                                    seconds=CONVERT_SECONDS)
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)
