@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, g, request
 import formats
 from formats.registry import lookup
 from limits import CONVERT_CONCURRENCY, CONVERT_SECONDS, describe
+from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
 from storage.snapshot import Snapshot
@@ -258,17 +259,40 @@ def _start_async_import(ext, variant, data, options, read_options):
         with app.app_context():
             try:
                 report, _ = run_import(project_obj, ext, variant, data, options, read_options, author, actor,
-                                       lambda fraction: job_store.update(job, progress=int(fraction * 100)),
-                                       job.id)
-                job_store.update(job, progress=100, success=report.message())
+                                       lambda fraction: _note_progress(job_store, job, fraction), job.id)
             except Exception as error:  # the job record is the only place left to report it
-                message = getattr(error, "message", None) or str(error) or type(error).__name__
-                job_store.update(job, progress=100, error=message)
+                report_failure(job_store, job, error)
+                return
+            try:
+                job_store.update(job, progress=100, success=report.message())
+            except OSError:  # committed all the same: the record settles as finished once this process ends
+                app.logger.warning("could not record the success of import job %s", job.id)
 
     threading.Thread(target=work, name=f"import-{job.id}", daemon=False).start()
     location = f"{request.host_url.rstrip('/')}/api/import/progress/{job.id}"
     return render({"status": 201, "message": "Asynchronous import job created", "id": job.id, "locales": []},
                   201, {"Location": location})
+
+
+def _note_progress(job_store: JobStore, job, fraction: float) -> None:
+    """Progress is informative: failing to record it (disk full) must not abort the import."""
+    try:
+        job_store.update(job, progress=int(fraction * 100))
+    except OSError:
+        pass
+
+
+def report_failure(job_store: JobStore, job, error: Exception) -> None:
+    """Record an async import's failure (logged, not raised, when even that write fails)."""
+    fault = storage_fault(error) if isinstance(error, OSError) else None
+    message = (fault.message if fault else None) or getattr(error, "message", None) or str(error) \
+        or type(error).__name__
+    if fault is None and not isinstance(error, (ApiError, formats.FormatsError, StorageError)):
+        current_app.logger.exception("async import failed")
+    try:
+        job_store.update(job, progress=100, error=message)
+    except OSError:
+        current_app.logger.warning("could not record the failure of import job %s", job.id)
 
 
 @bp.get("/api/import/progress/<job_id>")

@@ -25,6 +25,7 @@ class Load:
         self.assets = assets
         self.stop = threading.Event()
         self.acknowledged: dict[str, int] = {}  # asset -> last sequence number answered 200
+        self.answered = 0  # translation writes answered 200
         self.imports: dict[str, str] = {}  # import name -> "ok" (200) or "unknown"
         self.jobs: dict[str, str] = {}  # job id -> import name
         self.failures: list[str] = []
@@ -43,6 +44,7 @@ class Load:
                 continue
             if reply.status == 200:
                 self.acknowledged[asset] = sequence
+                self.answered += 1
             elif reply.status >= 500:
                 self.failures.append(f"{asset} {reply.status} {reply.body[:200]!r}")
 
@@ -162,7 +164,7 @@ def fill(directory: Path) -> Path:
     return filler
 
 
-def test_a_full_disk_answers_507_changes_nothing_and_recovers(tmp_path):
+def test_a_full_then_read_only_disk_answers_507_then_503_changes_nothing_and_recovers(tmp_path):
     mount_point = tmp_path / "small"
     reason = mount_tmpfs(mount_point, "48m")
     if reason:
@@ -183,6 +185,17 @@ def test_a_full_disk_answers_507_changes_nothing_and_recovers(tmp_path):
         assert server.head() == before
         assert server.request("GET", "/api/locales").status == 200  # reads still work
         filler.unlink()
+        assert server.request("POST", f"/api/translations/{asset}/fr", b"de nouveau").status == 200
+        # the repositories read-only (a read-only bind mount over them): 503 with the reason, reads answered
+        projects = str(server.data_dir / "projects")
+        subprocess.run(["mount", "--bind", projects, projects], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", projects], check=True)
+            reply = server.request("POST", f"/api/translations/{asset}/fr", b"lecture seule")
+            assert reply.status == 503 and reply.is_json_error and "read-only" in reply.json()["error"]
+            assert server.request("GET", f"/api/translations/{asset}/fr").json()["translation"] == "de nouveau"
+        finally:
+            subprocess.run(["umount", "-l", projects], check=True)  # lazily: the server holds packs open
         assert server.request("POST", f"/api/translations/{asset}/fr", b"de nouveau").status == 200
         repo = server.data_dir / "projects" / "acme-notes"
         subprocess.run(["git", "fsck", "--strict", "--no-progress"], cwd=repo, check=True, capture_output=True)
