@@ -252,9 +252,10 @@ def _csv_shapes(n: int) -> Iterator[tuple[str, bytes]]:
     yield "unterminated-quote", b'id,fr\n"' + b"x" * n
     yield "doubled-quotes", b'id,fr\n"' + b'""' * (n // 2)
     yield "bad-utf8", b"id,fr\nk," + b"\xff" * n + b"\n"
-    yield "nul-bytes", b"id,fr\nk,\x00" + b"a" * n + b"\n"
+    yield "nul-unterminated", b'id,fr\nk,"\x00' + b"a\x00" * (n // 2)
     yield "unknown-columns", b"id," + b"notalocale," * (n // 11) + b"\n"
-    yield "truncated", (b"id,fr\n" + b"".join(b'k%d,"v%d"\n' % (i, i) for i in range(n // 12)))[: n // 2] + b'"'
+    rows = b"id,fr\n" + b"".join(b'k%d,"v%d"\n' % (i, i) for i in range(n // 12))
+    yield "truncated", rows[: n // 2] + b'\nk,"cut short'  # an unterminated quoted cell at the end
 
 
 SHAPES = {"po": _po_shapes, "pot": _po_shapes, "mo": _mo_shapes, "json": _json_shapes, "arb": _json_shapes,

@@ -25,7 +25,7 @@ class Load:
         self.assets = assets
         self.stop = threading.Event()
         self.acknowledged: dict[str, int] = {}  # asset -> last sequence number answered 200
-        self.answered = 0  # translation writes answered 200
+        self.answered: list[tuple[str, str]] = []  # every (asset, text) answered 200
         self.imports: dict[str, str] = {}  # import name -> "ok" (200) or "unknown"
         self.jobs: dict[str, str] = {}  # job id -> import name
         self.failures: list[str] = []
@@ -44,7 +44,7 @@ class Load:
                 continue
             if reply.status == 200:
                 self.acknowledged[asset] = sequence
-                self.answered += 1
+                self.answered.append((asset, f"seq {sequence}"))
             elif reply.status >= 500:
                 self.failures.append(f"{asset} {reply.status} {reply.body[:200]!r}")
 
@@ -65,8 +65,20 @@ class Load:
                 self.imports[name] = "ok"
             elif reply.status == 201:
                 self.jobs[reply.json()["id"]] = name
+                self.await_job(reply.json()["id"])
             elif reply.status >= 500:
                 self.failures.append(f"{name} {reply.status} {reply.body[:200]!r}")
+
+    def await_job(self, job_id: str) -> None:
+        """Poll an async import until it finishes (or the load stops), so jobs do not pile up unboundedly."""
+        while not self.stop.is_set():
+            try:
+                progress = self.server.request("GET", f"/api/import/progress/{job_id}", timeout=15).json()
+            except (OSError, ValueError):
+                return
+            if progress.get("success") or progress.get("error"):
+                return
+            time.sleep(0.1)
 
     def run(self, action, seconds: float) -> None:
         threads = [threading.Thread(target=self.writer, args=(asset,)) for asset in self.assets]
@@ -82,6 +94,25 @@ class Load:
                 thread.join()
 
 
+def missing_writes(server: Server, answered: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The acknowledged writes that are not in the history (GET …/revisions lists every revision's text)."""
+    history: dict[str, set[str]] = {}
+    for asset, _ in answered:
+        if asset not in history:
+            reply = server.request("GET", f"/api/translations/{asset}/fr/revisions?ugly")
+            history[asset] = {record["translation"] for record in reply.json()}
+    return [(asset, text) for asset, text in answered if text not in history[asset]]
+
+
+def kill_workers_then_master(server: Server, before_workers: float = 2.0, before_master: float = 2.0) -> None:
+    """Under load: SIGKILL every worker (gunicorn starts fresh ones), later the master and its workers."""
+    time.sleep(before_workers)
+    for pid in server.worker_pids():
+        kill_quietly(pid)
+    time.sleep(before_master)
+    server.kill_master()
+
+
 def catalogue(server: Server) -> dict[str, str]:
     """Asset id -> French text, read back through the API."""
     reply = server.request("GET", "/api/export/locale/fr.json?index=id&no-expand")
@@ -95,19 +126,13 @@ def test_kills_during_writes_and_imports_lose_nothing_acknowledged(tmp_path):
         assets = [record["id"] for record in server.request("GET", "/api/assets?ugly").json()[:4]]
         load = Load(server, assets)
 
-        def kill_workers_then_master() -> None:
-            time.sleep(1.5)
-            for pid in server.worker_pids():
-                kill_quietly(pid)  # gunicorn starts fresh workers
-            time.sleep(2.0)
-            server.kill_master()
-
-        load.run(kill_workers_then_master, 0.5)
+        load.run(lambda: kill_workers_then_master(server), 0.5)
     finally:
         server.stop()
     server.start()
     try:
         texts = catalogue(server)
+        assert missing_writes(server, load.answered) == []
         for asset, sequence in load.acknowledged.items():
             found = int(texts[asset].split()[1])
             assert found >= sequence, (asset, found, sequence)  # a later, unanswered write may have landed
