@@ -6,6 +6,7 @@ line with HEAD after the ref moves; a marker file left by a crash in between mak
 """
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import stat
@@ -13,6 +14,7 @@ import struct
 import subprocess
 import threading
 import time
+import weakref
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +61,17 @@ def _unlink_quietly(path: Path) -> None:
             raise
 
 
+# Every open repository, closed at exit while the interpreter still works: packs left to the garbage
+# collector at shutdown each print an "Exception ignored in __del__" traceback.
+_OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_repos() -> None:
+    for repo in list(_OPEN_REPOS):
+        repo.close()
+
+
 def _is_own_pack_temp(name: str) -> bool:
     """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `_write_pack` (git's differ)."""
     parts = name.split("_")
@@ -103,6 +116,7 @@ class GitRepo:
         self.objects_dir = self.git_dir / "objects"
         self.ref_path = self.git_dir / BRANCH.decode()
         self._dulwich = Repo(str(self.path))
+        _OPEN_REPOS.add(self)
         self._commits_since_gc = 0
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
@@ -120,7 +134,7 @@ class GitRepo:
     def init(cls, path: Path) -> "GitRepo":
         """Create an empty repository whose HEAD points at `main`."""
         path.mkdir(parents=True, exist_ok=False)
-        Repo.init(str(path))
+        Repo.init(str(path)).close()
         git_dir = path / ".git"
         (git_dir / "HEAD").write_bytes(b"ref: " + BRANCH + b"\n")
         config = git_dir / "config"

@@ -43,7 +43,8 @@ def _trailers(message: bytes) -> dict[str, str]:
     for line in message.decode("utf-8", "replace").splitlines():
         key, sep, value = line.partition(": ")
         if sep and key and " " not in key:
-            found[key] = value.replace("\\n", "\n").replace("\\r", "\r").replace("\\\\", "\\")
+            found[key] = value.replace("\\n", "\n").replace("\\r", "\r").replace("\\0", "\0") \
+                .replace("\\\\", "\\")
     return found
 
 

@@ -48,20 +48,23 @@ def check_asset_id(asset_id: str) -> str:
         raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes {describe('max_asset_id_bytes')}")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in asset_id):
         raise Invalid("Asset ID must not contain control characters")
-    check_addressable(asset_id)
     return asset_id
 
 
-def check_addressable(asset_id: str) -> None:
-    """Refuse IDs that no URL could name again: empty, `.` or `..` segments, or a route word after a slash."""
+def check_addressable(asset_id: str) -> str:
+    """Refuse IDs that no URL could name again: empty, `.` or `..` segments, or a route word after a slash.
+
+    The HTTP layer applies it to the IDs it creates (the store itself takes any ID: IDs are data).
+    """
     if "/" not in asset_id:
-        return
+        return asset_id
     segments = asset_id.split("/")
     if any(segment in ("", ".", "..") for segment in segments):
         raise Invalid("Asset ID must not start or end with '/', contain '//' or have '.' or '..' segments")
     if any(segment in ROUTE_WORDS for segment in segments[1:]):
         raise Invalid(f"Asset ID must not have a segment named {', '.join(ROUTE_WORDS)} after a '/' "
                       "(the URL would name a sub-resource)")
+    return asset_id
 
 
 def check_locale_name(name: str) -> str:

@@ -60,11 +60,12 @@ def parent_dir(path: str) -> str:
 
 def trailer_value(value: str) -> str:
     """Trailers are single lines: escape the characters that would break one."""
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0")
 
 
 def commit_message(summary: str, trailers: list[tuple[str, str]]) -> str:
     """Summary line, optional body, then `Key: value` trailers that make history machine-readable."""
+    summary = summary.replace("\0", "\ufffd")  # git refuses NUL in a commit (fsck nulInCommit)
     title, _, body = summary.strip().partition("\n")
     text = title.strip() + "\n\n"
     if body.strip():

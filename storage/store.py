@@ -7,10 +7,8 @@
 """
 from __future__ import annotations
 
-import atexit
 import re
 import threading
-import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -37,12 +35,6 @@ def slugify(name: str) -> str:
     return slug or "project"
 
 
-def _close_store(reference: "weakref.ref[Store]") -> None:
-    store = reference()
-    if store is not None:
-        store.close()
-
-
 class Store:
     """Opens projects by id; one Project object per id per process, so its snapshot cache is shared."""
 
@@ -56,16 +48,6 @@ class Store:
         self.committer = committer
         self._projects: dict[str, Project] = {}
         self._lock = threading.Lock()
-        # Close the packs while the interpreter still works: left to garbage collection at shutdown, each
-        # open pack prints an "Exception ignored in __del__" traceback.
-        atexit.register(_close_store, weakref.ref(self))
-
-    def close(self) -> None:
-        """Close every open repository's files (at process exit)."""
-        with self._lock:
-            projects, self._projects = list(self._projects.values()), {}
-        for project in projects:
-            project.repo.close()
 
     def project_ids(self) -> list[str]:
         return sorted(p.name for p in self.projects_dir.iterdir()
@@ -94,7 +76,7 @@ class Store:
             raise Conflict(f"Invalid project id {project_id!r}")
         path = self.projects_dir / project_id
         try:
-            GitRepo.init(path)
+            GitRepo.init(path).close()  # the project below opens its own
         except FileExistsError:
             raise Conflict(f"Project {project_id!r} already exists") from None
         project = self.project(project_id)

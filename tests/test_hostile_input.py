@@ -458,3 +458,17 @@ def test_the_limits_are_documented_in_the_readme():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     for name in limits.LIMITS:
         assert name in readme
+
+
+def test_an_import_creating_an_unaddressable_asset_id_is_refused_whole(api, demo):
+    before = head(demo[0])
+    status, body = api.post("/api/import/json?locale=fr&index=id&no-expand",
+                            data=json.dumps({"fine": "a", "z/plurals": "b"}).encode())
+    assert status == 422 and "Asset ID" in body["error"]
+    assert head(demo[0]) == before
+
+
+def test_a_nul_character_in_a_text_never_reaches_a_commit_message(api, demo):
+    status, _ = api.post("/api/assets", data={"text": "nul\x00inside"})
+    assert status == 201
+    assert git(demo[0].path, "fsck", "--strict") is not None
