@@ -3,16 +3,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import Callable
 
 from flask import Flask, request
 from werkzeug.wrappers import Request
 
+from limits import LIMITS, MAX_BODY_BYTES, describe
 from storage.keys import KeyStore
 from storage.store import Store
-
-from limits import LIMITS, MAX_BODY_BYTES, describe
 
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-
 from urllib.parse import parse_qsl
 
 from flask import request

@@ -57,9 +57,12 @@ def _unlink_quietly(path: Path) -> None:
     except FileNotFoundError:
         pass
     except OSError as error:
-        if error.errno not in (errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR):
+        if error.errno not in UNWRITABLE_PATH:
             raise
 
+
+# Errors that say a path itself can never be written here (rather than that the disk is full or read-only).
+UNWRITABLE_PATH = (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR, errno.EILSEQ)
 
 # Every open repository, closed at exit while the interpreter still works: packs left to the garbage
 # collector at shutdown each print an "Exception ignored in __del__" traceback.
@@ -367,7 +370,9 @@ class GitRepo:
             try:
                 self._write_file(path, self.read_raw(blob))
                 index[path.encode("utf-8")] = index_entry_from_stat(os.stat(self.path / path), blob, FILE_MODE)
-            except OSError:
+            except OSError as error:
+                if error.errno not in UNWRITABLE_PATH:
+                    raise  # disk full, read-only…: the marker stays stale and the next writer tries again
                 skipped.append(path)
         for path in stale:
             self._remove_empty_dirs((self.path / path).parent)
