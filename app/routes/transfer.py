@@ -57,7 +57,8 @@ def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
         fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "utf-8",
         breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
         no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
-        escape_formulas=flag_arg("escape-formulas"), project_name=snap.name, exported_at=datetime.now(timezone.utc).replace(microsecond=0),
+        escape_formulas=flag_arg("escape-formulas"), project_name=snap.name,
+        exported_at=datetime.now(timezone.utc).replace(microsecond=0),
         exported_by=g.key.user_name)
     for name, value in overrides.items():
         setattr(options, name, value)

@@ -15,9 +15,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.reliability)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Server:
-    """One server for the hostile-input and fuzz runs; its log must hold no traceback at the end."""
+    """One server per test module (the fuzz deletes what it likes); its log must hold no traceback."""
     live = Server(tmp_path_factory.mktemp("reliability") / "data").start()
     yield live
     live.stop()
