@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Iterator
 
-from limits import PARSE_SECONDS, describe
+from limits import LIMITS, describe
 
 from .budget import parse_budget
 from .catalogue import Catalogue
@@ -32,11 +32,11 @@ def export_file(
 
 
 def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None,
-              seconds: float = PARSE_SECONDS) -> Catalogue:
+              budget: str = "parse_seconds") -> Catalogue:
     """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken, LimitExceeded when it
-    goes beyond the unit limit, the time budget or the nesting limit (see limits.py)."""
+    goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
-    with _collector_paused(), parse_budget(seconds):
+    with _collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
             return spec.reader(data, options or ReadOptions())
         except RecursionError:
@@ -83,7 +83,7 @@ def convert(
     read_options: ReadOptions | None = None,
     export_options: ExportOptions | None = None,
     from_variant: str = "",
-    seconds: float = PARSE_SECONDS,
+    budget: str = "parse_seconds",
 ) -> ExportedFile:
     """Read a file then write it in another format (variant applies to the target).
 
@@ -93,7 +93,7 @@ def convert(
     read_options = read_options or ReadOptions()
     export_options = export_options or ExportOptions()
     lookup(to_ext, variant, writing=True)  # fail on the target before parsing anything
-    catalogue = read_file(from_ext, from_variant, data, read_options, seconds)
+    catalogue = read_file(from_ext, from_variant, data, read_options, budget)
     if not catalogue.units:
         raise NothingExtracted(f"no messages could be extracted from the {from_ext} source")
     if export_options.locale is None and not export_options.template and not export_options.all_locales:

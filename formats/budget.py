@@ -31,11 +31,16 @@ def parse_budget(seconds: float, limit_name: str = "parse_seconds") -> Iterator[
         _state.deadline = None
 
 
+def check_time() -> None:
+    """LimitExceeded once the open budget's time is up (for loops that do not add units, e.g. comment lines)."""
+    deadline = getattr(_state, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise LimitExceeded(f"reading the file took longer than its time budget {describe(_state.limit_name)}")
+
+
 def spend(units: int) -> None:
     """Called with the running unit count: LimitExceeded past the unit limit or the time budget."""
     if units > MAX_UNITS_PER_FILE:
         raise LimitExceeded(f"the file holds more than {MAX_UNITS_PER_FILE} units {describe('max_units_per_file')}")
     if units % _CHECK_EVERY == 0:
-        deadline = getattr(_state, "deadline", None)
-        if deadline is not None and time.monotonic() > deadline:
-            raise LimitExceeded(f"reading the file took longer than its time budget {describe(_state.limit_name)}")
+        check_time()

@@ -27,6 +27,7 @@ from .catalogue import FLAGS, Catalogue, Translation
 from .errors import FormatError
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
+from .budget import check_time
 from .charsets import text_codec
 from .plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
 from .reading import CatalogueBuilder, requested_locale
@@ -278,13 +279,15 @@ def parse_po_lines(text: str) -> list[Message]:
     parser = _PoParser()
     for number, line in enumerate(_LINES.split(text), 1):
         parser.feed(line.strip(), number)
+        if number % 8192 == 0:
+            check_time()
     return parser.finish()
 
 
 _STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'  # "unrolled loop" form: far faster in Python's re
 _STRINGS = rf"{_STRING}(?:[ \t]*\n[ \t]*{_STRING})*"
 _ENTRY = re.compile(
-    rf"""(?P<comments>(?:[ \t]*\#(?!~)[^\n]*\n)*)
+    rf"""(?P<comments>(?:[ \t]*+\#(?!~)[^\n]*+\n)*+)
     [ \t]*(?:msgctxt[ \t]+(?P<ctx>{_STRINGS})[ \t]*\n[ \t]*)?
     msgid[ \t]+(?P<id>{_STRINGS})[ \t]*\n
     (?:[ \t]*msgid_plural[ \t]+(?P<plural>{_STRINGS})[ \t]*\n)?

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app, g, request
 
 import formats
 from formats.registry import lookup
-from limits import CONVERT_CONCURRENCY, CONVERT_SECONDS, describe
+from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
@@ -361,7 +361,7 @@ def _convert(from_ext: str, name: str, ext: str) -> Response:
                                    all_locales=_variant(ext) == "multi")
     try:
         converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export,
-                                    seconds=CONVERT_SECONDS)
+                                    budget="convert_seconds")
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)
