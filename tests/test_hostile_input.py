@@ -472,3 +472,19 @@ def test_a_nul_character_in_a_text_never_reaches_a_commit_message(api, demo):
     status, _ = api.post("/api/assets", data={"text": "nul\x00inside"})
     assert status == 201
     assert git(demo[0].path, "fsck", "--strict") is not None
+
+
+def test_a_convert_beyond_its_time_budget_is_refused_naming_it(client, monkeypatch):
+    monkeypatch.setitem(limits.LIMITS, "convert_seconds", 0.0)
+    data = json.dumps({f"k{i}": "v" for i in range(3000)}).encode()
+    response = client.post("/api/convert/json/out-fr.po", data=data)
+    assert response.status_code == 422 and "convert_seconds" in error_of(response)
+
+
+def test_an_import_beyond_its_time_budget_is_refused_without_a_commit(api, demo, monkeypatch):
+    monkeypatch.setitem(limits.LIMITS, "parse_seconds", 0.0)
+    before = head(demo[0])
+    comments = b'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + b"#a\n" * 20_000 + b'msgid "x'
+    status, body = api.post("/api/import/po?locale=fr", data=comments)
+    assert status == 422 and "parse_seconds" in body["error"]
+    assert head(demo[0]) == before
