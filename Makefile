@@ -62,6 +62,7 @@ bench: install system-tools $(BIN)/.bench-installed
 	-$(BIN)/python bench/bench_api.py
 	-$(BIN)/python bench/bench_xcstrings.py
 	-$(BIN)/python bench/bench_git_http.py
+	-$(BIN)/python bench/bench_hostile.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from flask import Flask, request
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
+from werkzeug.wrappers import Request
 
+from limits import LIMITS, MAX_BODY_BYTES, describe
 from storage.keys import KeyStore
 from storage.store import Store
 
 from .errors import ApiError, register_error_handlers
-from .middleware import MethodOverride
+from .middleware import BodyGuard
 from .versioning import register_versioning
 
 API_VERSION = "1.0.29"
-MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
 def default_data_dir() -> Path:
@@ -23,19 +25,36 @@ def default_data_dir() -> Path:
 
 
 def register_body_limit(app: Flask) -> None:
-    """Refuse an oversized body before any route reads it (Flask alone checks only while reading)."""
+    """Refuse an oversized body before any route reads it; chunked bodies are capped by BodyGuard.
+
+    `MAX_CONTENT_LENGTH` in the config (unset by default) lowers the limit, for tests.
+    """
 
     @app.before_request
     def _limit_body():
-        limit = app.config.get("MAX_CONTENT_LENGTH")
-        if limit and (request.content_length or 0) > limit:
-            raise ApiError(413, f"Request body too large (limit {limit} bytes)")
+        name = request.environ.get("gloss.body_limit", "max_body_bytes")
+        limit = min(int(LIMITS[name]), app.config.get("MAX_CONTENT_LENGTH") or MAX_BODY_BYTES)
+        if request.environ.get("gloss.body_too_large") or (request.content_length or 0) > limit:
+            raise ApiError(413, f"Request body too large {describe(name)}; nothing was stored")
+
+
+def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
+    """Whether a raw WSGI request presents a valid key (headers and query only: the body stays unread)."""
+
+    def check(environ: dict) -> bool:
+        from .auth import key_in
+
+        shallow = Request(environ, shallow=True)
+        key = key_in(shallow.headers, shallow.args)
+        return bool(key) and keys.verify(key) is not None
+
+    return check
 
 
 def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data."""
     app = Flask(__name__)
-    app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
+    app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.json.ensure_ascii = False
     data = Path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")
@@ -54,5 +73,5 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     from .githttp import GitHttp
 
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
-    app.wsgi_app = DispatcherMiddleware(MethodOverride(app.wsgi_app, MAX_BODY_BYTES), {"/git": GitHttp(store, keys)})
+    app.wsgi_app = DispatcherMiddleware(BodyGuard(app.wsgi_app, key_is_valid(keys)), {"/git": GitHttp(store, keys)})
     return app

@@ -24,7 +24,12 @@ UNAUTHORIZED = {"WWW-Authenticate": 'Loco realm="Gloss API"'}
 
 def presented_key() -> str | None:
     """The key the client sent, from the Authorization header or the `key` query parameter."""
-    return key_from(request.headers.get("Authorization", ""), request.args.get("key"))
+    return key_in(request.headers, request.args)
+
+
+def key_in(headers, args) -> str | None:
+    """The key in these request headers or query arguments (nothing else of the request is read)."""
+    return key_from(headers.get("Authorization", ""), args.get("key"))
 
 
 def key_from(authorization: str, query_key: str | None) -> str | None:

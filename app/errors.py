@@ -5,7 +5,9 @@ from flask import Flask
 from werkzeug.exceptions import HTTPException
 
 from formats.errors import FormatsError
-from storage.errors import StorageError
+from storage.errors import StorageError, storage_fault
+
+from limits import describe
 
 from .jsonio import render
 
@@ -44,10 +46,24 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
-        messages = {404: "Not found", 405: "Method not allowed", 413: "Request body too large"}
+        messages = {404: "Not found", 405: "Method not allowed",
+                    413: f"Request body too large {describe('max_body_bytes')}"}
         allowed = getattr(error, "valid_methods", None)
         headers = {"Allow": ", ".join(allowed)} if allowed else None
-        return error_response(error.code or 500, messages.get(error.code, error.description or error.name), headers)
+        message = getattr(error, "gloss_message", None) or messages.get(error.code, error.description or error.name)
+        return error_response(error.code or 500, message, headers)
+
+    @app.errorhandler(OSError)
+    def _os_error(error: OSError):
+        fault = storage_fault(error)
+        if fault is None:
+            return _unexpected(error)
+        app.logger.warning("storage fault: %s", fault.message)
+        return error_response(fault.status, fault.message, {"Retry-After": "60"})
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(error: RecursionError):
+        return error_response(400, f"Input nested too deeply {describe('max_nesting_depth')}")
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):

@@ -222,6 +222,7 @@ class Importer:
 
     # ------------------------------------------------------------------ new and existing assets
     def _create(self, asset_id: str, unit: Unit) -> None:
+        ops.check_addressable(asset_id)  # an imported ID must stay reachable through the API too
         ops.create_asset(self.tx, asset_id, self.now, type=unit.type if unit.type in ops.ASSET_TYPES else "text",
                          context=unit.context, notes=unit.notes,
                          printf=unit.printf if unit.printf in ops.PRINTF_STYLES else "",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from formats.plurals import babel_locale, locale_display_name
 from vocabulary import LOCALE_EXAMPLES, canonical_locale, is_locale_tag
+from limits import MAX_LOCALE_CODE_CHARS, describe
 
 from .errors import ApiError
 
@@ -10,6 +11,9 @@ from .errors import ApiError
 def parse_locale_code(code: str) -> str:
     """Validate a client's locale code (a BCP 47 language tag known to CLDR); 422 when it is not one."""
     code = (code or "").strip()
+    if len(code) > MAX_LOCALE_CODE_CHARS:
+        raise ApiError(422, f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
+                            f"{describe('max_locale_code_chars')}")
     if not is_locale_tag(code):
         raise ApiError(422, f"Invalid locale code {code!r}: expected a language tag such as {LOCALE_EXAMPLES}")
     canonical = canonical_locale(code)
@@ -27,7 +31,7 @@ def resolve_project_locale(requested: str, codes: list[str]) -> str | None:
     """The project locale a path segment names: exact, or by normalised spelling (`fr_FR` finds `fr-FR`)."""
     if requested in codes:
         return requested
-    if not is_locale_tag(requested or ""):
+    if len(requested or "") > MAX_LOCALE_CODE_CHARS or not is_locale_tag(requested or ""):
         return None
     wanted = canonical_locale(requested).lower()
     for code in codes:

@@ -12,6 +12,7 @@ from flask import Blueprint
 
 from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
 from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_STYLES, STATUSES
+import limits
 
 from .jsonio import render
 
@@ -407,6 +408,8 @@ EXPORT_PARAMS = [
     _query("charset", "Output encoding; a character it cannot hold is a 406"),
     _query("breaks", "Line endings", {"enum": ["Unix", "DOS", "Mac"]}),
     _query("no-comments", "Drop the banner and redundant comments", {"type": "boolean"}),
+    _query("escape-formulas", "CSV: prefix cells starting with = + - @ tab or CR with `'` (OWASP CSV "
+           "injection advice)", {"type": "boolean"}),
     _query("no-expand", "Keep dotted keys flat", {"type": "boolean"}),
     _query("no-folding", "Deprecated alias of no-expand", {"type": "boolean"}),
     _query("collisions", "Strategy for keys that collide",
@@ -496,11 +499,14 @@ def build_document() -> dict[str, Any]:
                  "description": "Loco-compatible translation management API whose storage is Git. JSON is "
                                 "pretty-printed unless `?ugly` is given. Every route also takes `key`, `v` "
                                 "(version pin) and honours `X-Api-Version`. A form POST with "
-                                "REQUEST_METHOD=DELETE or PATCH acts as that method. Every read of project "
+                                "REQUEST_METHOD=DELETE or PATCH acts as that method (for a request with a valid key only: nothing is "
+                                "parsed before authentication). Every read of project "
                                 "data takes `ref` (time travel). The project's Git repository is served "
                                 "beside this API at /git/{project}.git (Git's smart HTTP protocol, not part "
                                 "of this description): clone and fetch with a full or readonly key as the "
-                                "HTTP Basic user name, push with a full key."},
+                                "HTTP Basic user name, push with a full key.\n\n"
+                                "Limits (each refusal names the one it hit; 413 for body sizes, 429 for "
+                                "the convert concurrency, 422 for the others):\n" + limits.table()},
         "servers": [{"url": "/"}],
         "security": KEY_SECURITY,
         "paths": build_paths(),

@@ -7,7 +7,8 @@ from typing import Any
 
 from formats.printf import Placeholder, detect_printf, placeholders
 
-HTML_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][\w:-]*)[^>]*?(/?)\s*>")
+# A tag cannot contain `<`: stopping there keeps the scan linear (`<a` * n made the lazy `[^>]*?` quadratic).
+HTML_TAG = re.compile(r"<\s*+(/?)\s*+([A-Za-z][\w:-]*+)[^<>]*+>")
 
 
 def placeholder_label(token: Placeholder, style: str) -> str:
@@ -34,7 +35,7 @@ def placeholder_errors(source: str, target: str, style: str) -> list[str]:
 def html_errors(source: str, target: str) -> list[str]:
     def tags(text: str) -> Counter:
         return Counter(("</" if close else "<") + name.lower() + ">"
-                       for close, name, _ in HTML_TAG.findall(text))
+                       for close, name in HTML_TAG.findall(text))
 
     wanted, found = tags(source), tags(target)
     errors = [f"Missing HTML tag {tag}" for tag in sorted((wanted - found).elements())]

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qsl
 
 from flask import request
+
+from formats.jsonfmt import nesting_depth
+from limits import MAX_NESTING_DEPTH, describe
 
 from .errors import ApiError
 
@@ -12,14 +16,39 @@ TRUE_WORDS = ("", "1", "true", "yes", "on")
 
 
 def form_fields() -> dict[str, str]:
-    """Form fields from urlencoded or multipart bodies (a JSON object body is accepted too)."""
+    """Form fields from urlencoded or multipart bodies (a JSON object body is accepted too).
+
+    Field values are text: bytes that are not UTF-8 are a 400 (never silently replaced or dropped), and
+    JSON values must be strings, as PATCH requires.
+    """
     if request.mimetype == "application/json":
         payload = json_object()
-        return {key: value if isinstance(value, str) else json.dumps(value) for key, value in payload.items()}
-    fields = {key: value for key, value in request.form.items() if key != "REQUEST_METHOD"}
+        for key, value in payload.items():
+            if not isinstance(value, str):
+                raise ApiError(422, f"Field {key!r} must be a string, not {type(value).__name__}")
+        return payload
+    return {key: value for key, value in _form_items() if key != "REQUEST_METHOD"}
+
+
+def _form_items() -> list[tuple[str, str]]:
+    """(name, value) pairs of the form body, decoded strictly as UTF-8 (first occurrence of a name wins)."""
+    if request.mimetype == "application/x-www-form-urlencoded":
+        text = decode(request.get_data(cache=True), "Form body")
+        try:
+            pairs = parse_qsl(text, keep_blank_values=True, encoding="utf-8", errors="strict")
+        except UnicodeDecodeError:
+            raise ApiError(400, "A form field is not valid UTF-8 once percent-decoded") from None
+        return list({key: value for key, value in reversed(pairs)}.items())[::-1]
+    raw = request.get_data(cache=True) if request.mimetype == "multipart/form-data" else b""
+    items = []
+    for key, value in request.form.items():
+        # werkzeug replaces undecodable bytes with U+FFFD: a value whose UTF-8 is not in the body was lossy
+        if any("\ufffd" in text and text.encode("utf-8") not in raw for text in (key, value)):
+            raise ApiError(400, f"Form field {key!r} is not valid UTF-8")
+        items.append((key, value))
     for key, upload in request.files.items():  # a multipart part sent as a file still carries a field value
-        fields.setdefault(key, decode(upload.read(), f"field {key!r}"))
-    return fields
+        items.append((key, decode(upload.read(), f"field {key!r}")))
+    return list(dict(reversed(items)).items())[::-1]
 
 
 def decode(data: bytes, what: str) -> str:
@@ -37,7 +66,7 @@ def raw_text() -> str:
 def json_object() -> dict[str, Any]:
     """A JSON object body (PATCH); with a form override, the form fields stand in for it."""
     if request.environ.get("gloss.method_override") and request.mimetype != "application/json":
-        return {key: value for key, value in request.form.items() if key != "REQUEST_METHOD"}
+        return {key: value for key, value in _form_items() if key != "REQUEST_METHOD"}
     data = request.get_data(cache=True)
     if not data.strip():
         raise ApiError(400, "Request body must be a JSON object")
@@ -45,8 +74,12 @@ def json_object() -> dict[str, Any]:
         payload = json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(400, f"Request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ApiError(400, f"Request body is nested too deeply {describe('max_nesting_depth')}") from None
     if not isinstance(payload, dict):
         raise ApiError(400, "Request body must be a JSON object")
+    if nesting_depth(payload) > MAX_NESTING_DEPTH:
+        raise ApiError(400, f"Request body is nested too deeply {describe('max_nesting_depth')}")
     return payload
 
 

@@ -1,9 +1,24 @@
 """Runs the app under gunicorn with worker processes (never Flask's development server)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
+
+
+def write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own refusals (request line or header too long, malformed request) in our error shape."""
+    body = json.dumps({"status": status_int, "error": f"{reason}: {mesg}" if mesg else reason}) + "\n"
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json; charset=UTF-8\r\nContent-Length: {len(body.encode())}\r\n\r\n")
+    gunicorn_util.write_nonblock(sock, head.encode("latin-1") + body.encode("utf-8"))
+
+
+def install_json_errors() -> None:
+    """Make gunicorn answer its 400/414/431 refusals as JSON (it looks the writer up at each call)."""
+    gunicorn_util.write_error = write_json_error
 
 
 class GlossServer(BaseApplication):
@@ -13,6 +28,7 @@ class GlossServer(BaseApplication):
         super().__init__()
 
     def load_config(self) -> None:
+        install_json_errors()
         for name, value in self.options.items():
             self.cfg.set(name, value)
 

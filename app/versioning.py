@@ -5,6 +5,8 @@ import re
 
 from flask import Flask, request
 
+from limits import MAX_API_VERSION_CHARS, describe
+
 from .errors import ApiError
 
 VERSION = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
@@ -16,9 +18,12 @@ def requested_version() -> str | None:
 
 def check_version(requested: str, current: str) -> None:
     """Major 1 up to the current version is served; malformed, other majors or future versions are 400."""
+    if len(requested) > MAX_API_VERSION_CHARS:
+        raise ApiError(400, f"API version longer than {MAX_API_VERSION_CHARS} characters "
+                            f"{describe('max_api_version_chars')}")
     match = VERSION.match(requested.strip())
     if not match:
-        raise ApiError(400, f"Malformed API version {requested!r}; expected major.minor.patch, e.g. 1.0")
+        raise ApiError(400, f"Malformed API version {requested[:40]!r}; expected major.minor.patch, e.g. 1.0")
     wanted = tuple(int(part or 0) for part in match.groups())
     have = tuple(int(part) for part in current.split("."))
     if wanted[0] != have[0]:

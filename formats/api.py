@@ -7,8 +7,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Iterator
 
+from limits import LIMITS, describe
+
+from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import NothingExtracted, UnsupportedFormat
+from .errors import LimitExceeded, NothingExtracted, UnsupportedFormat
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
@@ -29,12 +32,16 @@ def export_file(
     return ExportedFile(data=data, content_type=_content_type(spec, document.charset_label))
 
 
-def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None) -> Catalogue:
-    """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken."""
+def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None,
+              budget: str = "parse_seconds") -> Catalogue:
+    """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken, LimitExceeded when it
+    goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
-    assert spec.reader is not None  # lookup(reading=True) only returns readable formats
-    with _collector_paused():
-        return spec.reader(data, options or ReadOptions())
+    with _collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
+        try:
+            return spec.reader(data, options or ReadOptions())
+        except RecursionError:
+            raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
 
 
 _GC_LOCK = threading.Lock()
@@ -77,6 +84,7 @@ def convert(
     read_options: ReadOptions | None = None,
     export_options: ExportOptions | None = None,
     from_variant: str = "",
+    budget: str = "parse_seconds",
 ) -> ExportedFile:
     """Read a file then write it in another format (variant applies to the target).
 
@@ -87,7 +95,7 @@ def convert(
     export_options = export_options or ExportOptions()
     lookup(to_ext, variant, writing=True)  # fail on the target before parsing anything
     source_spec = lookup(from_ext, from_variant, reading=True)
-    catalogue = read_file(from_ext, from_variant, data, read_options)
+    catalogue = read_file(from_ext, from_variant, data, read_options, budget)
     if not catalogue.units:
         raise NothingExtracted(f"no messages could be extracted from the {from_ext} source")
     if (read_options.index or source_spec.default_index) == "text" and export_options.index is None:

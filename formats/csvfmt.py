@@ -31,11 +31,24 @@ def write_csv(doc: ExportDocument) -> str:
     out = io.StringIO()
     writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
     writer.writerow(["text" if doc.index == "text" else "id", *FIXED_COLUMNS, *locales])
+    cell = formula_safe if doc.options.escape_formulas else str
     for row in table_rows(doc, locales):
         unit = row.entry.unit
         texts = [row.texts[code] or "" for code in locales]
-        writer.writerow([row.entry.key, unit.context, unit.notes, row.form, *texts])
+        writer.writerow([cell(value) for value in (row.entry.key, unit.context, unit.notes, row.form, *texts)])
     return out.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_safe(value: str) -> str:
+    """A cell a spreadsheet will not evaluate: a leading formula character gets a `'` in front (OWASP).
+
+    >>> print(formula_safe('=HYPERLINK("http://x")'), formula_safe("-1"), formula_safe("plain"))
+    '=HYPERLINK("http://x") '-1 plain
+    """
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def read_csv(data: bytes, options: ReadOptions) -> Catalogue:

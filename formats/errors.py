@@ -65,3 +65,9 @@ class KeyCollision(ExportError):
     """Two units map to the same key (or a key and its dotted child) and collisions=fail was asked for."""
 
     http_status = 409
+
+
+class LimitExceeded(FormatsError):
+    """The input goes beyond one of the limits in limits.py (nesting, units, formula size, parse time)."""
+
+    http_status = 422

@@ -23,7 +23,9 @@ from json.encoder import encode_basestring as _encode_string
 from typing import Any, Callable, Iterator
 
 from .catalogue import Catalogue, Translation
-from .errors import FormatError
+from limits import MAX_NESTING_DEPTH, describe
+
+from .errors import FormatError, LimitExceeded
 from .icu import parse_plural, plural_message
 from .nesting import fold, is_plural_object, nest
 from .options import ReadOptions
@@ -31,7 +33,9 @@ from .pipeline import Entry, ExportDocument
 from .plurals import categories_for_indices, is_locale_code, plural_rules
 from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
 
-_COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
+# One left-to-right pass: an unterminated string or comment runs to the end of the text instead of being
+# retried from every later quote or slash (which made hostile inputs such as '/*a' * n quadratic).
+_COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]++|\\.)*+"?)|//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?', re.S)
 _CONTEXT_SEPARATOR = "\u0004"
 
 
@@ -42,13 +46,42 @@ def load_json(data: bytes) -> Any:
     """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column."""
     text = _decode(data)
     try:
-        return json.loads(text)
+        value = _parse(text)
     except json.JSONDecodeError:
-        pass
+        try:
+            value = _parse(_strip_comments(text))
+        except json.JSONDecodeError as error:
+            raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
+    if nesting_depth(value) > MAX_NESTING_DEPTH:
+        raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels {describe('max_nesting_depth')}")
+    return value
+
+
+def _parse(text: str) -> Any:
     try:
-        return json.loads(_strip_comments(text))
-    except json.JSONDecodeError as error:
-        raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
+        return json.loads(text)
+    except RecursionError:
+        raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels "
+                            f"{describe('max_nesting_depth')}") from None
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep containers nest in a parsed JSON/YAML value (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING_DEPTH:
+            return depth  # deep enough to refuse: no need to walk the rest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _decode(data: bytes) -> str:

@@ -48,6 +48,8 @@ class ExportOptions:
              asked for); breaks: Unix, DOS or Mac line endings.
     no_comments: drop the banner and redundant comments; no_expand: keep dotted keys flat.
     collisions: overwrite, ignore, fail, auto or legacy (see pipeline.resolve_keys).
+    escape_formulas: spreadsheet formats prefix cells starting with = + - @ tab or CR with `'` (OWASP's
+            CSV-injection advice), so that a spreadsheet shows the text instead of running it.
     project_name, exported_at, exported_by: banner and header facts (exported_at None = now, UTC).
     """
 
@@ -68,6 +70,7 @@ class ExportOptions:
     no_comments: bool = False
     no_expand: bool = False
     collisions: str = "auto"
+    escape_formulas: bool = False
     project_name: str = ""
     exported_at: datetime | None = None
     exported_by: str = ""

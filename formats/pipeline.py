@@ -24,7 +24,6 @@ Option semantics decided here:
 """
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Iterable
 from vocabulary import status_term
 
 from .banner import banner_lines
+from .charsets import text_codec
 from .catalogue import Catalogue, Translation, Unit
 from .errors import CharsetError, KeyCollision, OptionError
 from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
@@ -425,10 +425,10 @@ def _drop_nesting_conflicts(entries: list[Entry], mode: str) -> list[Entry]:
 
 def _charset(name: str) -> str:
     """The Python codec name of a requested charset, or CharsetError naming it."""
-    try:
-        return codecs.lookup(name or "utf-8").name
-    except LookupError:
-        raise CharsetError(f"unknown charset {name!r}") from None
+    codec = text_codec(name or "utf-8")
+    if codec is None:
+        raise CharsetError(f"unknown charset {name[:40]!r}: name a text encoding such as UTF-8 or ISO-8859-1")
+    return codec
 
 
 def charset_label(codec_name: str) -> str:

@@ -16,6 +16,10 @@ if TYPE_CHECKING:  # Babel is imported where it is first needed: `import formats
 
 from vocabulary import is_locale_tag
 
+from limits import MAX_PLURAL_FORMS, MAX_PLURAL_FORMULA_CHARS, describe
+
+from .errors import LimitExceeded
+
 CATEGORIES: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
 SAMPLE_RANGE = range(0, 1001)  # the integers whose categories define `forms`
 
@@ -192,7 +196,13 @@ def _compile_equation(equation: str) -> Callable[[int], int]:
 
 
 def compile_equation(equation: str) -> Callable[[int], int] | None:
-    """The function of a gettext plural expression, or None when the expression is invalid."""
+    """The function of a gettext plural expression, or None when the expression is invalid.
+
+    LimitExceeded when it is longer than any real language needs (evaluating it would recurse too deep).
+    """
+    if len(equation) > MAX_PLURAL_FORMULA_CHARS:
+        raise LimitExceeded(f"plural expression longer than {MAX_PLURAL_FORMULA_CHARS} characters "
+                            f"{describe('max_plural_formula_chars')}")
     try:
         return _compile_equation(equation.strip().rstrip(";").strip())
     except (ValueError, RecursionError):
@@ -338,6 +348,9 @@ def categories_for_indices(locale_code: str, nplurals: int, equation: str | None
     is valid each index is named after the category of the first integer that selects it; otherwise
     indices follow the locale's forms in order.
     """
+    if nplurals > MAX_PLURAL_FORMS:
+        raise LimitExceeded(f"{nplurals} plural forms declared; CLDR languages have at most {MAX_PLURAL_FORMS} "
+                            f"{describe('max_plural_forms')}")
     rules = plural_rules(locale_code)
     function = compile_equation(equation) if equation else None
     names: list[str] = []
@@ -346,7 +359,7 @@ def categories_for_indices(locale_code: str, nplurals: int, equation: str | None
         for n in SAMPLE_RANGE:
             try:
                 first_sample.setdefault(function(n), n)
-            except ZeroDivisionError:
+            except (ZeroDivisionError, RecursionError):
                 continue
         for index in range(nplurals):
             sample = first_sample.get(index)

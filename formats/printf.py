@@ -31,15 +31,15 @@ STYLES = PRINTF_STYLES  # php, java, objc, icu, python
 
 # Flags exclude the space flag on purpose: "50% discount" must not read as the directive "% d".
 _PRINTF_PATTERNS: dict[str, re.Pattern[str]] = {
-    "php": re.compile(r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>(?:[-+0]|'.)*\d*(?:\.\d+)?)(?P<conv>[bcdeEfFgGosuxX%])"),
-    "java": re.compile(r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>[-#+0,(]*\d*(?:\.\d+)?)(?P<conv>[bBhHsScCdoxXeEfgGaA%n])"),
+    "php": re.compile(r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>(?:[-+0]|'.)*+\d*+(?:\.\d+)?)(?P<conv>[bcdeEfFgGosuxX%])"),
+    "java": re.compile(r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>[-#+0,(]*+\d*+(?:\.\d+)?)(?P<conv>[bBhHsScCdoxXeEfgGaA%n])"),
     "objc": re.compile(
-        r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>[-+0#']*\d*(?:\.\d+)?)(?P<len>hh|h|ll|l|q|L|z|t|j)?"
+        r"%(?:(?P<pos>[1-9]\d*)\$)?(?P<spec>[-+0#']*+\d*+(?:\.\d+)?)(?P<len>hh|h|ll|l|q|L|z|t|j)?"
         r"(?P<conv>[@dDiuUxXoOfFeEgGaAcCsSp%])"
     ),
-    "python": re.compile(r"%(?:\((?P<name>[^)]*)\))?(?P<spec>[-+0#]*\d*(?:\.\d+)?)(?P<conv>[diouxXeEfFgGcrsa%])"),
+    "python": re.compile(r"%(?:\((?P<name>[^()]*+)\))?(?P<spec>[-+0#]*+\d*+(?:\.\d+)?)(?P<conv>[diouxXeEfFgGcrsa%])"),
 }
-_ICU_ARGUMENT = re.compile(r"\{\s*(?P<arg>\w+)\s*(?:,\s*(?P<type>\w+)\s*(?:,\s*(?P<style>[^{}]*?)\s*)?)?\}")
+_ICU_ARGUMENT = re.compile(r"\{\s*(?P<arg>\w+)\s*(?:,\s*(?P<type>\w+)\s*(?:,\s*(?P<style>[^{}]*+))?)?\}")
 _ICU_COMPLEX_TYPES = {"plural", "select", "selectordinal"}
 
 _KINDS = {
@@ -79,9 +79,9 @@ Token = str | Placeholder | _Verbatim
 
 def detect_printf(text: str) -> str:
     """The placeholder style a text appears to use, or "" when it holds none."""
-    if re.search(r"%(?:[1-9]\d*\$)?[-+0#']*\d*(?:\.\d+)?(?:hh|h|ll|l|q|L|z|t|j)?@", text):
+    if re.search(r"%(?:[1-9]\d*\$)?[-+0#']*+\d*+(?:\.\d+)?(?:hh|h|ll|l|q|L|z|t|j)?@", text):
         return "objc"
-    if re.search(r"%\([^)]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]", text):
+    if re.search(r"%\([^()]*+\)[-+0#]*+\d*+(?:\.\d+)?[diouxXeEfFgGcrsa]", text):
         return "python"
     if any(isinstance(token, Placeholder) for token in _parse_printf(text, "php")):
         return "php"

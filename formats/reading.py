@@ -5,6 +5,7 @@ from typing import Any, Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
 
+from .budget import spend
 from .catalogue import Catalogue, Translation, Unit
 from .errors import FormatError, OptionError
 from .nesting import fold, is_plural_object
@@ -115,6 +116,7 @@ class CatalogueBuilder:
         unit = Unit(unit_id, context, notes, "text", printf, [], {}, plural, translations, references or [], meta or {},
                     key)
         self.units.append(unit)
+        spend(len(self.units))
         if self._by_key is not None:
             self._by_key.setdefault((context, key), unit)
         return unit

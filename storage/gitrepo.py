@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import fcntl
 import io
+import atexit
+import errno
 import os
 import stat
 import struct
 import subprocess
 import threading
 import time
+import weakref
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -55,6 +58,50 @@ ANY = object()  # move_head's `expected` when the branch may point anywhere
 
 class RefMoved(Conflict):
     """The branch no longer points where the write started from (another git writer moved it)."""
+
+
+def replace_with(temp: Path, target: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `data` to `temp` then rename it over `target`; a failure (disk full, say) leaves no temp file."""
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        _unlink_quietly(temp)
+        raise
+
+
+def _unlink_quietly(path: Path) -> None:
+    """Delete a file if it is there; a name the file system cannot even hold counts as absent."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        if error.errno not in UNWRITABLE_PATH:
+            raise
+
+
+# Errors that say a path itself can never be written here (rather than that the disk is full or read-only).
+UNWRITABLE_PATH = (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR, errno.EILSEQ)
+
+# Every open repository, closed at exit while the interpreter still works: packs left to the garbage
+# collector at shutdown each print an "Exception ignored in __del__" traceback.
+_OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_repos() -> None:
+    for repo in list(_OPEN_REPOS):
+        repo.close()
+
+
+def _is_own_pack_temp(name: str) -> bool:
+    """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `_write_pack` (git's differ)."""
+    parts = name.split("_")
+    return len(parts) == 4 and parts[1] in ("pack", "idx") and parts[2].isdigit() and parts[3].isdigit()
 
 
 @dataclass(frozen=True)
@@ -155,18 +202,26 @@ class GitRepo:
         self.ref_path = self.git_dir / BRANCH.decode()
         self._dulwich = Repo(str(self.path))
         self._store_lock = threading.Lock()  # guards dulwich's pack cache (see read_raw)
+        _OPEN_REPOS.add(self)
         self._commits_since_gc = 0
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
         self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
 
+    def close(self) -> None:
+        """Release the open pack files."""
+        try:
+            self._dulwich.close()
+        except Exception:  # closing at exit must never fail the exit
+            pass
+
     # ----------------------------------------------------------------- creation
     @classmethod
     def init(cls, path: Path) -> "GitRepo":
         """Create an empty repository whose HEAD points at `main`."""
         path.mkdir(parents=True, exist_ok=False)
-        Repo.init(str(path))
+        Repo.init(str(path)).close()
         git_dir = path / ".git"
         (git_dir / "HEAD").write_bytes(b"ref: " + BRANCH + b"\n")
         config = git_dir / "config"
@@ -275,11 +330,15 @@ class GitRepo:
                 if attempt == 4:
                     raise
                 directory.mkdir(exist_ok=True)
-        with handle:
-            handle.write(compressed)
-            flush_to_disk(handle)
-        os.chmod(temp, 0o444)
-        os.replace(temp, target)
+        try:
+            with handle:
+                handle.write(compressed)
+                flush_to_disk(handle)
+            os.chmod(temp, 0o444)
+            os.replace(temp, target)
+        except BaseException:
+            _unlink_quietly(temp)  # a full disk must not leave temp files behind
+            raise
         fsync_directory(directory)
         return hex_id.encode()
 
@@ -553,8 +612,14 @@ class GitRepo:
         # the files and the index are on disk before the marker says they match `commit`
         self._record_checkout(commit)
 
-    def resync_worktree(self) -> None:
-        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository)."""
+    def resync_worktree(self, ours: Callable[[str], bool] = lambda path: True) -> list[str]:
+        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository).
+
+        Never wedges: a path of HEAD that the file system refuses (too long, say) is left out of the working
+        tree and the index (the commit still holds it, and a later write can delete it). Files HEAD does not
+        hold are deleted only when `ours(path)` says they belong to the layout (someone else's file stays).
+        Returns the paths that could not be written.
+        """
         head = self.head()
         wanted: dict[str, bytes] = {}
         if head is not None:
@@ -563,15 +628,58 @@ class GitRepo:
             str(p.relative_to(self.path)) for p in self.path.rglob("*")
             if p.is_file() and ".git" not in p.relative_to(self.path).parts
         }
-        changed: dict[str, bytes | None] = {path: None for path in present - wanted.keys()}
+        stale = {path for path in present - wanted.keys() if ours(path)}
+        index: dict[bytes, IndexEntry] = {}
+        skipped: list[str] = []
+        for path in stale:
+            _unlink_quietly(self.path / path)
         for path, blob in wanted.items():
-            changed[path] = self.read_raw(blob)
-        index_path = self.git_dir / "index"
-        if index_path.exists():
-            index_path.unlink()
+            try:
+                self._write_file(path, self.read_raw(blob))
+                index[path.encode("utf-8")] = index_entry_from_stat(os.stat(self.path / path), blob, FILE_MODE)
+            except OSError as error:
+                if error.errno not in UNWRITABLE_PATH:
+                    raise  # disk full, read-only…: the marker stays stale and the next writer tries again
+                skipped.append(path)
+        for path in stale:
+            self._remove_empty_dirs((self.path / path).parent)
         self._index_cache = None
-        self.update_worktree(changed, wanted, head or b"0" * 40,
-                             removed_dirs=[str(Path(p).parent) for p in present - wanted.keys()])
+        self._write_index(index)
+        self._record_checkout(head or b"0" * 40)
+        return skipped
+
+    def _write_file(self, relative: str, data: bytes) -> None:
+        """Rewrite one working-tree file in place, creating its directory when needed."""
+        target = self.path / relative
+        try:
+            handle = open(target, "wb")
+        except FileNotFoundError:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(target, "wb")
+        with handle:
+            handle.write(data)
+
+    def sweep_temp_files(self, older_than: float = 3600.0) -> int:
+        """Delete temp files left by killed or failed writers; returns how many.
+
+        Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, so only old ones go.
+        """
+        removed = 0
+        now = time.time()
+        pack_dir = self.objects_dir / "pack"
+        ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
+        ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
+        ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
+        ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if _is_own_pack_temp(path.name))
+        for path, min_age in ages.items():
+            try:
+                if now - path.stat().st_mtime >= min_age:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                pass
+        return removed
 
     def _collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
         for name, (mode, hex_id) in self.read_tree(tree_id).items():
@@ -632,9 +740,12 @@ class GitRepo:
         self._index_cache = (self._index_stamp(), entries)
 
     def _remove_empty_dirs(self, directory: Path) -> None:
-        while directory != self.path and directory.is_dir() and not any(directory.iterdir()):
-            directory.rmdir()
-            directory = directory.parent
+        try:
+            while directory != self.path and directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+                directory = directory.parent
+        except OSError:  # a name the file system refuses, or a file appeared: leave the directory
+            pass
 
     # ----------------------------------------------------------------- maintenance
     def note_commit(self) -> None:

@@ -43,7 +43,8 @@ def _trailers(message: bytes) -> dict[str, str]:
     for line in message.decode("utf-8", "replace").splitlines():
         key, sep, value = line.partition(": ")
         if sep and key and " " not in key:
-            found[key] = value.replace("\\n", "\n").replace("\\r", "\r").replace("\\\\", "\\")
+            found[key] = value.replace("\\n", "\n").replace("\\r", "\r").replace("\\0", "\0") \
+                .replace("\\\\", "\\")
     return found
 
 
@@ -85,3 +86,18 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
             current_id, last_blob = trailers["Renamed-From"], None
         commit_id = commit.parents[0] if commit.parents else None
     return found
+
+
+def commit_with_trailer(project: Project, key: str, value: str, limit: int = 1000) -> bytes | None:
+    """The newest of the last `limit` commits (first-parent) whose trailer `key` equals `value`, or None."""
+    repo = project.repo
+    commit_id = repo.head()
+    needle = f"\n{key}: {value}\n".encode("utf-8")
+    for _ in range(limit):
+        if commit_id is None:
+            return None
+        commit = repo.read_commit(commit_id)
+        if needle in commit.message:
+            return commit_id
+        commit_id = commit.parents[0] if commit.parents else None
+    return None

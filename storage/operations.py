@@ -19,8 +19,12 @@ from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale
 
 from .errors import Conflict, Invalid, NotFound
 from .transaction import Transaction
-MAX_ID_BYTES = 999
-MAX_TAG_CHARS = 200
+from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
+
+MAX_ID_BYTES = MAX_ASSET_ID_BYTES
+# Path segments that the routes read as sub-resources (`/api/assets/{id}/plurals`, `…/tags/{tag}`): an asset
+# ID with such a segment could be created but never addressed again.
+ROUTE_WORDS = ("plurals", "plurals.json", "tags", "tags.json")
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,38 @@ def check_asset_id(asset_id: str) -> str:
     if not asset_id:
         raise Invalid("Asset ID must not be empty")
     if len(asset_id.encode("utf-8")) > MAX_ID_BYTES:
-        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes")
+        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes {describe('max_asset_id_bytes')}")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in asset_id):
         raise Invalid("Asset ID must not contain control characters")
     return asset_id
+
+
+def check_addressable(asset_id: str) -> str:
+    """Refuse IDs that no URL could name again: empty, `.` or `..` segments, or a route word after a slash.
+
+    The HTTP layer applies it to the IDs it creates (the store itself takes any ID: IDs are data).
+    """
+    if "/" not in asset_id:
+        return asset_id
+    segments = asset_id.split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        raise Invalid("Asset ID must not start or end with '/', contain '//' or have '.' or '..' segments")
+    if any(segment in ROUTE_WORDS for segment in segments[1:]):
+        raise Invalid(f"Asset ID must not have a segment named {', '.join(ROUTE_WORDS)} after a '/' "
+                      "(the URL would name a sub-resource)")
+    return asset_id
+
+
+def check_locale_name(name: str) -> str:
+    """A locale's display name: not blank, no control characters, bounded."""
+    if not name.strip():
+        raise Invalid("Locale name must not be empty")
+    if len(name) > MAX_LOCALE_NAME_CHARS:
+        raise Invalid(f"Locale name is longer than {MAX_LOCALE_NAME_CHARS} characters "
+                      f"{describe('max_locale_name_chars')}")
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
+        raise Invalid("Locale name must not contain control characters")
+    return name
 
 
 def check_tag(name: str) -> str:
@@ -51,7 +83,8 @@ def check_tag(name: str) -> str:
     if not name:
         raise Invalid("Tag name must not be empty")
     if len(name) > MAX_TAG_CHARS or any(ord(ch) < 32 for ch in name) or "," in name:
-        raise Invalid("Tag names are up to 200 characters, without commas or control characters")
+        raise Invalid(f"Tag names are up to {MAX_TAG_CHARS} characters, without commas or control characters "
+                      f"{describe('max_tag_chars')}")
     return name
 
 
@@ -306,8 +339,17 @@ def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
 
 
 # ----------------------------------------------------------------------------- locales
+def _same_locale(code: str, codes: Iterable[str]) -> str | None:
+    """The existing code that differs from `code` at most in letter case (`fr-fr` is `fr-FR`)."""
+    wanted = code.lower()
+    return next((existing for existing in codes if existing.lower() == wanted), None)
+
+
 def check_locale_code(code: str) -> str:
     """A locale code as storage keeps it: a canonically spelled language tag (it becomes a directory name)."""
+    if len(code) > MAX_LOCALE_CODE_CHARS:
+        raise Invalid(f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
+                      f"{describe('max_locale_code_chars')}")
     if not is_canonical_locale(code):
         raise Invalid(f"invalid locale code {code!r}: expected a canonical language tag such as fr or pt-BR")
     return code
@@ -315,17 +357,21 @@ def check_locale_code(code: str) -> str:
 
 def add_locale(tx: Transaction, code: str, name: str) -> None:
     check_locale_code(code)
-    if code in tx.locale_codes():
-        raise Conflict("Locale already exists")
+    existing = _same_locale(code, tx.locale_codes())
+    if existing is not None:
+        raise Conflict("Locale already exists" + (f" as {existing}" if existing != code else ""))
+    check_locale_name(name)
     tx.meta["locales"] = tx.peek_meta()["locales"] + [{"code": code, "name": name}]
 
 
 def patch_locale(tx: Transaction, code: str, new_code: str | None, name: str | None) -> str:
     """Rename and/or re-code a locale (its translations move with it). Returns the final code."""
     require_locale(tx, code)
-    final = check_locale_code(new_code) if new_code else code
-    if final != code and final in tx.locale_codes():
+    final = check_locale_code(new_code or code) if new_code else code
+    if final != code and _same_locale(final, [other for other in tx.locale_codes() if other != code]):
         raise Conflict("Locale already exists")
+    if name is not None:
+        check_locale_name(name)
     moved = []
     if final != code:
         moved = [(asset_id, tx.translation(asset_id, code)) for asset_id in tx.asset_ids()]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fcntl
 import gc
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -11,9 +12,14 @@ from pathlib import Path
 from typing import Iterator
 
 
+from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
+
+from .errors import Invalid
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person
-from .snapshot import Snapshot
+from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
+
+log = logging.getLogger("gloss.storage")
 
 
 class ProcessLock:
@@ -59,17 +65,30 @@ def keep_out_of_collector(snapshot: Snapshot) -> None:
 PAST_SNAPSHOTS = 8  # older snapshots kept per process for `?ref=` reads
 
 
+def check_writable_paths(paths) -> None:
+    """Refuse, before anything is written, a change whose file names a file system would not take."""
+    for path in paths:
+        encoded = path.encode("utf-8")
+        if len(encoded) > MAX_PATH_BYTES:
+            raise Invalid(f"A file path of this change is longer than {MAX_PATH_BYTES} bytes "
+                          f"{describe('max_path_bytes')}")
+        if any(len(part) > MAX_PATH_COMPONENT_BYTES for part in encoded.split(b"/")):
+            raise Invalid(f"A file name of this change is longer than {MAX_PATH_COMPONENT_BYTES} bytes "
+                          f"{describe('max_path_component_bytes')}")
+
+
 def parent_dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def trailer_value(value: str) -> str:
     """Trailers are single lines: escape the characters that would break one."""
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0")
 
 
 def commit_message(summary: str, trailers: list[tuple[str, str]]) -> str:
     """Summary line, optional body, then `Key: value` trailers that make history machine-readable."""
+    summary = summary.replace("\0", "\ufffd")  # git refuses NUL in a commit (fsck nulInCommit)
     title, _, body = summary.strip().partition("\n")
     text = title.strip() + "\n\n"
     if body.strip():
@@ -90,6 +109,7 @@ class Project:
         self._thread_lock = threading.Lock()
         # One lock file per project outside its repository, shared by every worker process.
         self._file_lock = ProcessLock(lock_path)
+        self._swept = False  # temp files of dead writers are swept at this process's first write
 
     @property
     def path(self) -> Path:
@@ -137,18 +157,31 @@ class Project:
         An exception inside the block discards every change: nothing is written and the ref does not move.
         """
         with self._thread_lock, self._file_lock:
-            if self.repo.checked_out_commit() != self.repo.head():
-                self.repo.resync_worktree()  # a writer died between moving the ref and the working tree
+            self.repair()
             tx = Transaction(self.snapshot())
             tx.trailers.extend(trailers or [])
             yield tx
             tx.result = self._commit(tx, author, summary, action, when)
+
+    def repair(self) -> None:
+        """Under the write lock: sweep dead writers' temp files once, and bring the working tree to HEAD
+        when a writer died (or failed) between moving the ref and updating it. Never raises on a path the
+        file system refuses, so a project can always be written again."""
+        if not self._swept:
+            self.repo.sweep_temp_files()
+            self._swept = True
+        if self.repo.checked_out_commit() != self.repo.head():
+            skipped = self.repo.resync_worktree(ours=is_layout_path)
+            if skipped:
+                log.warning("project %s: %d path(s) of HEAD cannot be written to the working tree",
+                            self.id, len(skipped))
 
     def _commit(self, tx: Transaction, author: Person, summary: str, action: str, when: float | None) -> Snapshot:
         base = tx.base
         snapshot, changed = tx.build()
         if not changed and not tx.merge_parents:
             return base
+        check_writable_paths(path for path, data in changed.items() if data is not None)
         files = dict(base.files)
         blob_ids: dict[str, bytes] = {}
         with self.repo.object_batch():  # one pack per commit
@@ -163,8 +196,14 @@ class Project:
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
         # the ref's directory is flushed with the working-tree files: one fsync round fewer per commit
         self.repo.move_head(commit, expected=base.commit, flush_directory=False)
+        # The commit is durable from here on: a failure below (disk full while rewriting the working tree)
+        # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
         removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
-        self.repo.update_worktree(changed, blob_ids, commit, removed_dirs)
+        try:
+            self.repo.update_worktree(changed, blob_ids, commit, removed_dirs)
+        except OSError as error:
+            log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
+                        "repairs it", self.id, commit.decode()[:12], error.strerror or error)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
         with self._refresh_lock:
             self._snapshot = snapshot

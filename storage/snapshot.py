@@ -12,11 +12,13 @@ one chunk file, whatever the size of the project. A translation lives in the chu
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator
 
-from vocabulary import is_canonical_locale
+from vocabulary import LOCALE_TAG, canonical_locale
 
 from .canonical import EMPTY, Chunk
+from .errors import Invalid
 from .gitrepo import GitRepo
 
 PROJECT_FILE = "project.json"
@@ -34,9 +36,19 @@ def asset_path(number: int) -> str:
 
 
 def locale_path(code: str, number: int) -> str:
-    if not is_canonical_locale(code):  # a locale code becomes a directory name: never let it escape
-        raise ValueError(f"invalid locale code {code!r}")
+    # a locale code becomes a directory name: never let it escape (its length is checked where locales are
+    # added, and every written path before the commit; deleting an over-long one must stay possible)
+    if not (LOCALE_TAG.fullmatch(code) and canonical_locale(code) == code):
+        raise Invalid(f"Invalid locale code {code[:80]!r}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
+
+
+_LAYOUT = re.compile(r"project\.json|assets/\d{4,}\.json|locales/[A-Za-z0-9-]+/\d{4,}\.json")
+
+
+def is_layout_path(path: str) -> bool:
+    """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
+    return _LAYOUT.fullmatch(path) is not None
 
 
 def parse_chunk_number(name: str) -> int:

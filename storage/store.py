@@ -76,7 +76,7 @@ class Store:
             raise Conflict(f"Invalid project id {project_id!r}")
         path = self.projects_dir / project_id
         try:
-            GitRepo.init(path)
+            GitRepo.init(path).close()  # the project below opens its own
         except FileExistsError:
             raise Conflict(f"Project {project_id!r} already exists") from None
         project = self.project(project_id)

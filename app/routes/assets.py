@@ -43,6 +43,8 @@ def create_asset():
     text = fields.get("text")
     if not asset_id and not text:
         raise ApiError(400, "Either id or text is required")
+    if asset_id:
+        ops.check_addressable(asset_id)
     with write(f"Add asset {asset_id or text[:60]}", "create-asset") as tx:
         if not asset_id:
             asset_id = ops.unique_asset_id(tx, text)
@@ -67,6 +69,8 @@ def get_asset(asset_id: str):
 def patch_asset(asset_id: str):
     asset_id = find_asset(snapshot(), asset_id)
     changes = json_object()
+    if isinstance(changes.get("id"), str):
+        ops.check_addressable(changes["id"])
     with write(f"Edit asset {asset_id}", "edit-asset", [("Asset", asset_id)]) as tx:
         final_id = ops.patch_asset(tx, asset_id, changes, now())
     return render(asset_record(tx.result, final_id))
@@ -98,7 +102,7 @@ def list_plurals(asset_id: str):
 def create_plural(asset_id: str):
     asset_id = find_asset(snapshot(), asset_id)
     fields = form_fields()
-    pid = fields.get("pid", "").strip()
+    pid = ops.check_addressable(fields.get("pid", "").strip()) if fields.get("pid", "").strip() else ""
     with write(f"Add plural form to {asset_id}", "add-plural", [("Asset", asset_id)]) as tx:
         pid = ops.add_plural(tx, asset_id, now(), pid=pid, text=fields.get("text"), actor=g.actor)
         tx.trailers.append(("Plural", pid))

@@ -12,6 +12,9 @@ from flask import Blueprint, Response, current_app, g, request
 
 import formats
 from formats.registry import archive_path, archive_per_locale, lookup
+from limits import CONVERT_CONCURRENCY, describe
+from storage.errors import StorageError, storage_fault
+from storage.history import commit_with_trailer
 from storage.jobs import JobStore
 from storage.snapshot import Snapshot
 
@@ -54,7 +57,7 @@ def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
         fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "",
         breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
         no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
-        project_name=snap.name, exported_at=_exported_at(snap),
+        escape_formulas=flag_arg("escape-formulas"), project_name=snap.name, exported_at=_exported_at(snap),
         exported_by=g.key.user_name)
     for name, value in overrides.items():
         setattr(options, name, value)
@@ -208,13 +211,18 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
 
 
 def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
-               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None):
-    """Parse then apply in one transaction: one commit however many units, nothing on any error."""
+               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None,
+               job_id: str = ""):
+    """Parse then apply in one transaction: one commit however many units, nothing on any error.
+
+    An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
+    """
     read_options.source_locale = project_obj.snapshot().source_locale
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
-    with project_obj.transaction(author, summary, "import", [("Format", ext)]) as tx:
+    trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
+    with project_obj.transaction(author, summary, "import", trailers) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
         report.warnings = list(catalogue.warnings)
@@ -255,11 +263,14 @@ def _start_async_import(ext, variant, data, options, read_options):
         with app.app_context():
             try:
                 report, _ = run_import(project_obj, ext, variant, data, options, read_options, author, actor,
-                                       lambda fraction: job_store.update(job, progress=int(fraction * 100)))
-                job_store.update(job, progress=100, success=report.message())
+                                       lambda fraction: _note_progress(job_store, job, fraction), job.id)
             except Exception as error:  # the job record is the only place left to report it
-                message = getattr(error, "message", None) or str(error) or type(error).__name__
-                job_store.update(job, progress=100, error=message)
+                report_failure(job_store, job, error)
+                return
+            try:
+                job_store.update(job, progress=100, success=report.message())
+            except OSError:  # committed all the same: the record settles as finished once this process ends
+                app.logger.warning("could not record the success of import job %s", job.id)
 
     threading.Thread(target=work, name=f"import-{job.id}", daemon=False).start()
     location = f"{request.host_url.rstrip('/')}/api/import/progress/{job.id}"
@@ -267,11 +278,34 @@ def _start_async_import(ext, variant, data, options, read_options):
                   201, {"Location": location})
 
 
+def _note_progress(job_store: JobStore, job, fraction: float) -> None:
+    """Progress is informative: failing to record it (disk full) must not abort the import."""
+    try:
+        job_store.update(job, progress=int(fraction * 100))
+    except OSError:
+        pass
+
+
+def report_failure(job_store: JobStore, job, error: Exception) -> None:
+    """Record an async import's failure (logged, not raised, when even that write fails)."""
+    fault = storage_fault(error) if isinstance(error, OSError) else None
+    message = (fault.message if fault else None) or getattr(error, "message", None) or str(error) \
+        or type(error).__name__
+    if fault is None and not isinstance(error, (ApiError, formats.FormatsError, StorageError)):
+        current_app.logger.exception("async import failed")
+    try:
+        job_store.update(job, progress=100, error=message)
+    except OSError:
+        current_app.logger.warning("could not record the failure of import job %s", job.id)
+
+
 @bp.get("/api/import/progress/<job_id>")
 @bp.get("/api/import/progress/")
 @requires("read")
 def import_progress(job_id: str = ""):
-    job = jobs().get(job_id, g.key.project)
+    project_obj = project()
+    job = jobs().get(job_id, g.key.project,
+                     lambda wanted: commit_with_trailer(project_obj, "Job", wanted) is not None)
     return render({"progress": job.progress, "success": job.success, "error": job.error})
 
 
@@ -289,8 +323,23 @@ def _name_locale(name: str) -> tuple[str, str | None]:
     return name, None
 
 
+# Keyless converts at once in this process: the rest of the threads stay free for the project API.
+_CONVERT_SLOTS = threading.BoundedSemaphore(CONVERT_CONCURRENCY)
+
+
 @bp.post("/api/convert/<from_ext>/<name>.<ext>")
 def convert(from_ext: str, name: str, ext: str):
+    if not _CONVERT_SLOTS.acquire(blocking=False):
+        raise ApiError(429, f"Too many conversions at once; retry shortly {describe('convert_concurrency')}",
+                       {"Retry-After": "1"})
+    try:
+        return _convert(from_ext, name, ext)
+    finally:
+        _CONVERT_SLOTS.release()
+
+
+def _convert(from_ext: str, name: str, ext: str) -> Response:
+    """Read the posted file, write it in the target format (no project, no key)."""
     args = request.args
     data = request.get_data(cache=True)  # kept, so that the form parser below reads the same bytes
     if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
@@ -311,9 +360,11 @@ def convert(from_ext: str, name: str, ext: str):
                                    no_expand=flag_arg("no-expand") or flag_arg("no-folding"),
                                    charset=args.get("charset") or "", breaks=args.get("breaks") or "Unix",
                                    collisions=args.get("collisions") or "auto", project_name=stem,
+                                   escape_formulas=flag_arg("escape-formulas"),
                                    all_locales=_variant(ext) == "multi")
     try:
-        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export)
+        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export,
+                                    budget="convert_seconds")
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)

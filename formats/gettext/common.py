@@ -160,7 +160,8 @@ class _PluralNames:
     def __init__(self, locale: str, plural_forms: str) -> None:
         self.locale = locale
         match = re.search(r"nplurals\s*=\s*(\d+)", plural_forms)
-        self.nplurals = int(match.group(1)) if match else 0
+        digits = match.group(1) if match else "0"
+        self.nplurals = int(digits) if len(digits) <= 6 else 10 ** 6  # any huge count is refused as too many
         equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
         self.equation = equation.group(1).strip() if equation else None
         self._cache: dict[int, list[str]] = {}

@@ -5,6 +5,7 @@ import re
 import struct
 
 from ..catalogue import Catalogue
+from ..charsets import text_codec
 from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
@@ -98,7 +99,12 @@ def _mo_charset(raw: list[tuple[bytes, bytes]]) -> str:
         if original == b"":
             match = re.search(rb"charset=\s*([A-Za-z0-9_.:-]+)", translated)
             if match and match.group(1).upper() != b"CHARSET":
-                return match.group(1).decode("ascii")
+                name = match.group(1).decode("ascii")
+                codec = text_codec(name)
+                if codec is None:
+                    raise FormatError(f"unknown charset {name[:40]!r} in the MO header: it must name a text "
+                                      "encoding")
+                return codec
     return "utf-8"
 
 

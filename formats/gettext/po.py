@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
+from ..budget import check_time
 from ..catalogue import Catalogue
+from ..charsets import text_codec
 from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
@@ -68,7 +70,7 @@ def write_po(doc: ExportDocument) -> str:
 
 _LINES = re.compile(r"\r\n|\r|\n")
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr)(?:\[(\d+)\])?\s*(.*)$")
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*+)"')
 _ESCAPE = re.compile(r"\\(?:[0-7]{1,3}|x[0-9A-Fa-f]+|.)", re.S)
 _SIMPLE_ESCAPES = {"\\" + code: char for code, char in {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
@@ -96,10 +98,12 @@ def decode_po(data: bytes) -> str:
 
 def _decode(data: bytes, charset: str) -> str:
     """Bytes decoded, with FormatError naming the line of the first undecodable byte."""
+    codec = text_codec(charset)
+    if codec is None:
+        raise FormatError(f"unknown charset {charset[:40]!r} in the Content-Type header: it must name a text "
+                          "encoding")
     try:
-        return data.decode(charset)
-    except LookupError:
-        raise FormatError(f"unknown charset {charset!r} in the Content-Type header") from None
+        return data.decode(codec)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise FormatError(f"bytes not valid in the declared charset {charset}", line) from None
@@ -122,13 +126,15 @@ def parse_po_lines(text: str) -> list[Message]:
     parser = _PoParser()
     for number, line in enumerate(_LINES.split(text), 1):
         parser.feed(line.strip(), number)
+        if number % 8192 == 0:
+            check_time()
     return parser.finish()
 
 
 _STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'  # "unrolled loop" form: far faster in Python's re
 _STRINGS = rf"{_STRING}(?:[ \t]*\n[ \t]*{_STRING})*"
 _ENTRY = re.compile(
-    rf"""(?P<comments>(?:[ \t]*\#(?!~)[^\n]*\n)*)
+    rf"""(?P<comments>(?:[ \t]*+\#(?!~)[^\n]*+\n)*+)
     [ \t]*(?:msgctxt[ \t]+(?P<ctx>{_STRINGS})[ \t]*\n[ \t]*)?
     msgid[ \t]+(?P<id>{_STRINGS})[ \t]*\n
     (?:[ \t]*msgid_plural[ \t]+(?P<plural>{_STRINGS})[ \t]*\n)?
@@ -138,19 +144,26 @@ _ENTRY = re.compile(
 )
 _MSGSTR = re.compile(rf"msgstr(?:\[(\d+)\])?[ \t]+({_STRINGS})")
 _STRING_BODY = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
-_GAP = re.compile(r"(?:[ \t]*(?:\#[^\n]*)?\n)*[ \t]*(?:\#[^\n]*)?")
+_COMMENTS = re.compile(r"(?:[ \t]*+\#(?!~)[^\n]*+\n)*+")  # the comment lines the entry pattern may start with
+_GAP_LINE = re.compile(r"[ \t]*+(?:\#~[^\n]*+)?(?:\n|\Z)|[ \t]*+\#[^\n]*+\Z")
 
 
 def _parse_po_fast(text: str) -> list[Message] | None:
     """Messages of a well-formed PO text, or None when anything needs the line parser's judgement."""
     messages: list[Message] = []
-    position = 0
-    for match in _ENTRY.finditer(text):
-        start = match.start()
-        # Entries are usually separated by exactly one blank line: skip the regex check for that.
-        if start != position and (start != position + 1 or text[position] != "\n") \
-                and not _GAP.fullmatch(text, position, start):
-            return None
+    position, length = 0, len(text)
+    while position < length:
+        match = _ENTRY.match(text, position)
+        if match is None:
+            # Anchored at each position, never searched: a search retried the entry pattern from every
+            # line of a long comment block (quadratic). When the pattern fails at a comment block, it fails
+            # from every later line of that block too, so skip the block, then one blank or `#~` line.
+            block = _COMMENTS.match(text, position).end()
+            gap = _GAP_LINE.match(text, block)
+            if gap is None:
+                return messages if block == length else None
+            position = gap.end()
+            continue
         try:
             message = _fast_message(match)
         except FormatError:  # a bad escape: let the line parser report it with its line number
@@ -159,7 +172,7 @@ def _parse_po_fast(text: str) -> list[Message] | None:
             return None
         messages.append(message)
         position = match.end()
-    return messages if _GAP.fullmatch(text, position) else None
+    return messages
 
 
 def _fast_message(match: re.Match[str]) -> Message | None:

@@ -1,0 +1,67 @@
+"""Every limit Gloss enforces on what clients send, in one place (README "Limits" and the OpenAPI text list them).
+
+This module imports nothing of ours, so every layer (app/, storage/, formats/) may import it. Each refusal
+names the limit it hit with `describe(name)`, e.g. "locale code longer than 64 characters (limit
+max_locale_code_chars)".
+"""
+from __future__ import annotations
+
+MiB = 1024 * 1024
+
+# Request bodies, whatever their framing (Content-Length or chunked): 413 beyond.
+MAX_BODY_BYTES = 64 * MiB
+# Bodies of the keyless convert API: it answers anyone, so it is bounded tighter.
+MAX_CONVERT_BYTES = 8 * MiB
+# Keyless converts running at once in one worker process; more answer 429 at once (the project API keeps
+# its threads).
+CONVERT_CONCURRENCY = 1
+# Wall-clock budget for parsing one uploaded file (import) and for one whole convert; 413 beyond.
+PARSE_SECONDS = 60.0
+CONVERT_SECONDS = 10.0
+# Units (assets) one imported or converted file may hold.
+MAX_UNITS_PER_FILE = 250_000
+# Nesting of JSON/YAML/XML documents (objects in objects, elements in elements).
+MAX_NESTING_DEPTH = 64
+# A gettext Plural-Forms expression, in characters, and how many forms it may declare.
+MAX_PLURAL_FORMULA_CHARS = 1000
+MAX_PLURAL_FORMS = 6
+# Names: locale codes become directory names, so they are short; the rest are data but still bounded.
+MAX_LOCALE_CODE_CHARS = 35  # vocabulary.LOCALE_CODE_MAX_LENGTH: BCP 47 practical maximum
+MAX_LOCALE_NAME_CHARS = 200
+MAX_ASSET_ID_BYTES = 999
+MAX_TAG_CHARS = 200
+# Any single path component written to disk (file systems refuse more than 255 bytes) and a whole
+# repository-relative path.
+MAX_PATH_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 1024
+# The `?v=` / `X-Api-Version` value.
+MAX_API_VERSION_CHARS = 20
+
+LIMITS: dict[str, object] = {
+    "max_body_bytes": MAX_BODY_BYTES,
+    "max_convert_bytes": MAX_CONVERT_BYTES,
+    "convert_concurrency": CONVERT_CONCURRENCY,
+    "parse_seconds": PARSE_SECONDS,
+    "convert_seconds": CONVERT_SECONDS,
+    "max_units_per_file": MAX_UNITS_PER_FILE,
+    "max_nesting_depth": MAX_NESTING_DEPTH,
+    "max_plural_formula_chars": MAX_PLURAL_FORMULA_CHARS,
+    "max_plural_forms": MAX_PLURAL_FORMS,
+    "max_locale_code_chars": MAX_LOCALE_CODE_CHARS,
+    "max_locale_name_chars": MAX_LOCALE_NAME_CHARS,
+    "max_asset_id_bytes": MAX_ASSET_ID_BYTES,
+    "max_tag_chars": MAX_TAG_CHARS,
+    "max_path_component_bytes": MAX_PATH_COMPONENT_BYTES,
+    "max_path_bytes": MAX_PATH_BYTES,
+    "max_api_version_chars": MAX_API_VERSION_CHARS,
+}
+
+
+def describe(name: str) -> str:
+    """`(limit max_body_bytes = 67108864)`: the suffix every refusal carries."""
+    return f"(limit {name} = {LIMITS[name]})"
+
+
+def table() -> str:
+    """The limits as a Markdown list (the OpenAPI description embeds it)."""
+    return "\n".join(f"- `{name}`: {value}" for name, value in LIMITS.items())

@@ -1,0 +1,279 @@
+"""A real `gloss serve --workers 2` on a free port, plain HTTP to it, and the hostile-file corpus.
+
+Shared by the reliability suite (tests/reliability/) and bench/bench_hostile.py, which prints the figures.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+ROOT = Path(__file__).resolve().parents[2]
+GLOSS = [sys.executable, "-c", "from app.cli import main; import sys; sys.exit(main())"]
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    seconds: float
+
+    def json(self):
+        return json.loads(self.body)
+
+    @property
+    def is_json_error(self) -> bool:
+        """The service's error shape: JSON {"status": <code>, "error": "<text>"} with the HTTP code."""
+        try:
+            payload = self.json()
+        except ValueError:
+            return False
+        return (isinstance(payload, dict) and payload.get("status") == self.status
+                and isinstance(payload.get("error"), str) and bool(payload["error"])
+                and self.headers.get("content-type", "").startswith("application/json"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`gloss serve` in a subprocess; `key` is the demo project's full-access key printed on first start."""
+
+    def __init__(self, data_dir: Path, workers: int = 2):
+        self.data_dir = Path(data_dir)
+        self.workers = workers
+        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
+        self.port = 0
+        self.process: subprocess.Popen | None = None
+        self.key = ""
+
+    # ----------------------------------------------------------------- life cycle
+    def start(self, timeout: float = 60.0) -> "Server":
+        self.port = free_port()
+        log = open(self.log_path, "ab")
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+        self.process = subprocess.Popen(
+            GLOSS + ["--data", str(self.data_dir), "serve", "--port", str(self.port), "--workers", str(self.workers)],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gloss serve exited: {self.log()[-2000:]}")
+            try:
+                if self.request("GET", "/api/ping", key=False, timeout=2).status == 200 \
+                        and len(self.worker_pids()) == self.workers:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"gloss serve did not answer: {self.log()[-2000:]}")
+        if not self.key:
+            for line in self.log().splitlines():
+                if line.startswith("Full-access API key: "):
+                    self.key = line.split(": ", 1)[1].strip()
+        return self
+
+    def stop(self) -> None:
+        """Graceful stop (SIGTERM to the master), then make sure nothing we started is left running."""
+        if self.process is None:
+            return
+        workers = self.worker_pids()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.reap(workers)
+        self.process = None
+
+    def kill_master(self) -> list[int]:
+        """SIGKILL the master, then its workers (orphans would linger otherwise); returns the pids killed."""
+        workers = self.worker_pids()
+        self.process.kill()
+        self.process.wait()
+        for pid in workers:
+            kill_quietly(pid)
+        self.reap(workers)
+        self.process = None
+        return workers
+
+    @staticmethod
+    def reap(pids: Iterable[int]) -> None:
+        for pid in pids:
+            for _ in range(100):
+                if not Path(f"/proc/{pid}").exists() or _is_zombie(pid):
+                    break
+                time.sleep(0.05)
+
+    def worker_pids(self) -> list[int]:
+        if self.process is None:
+            return []
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        except OSError:
+            return []
+        return [int(pid) for pid in children]
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def tracebacks(self) -> list[str]:
+        """Lines of the server log that start a traceback (there must be none)."""
+        lines = self.log().splitlines()
+        return [lines[i + 1] if i + 1 < len(lines) else line for i, line in enumerate(lines)
+                if line.startswith("Traceback") or "Exception ignored" in line]
+
+    # ----------------------------------------------------------------- requests
+    def request(self, method: str, path: str, body: bytes | Iterable[bytes] | None = None,
+                headers: dict[str, str] | None = None, key: bool | str = True, timeout: float = 60.0) -> Reply:
+        headers = dict(headers or {})
+        if key:
+            headers["Authorization"] = f"Loco {self.key if key is True else key}"
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        started = time.monotonic()
+        try:
+            chunked = body is not None and not isinstance(body, (bytes, bytearray))
+            connection.request(method, path, body=body, headers=headers, encode_chunked=chunked)
+            response = connection.getresponse()
+            data = response.read()
+            return Reply(response.status, {name.lower(): value for name, value in response.getheaders()}, data,
+                         time.monotonic() - started)
+        finally:
+            connection.close()
+
+    def raw(self, data: bytes, timeout: float = 10.0) -> bytes:
+        """Send raw bytes as a request and return the raw answer (for what http.client refuses to send)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
+            sock.sendall(data)
+            chunks = []
+            while True:
+                try:
+                    chunk = sock.recv(65536)
+                except (ConnectionResetError, socket.timeout):
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        return b"".join(chunks)
+
+    def head(self, project: str = "acme-notes") -> str:
+        return git(self.data_dir / "projects" / project, "rev-parse", "HEAD")
+
+
+def kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+# ----------------------------------------------------------------------------- the hostile corpus
+READABLE = [("po", ""), ("pot", ""), ("mo", ""), ("json", ""), ("json", "multi"), ("json", "jed"),
+            ("json", "chrome"), ("json", "i18next"), ("json", "i18next3"), ("json", "i18next4"), ("arb", ""),
+            ("csv", "")]
+
+
+def _json_shapes(n: int) -> Iterator[tuple[str, bytes]]:
+    yield "comment-openers", b"/*a" * (n // 3)
+    yield "backslash-quotes", b'"\\' * (n // 2)
+    yield "deep-arrays", b"[" * n
+    yield "deep-objects", b'{"a":' * (n // 5)
+    yield "huge-line", b'{"k": "' + b"x" * n
+    yield "bad-utf8", b'{"k": "' + b"\xff\xfe" * (n // 2) + b'"}'
+    body = b"{" + b",".join(b'"k%d": "value %d"' % (i, i) for i in range(n // 24)) + b"}"
+    yield "truncated", body[: len(body) // 2]
+    yield "line-comments", b"//" * (n // 2)
+    yield "unclosed-pairs", b'{"a":"b",' * (n // 9)
+
+
+def _po_shapes(n: int) -> Iterator[tuple[str, bytes]]:
+    header = b'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: fr\\n"\n\n'
+    yield "comment-block", header + b"#a\n" * (n // 3) + b'msgid "x'
+    yield "escaped-quotes", header + b'msgid "' + b'\\"' * (n // 2)
+    yield "huge-line", header + b'msgid "' + b"x" * n
+    yield "bad-utf8", header + b'msgid "a"\nmsgstr "' + b"\xff" * n + b'"\n'
+    entries = b"".join(b'msgid "k%d"\nmsgstr "v%d"\n\n' % (i, i) for i in range(n // 24))
+    yield "truncated", (header + entries)[: (len(header) + len(entries)) // 2] + b'\nmsgstr "'
+    yield "rot13-charset", header.replace(b"UTF-8", b"rot13") + b'msgid "a"\nmsgstr "b"\n'
+    yield "ten-plural-forms", (header.replace(b'"Language: fr\\n"', b'"Language: fr\\n"\n"Plural-Forms: nplurals=10; '
+                                              b'plural=n%10;\\n"')
+                               + b'msgid "a"\nmsgid_plural "b"\nmsgstr[0] "c"\nmsgstr[1] "d"\n')
+    formula = b"+".join([b"n"] * (n // 2))
+    yield "huge-formula", (header.replace(b'"Language: fr\\n"', b'"Language: fr\\n"\n"Plural-Forms: nplurals=2; '
+                                          b'plural=' + formula + b';\\n"')
+                           + b'msgid "a"\nmsgid_plural "b"\nmsgstr[0] "c"\nmsgstr[1] "d"\n')
+    yield "keyword-soup", b"msgid msgid msgid " * (n // 18)
+
+
+def _mo_shapes(n: int) -> Iterator[tuple[str, bytes]]:
+    import struct
+
+    magic = struct.pack("<I", 0x950412DE)
+    yield "truncated-header", magic + b"\x00" * 6
+    yield "huge-count", magic + struct.pack("<6I", 0, 0x7FFFFFFF, 28, 28 + 8, 0, 0) + b"\x00" * n
+    yield "offsets-beyond", magic + struct.pack("<6I", 0, 1, 28, 36, 0, 0) + struct.pack("<4I", 10 ** 9, 10 ** 9,
+                                                                                      5, 10 ** 9)
+    yield "bad-magic", b"\x12\x34\x56\x78" + b"\x00" * n
+    yield "bad-utf8", magic + struct.pack("<6I", 0, 1, 28, 36, 0, 0) + struct.pack("<4I", n, 44, n, 44) + \
+        b"\xff" * n
+
+
+def _csv_shapes(n: int) -> Iterator[tuple[str, bytes]]:
+    yield "unterminated-quote", b'id,fr\n"' + b"x" * n
+    yield "doubled-quotes", b'id,fr\n"' + b'""' * (n // 2)
+    yield "bad-utf8", b"id,fr\nk," + b"\xff" * n + b"\n"
+    yield "nul-unterminated", b'id,fr\nk,"\x00' + b"a\x00" * (n // 2)
+    yield "unknown-columns", b"id," + b"notalocale," * (n // 11) + b"\n"
+    rows = b"id,fr\n" + b"".join(b'k%d,"v%d"\n' % (i, i) for i in range(n // 12))
+    yield "truncated", rows[: n // 2] + b'\nk,"cut short'  # an unterminated quoted cell at the end
+
+
+SHAPES = {"po": _po_shapes, "pot": _po_shapes, "mo": _mo_shapes, "json": _json_shapes, "arb": _json_shapes,
+          "csv": _csv_shapes}
+
+
+def hostile_corpus(size: int) -> Iterator[tuple[str, str, str, bytes]]:
+    """(label, ext, variant, data) for every readable format and every hostile shape, about `size` bytes."""
+    for ext, variant in READABLE:
+        for label, data in SHAPES[ext](size):
+            yield f"{ext}{'/' + variant if variant else ''}:{label}", ext, variant, data
+
+
+def import_path(ext: str, variant: str) -> str:
+    query = "locale=fr" + (f"&format={variant}" if variant else "")
+    return f"/api/import/{ext}?{query}"
+
+
+def convert_path(ext: str) -> str:
+    """The keyless convert of a file of `ext` (read in its default variant) to JSON."""
+    return f"/api/convert/{ext}/hostile-fr.json"
