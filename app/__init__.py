@@ -47,5 +47,8 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     from .routes import register_routes
 
     register_routes(app)
+    from .web import register_web
+
+    register_web(app, data)
     app.wsgi_app = MethodOverride(app.wsgi_app, MAX_BODY_BYTES)
     return app

@@ -106,6 +106,12 @@ class Chunk:
                 chunk._parsed[key] = value
         return chunk
 
+    def differing_keys(self, other: "Chunk") -> list[str]:
+        """Keys whose line differs between this chunk and `other` (present in one only, or changed)."""
+        mine, theirs = self._lines, other._lines
+        changed = [key for key, line in mine.items() if theirs.get(key) != line]
+        return changed + [key for key in theirs if key not in mine]
+
     def to_bytes(self) -> bytes:
         if self._bytes is None:
             body = ",\n".join(self._lines.values())

@@ -1,14 +1,23 @@
-"""Translation history read back from Git: the revisions of one (asset, locale) pair, newest first."""
+"""Translation history read back from Git.
+
+- `revisions`: the revisions of one (asset, locale) pair, newest first.
+- `log`: the project's commits (author, time, summary, trailers, touched locales), newest first, filtered by
+  locale, author and tag, a page at a time.
+- `commit_changes`: what one commit changed, entry by entry: translations (old and new stored entry) and assets.
+"""
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
-from .canonical import Chunk
+from .canonical import EMPTY, Chunk
 from .errors import NotFound
 from .gitrepo import GitRepo
 from .project import Project
-from .snapshot import LOCALES_DIR, chunk_file
+from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, chunk_file, parse_chunk_number
+from .store import iso_from_timestamp
 
 _CHUNK_CACHE_SIZE = 64
 
@@ -39,8 +48,12 @@ def _blob_at(repo: GitRepo, tree: bytes, path: list[str]) -> bytes | None:
 
 
 def _trailers(message: bytes) -> dict[str, str]:
+    """The `Key: value` lines of the message's last paragraph (see storage.project.commit_message)."""
     found: dict[str, str] = {}
-    for line in message.decode("utf-8", "replace").splitlines():
+    paragraphs = message.decode("utf-8", "replace").strip().split("\n\n")
+    if len(paragraphs) < 2:
+        return found
+    for line in paragraphs[-1].splitlines():
         key, sep, value = line.partition(": ")
         if sep and key and " " not in key:
             found[key] = value.replace("\\n", "\n").replace("\\r", "\r").replace("\\\\", "\\")
@@ -84,3 +97,195 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000) -
             current_id, last_blob = trailers["Renamed-From"], None
         commit_id = commit.parents[0] if commit.parents else None
     return found
+
+
+# ----------------------------------------------------------------------------- the project's log
+COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass
+class CommitInfo:
+    """One commit as a reader of the history sees it."""
+
+    id: str
+    author_name: str
+    author_email: str
+    time: str  # ISO 8601 UTC, the author time (when the change was made)
+    summary: str
+    trailers: dict[str, str]
+    parent: str | None
+    locales: list[str] = field(default_factory=list)  # locales whose translations the commit changed
+
+
+@dataclass
+class TranslationChange:
+    asset_id: str
+    locale: str
+    old: dict[str, Any] | None  # stored entry before (None: untranslated)
+    new: dict[str, Any] | None  # stored entry after (None: erased)
+    tags: list[str]
+
+
+@dataclass
+class AssetChange:
+    asset_id: str
+    old: dict[str, Any] | None  # None: created
+    new: dict[str, Any] | None  # None: deleted
+
+
+@dataclass
+class CommitChanges:
+    info: CommitInfo
+    translations: list[TranslationChange]
+    assets: list[AssetChange]
+    project_changed: bool  # project.json: locales, tags, settings
+
+
+def _person(ident: bytes) -> tuple[str, str]:
+    text = ident.decode("utf-8", "replace")
+    name, _, email = text.partition(" <")
+    return name.strip(), email.rstrip(">").strip()
+
+
+def _commit_info(commit_id: bytes, commit) -> CommitInfo:
+    name, email = _person(commit.author)
+    message = commit.message.decode("utf-8", "replace")
+    return CommitInfo(id=commit_id.decode(), author_name=name, author_email=email,
+                      time=iso_from_timestamp(commit.author_time), summary=message.strip().split("\n", 1)[0],
+                      trailers=_trailers(commit.message),
+                      parent=commit.parents[0].decode() if commit.parents else None)
+
+
+class _Walker:
+    """Reads trees and chunks of several commits, sharing parsed objects between them."""
+
+    def __init__(self, repo: GitRepo):
+        self.repo = repo
+        self.chunks = _ChunkCache(repo)
+        self._trees: OrderedDict[bytes, dict[str, tuple[int, bytes]]] = OrderedDict()
+
+    def tree(self, tree_id: bytes | None) -> dict[str, tuple[int, bytes]]:
+        if tree_id is None:
+            return {}
+        entries = self._trees.get(tree_id)
+        if entries is None:
+            entries = self._trees[tree_id] = self.repo.read_tree(tree_id)
+            if len(self._trees) > 4 * _CHUNK_CACHE_SIZE:
+                self._trees.popitem(last=False)
+        return entries
+
+    def subtree(self, tree_id: bytes | None, name: str) -> bytes | None:
+        entry = self.tree(tree_id).get(name)
+        return entry[1] if entry else None
+
+    def chunk(self, blob: bytes | None) -> Chunk:
+        return EMPTY if blob is None else self.chunks.get(blob)
+
+    def changed_locales(self, old_root: bytes | None, new_root: bytes) -> list[str]:
+        """Locales whose directory differs between two root trees (only the `locales` trees are read)."""
+        old = self.tree(self.subtree(old_root, LOCALES_DIR))
+        new = self.tree(self.subtree(new_root, LOCALES_DIR))
+        return sorted(code for code in old.keys() | new.keys() if old.get(code) != new.get(code))
+
+    def changed_files(self, old_tree: bytes | None, new_tree: bytes | None,
+                      prefix: str = "") -> Iterator[tuple[str, bytes | None, bytes | None]]:
+        """(path, old blob, new blob) of every file that differs, descending only into differing trees."""
+        if old_tree == new_tree:
+            return
+        old, new = self.tree(old_tree), self.tree(new_tree)
+        for name in sorted(old.keys() | new.keys()):
+            before, after = old.get(name), new.get(name)
+            if before == after:
+                continue
+            before_is_tree = before is not None and before[0] & 0o040000 == 0o040000
+            after_is_tree = after is not None and after[0] & 0o040000 == 0o040000
+            if before_is_tree or after_is_tree:
+                yield from self.changed_files(before[1] if before_is_tree else None,
+                                              after[1] if after_is_tree else None, f"{prefix}{name}/")
+            else:
+                yield f"{prefix}{name}", before[1] if before else None, after[1] if after else None
+
+
+def _asset_tags(walker: _Walker, roots: tuple[bytes | None, bytes], number: int, asset_id: str) -> list[str]:
+    """The asset's tags after the commit (before it, for an asset the commit deleted)."""
+    for root in reversed(roots):
+        blob = walker.subtree(walker.subtree(root, ASSETS_DIR), chunk_file(number))
+        record = walker.chunk(blob).get(asset_id)
+        if record is not None:
+            return list(record.get("tags", []))
+    return []
+
+
+def _changes(walker: _Walker, commit_id: bytes) -> CommitChanges:
+    repo = walker.repo
+    commit = repo.read_commit(commit_id)
+    info = _commit_info(commit_id, commit)
+    old_root = repo.read_commit(commit.parents[0]).tree if commit.parents else None
+    roots = (old_root, commit.tree)
+    translations: list[TranslationChange] = []
+    assets: list[AssetChange] = []
+    project_changed = False
+    for path, before, after in walker.changed_files(old_root, commit.tree):
+        parts = path.split("/")
+        if path == PROJECT_FILE:
+            project_changed = True
+            continue
+        old_chunk, new_chunk = walker.chunk(before), walker.chunk(after)
+        if parts[0] == ASSETS_DIR and len(parts) == 2:
+            for key in old_chunk.differing_keys(new_chunk):
+                assets.append(AssetChange(key, old_chunk.get(key), new_chunk.get(key)))
+        elif parts[0] == LOCALES_DIR and len(parts) == 3:
+            number = parse_chunk_number(parts[2])
+            for key in old_chunk.differing_keys(new_chunk):
+                translations.append(TranslationChange(key, parts[1], old_chunk.get(key), new_chunk.get(key),
+                                                      _asset_tags(walker, roots, number, key)))
+    info.locales = sorted({change.locale for change in translations})
+    return CommitChanges(info, translations, assets, project_changed)
+
+
+def commit_changes(project: Project, commit_id: str) -> CommitChanges:
+    """What one commit of the project changed; NotFound for anything that is not one of its commits."""
+    if not COMMIT_ID.match(commit_id or ""):
+        raise NotFound("No such commit")
+    try:
+        return _changes(_Walker(project.repo), commit_id.encode())
+    except (KeyError, ValueError):  # absent object, or not a commit
+        raise NotFound("No such commit") from None
+
+
+def _matches_author(info: CommitInfo, author: str) -> bool:
+    wanted = author.casefold()
+    return wanted in info.author_name.casefold() or wanted in info.author_email.casefold()
+
+
+def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", offset: int = 0,
+        limit: int = 20) -> tuple[list[CommitInfo], bool]:
+    """A page of the first-parent history from HEAD, newest first, and whether more commits match.
+
+    Filters: `locale` keeps commits that changed that locale's translations (a tree comparison, no file is
+    parsed); `author` matches the author's name or email (case-insensitive substring); `tag` keeps commits
+    that changed a translation or an asset carrying the tag (those commits' changed chunks are read).
+    """
+    walker = _Walker(project.repo)
+    page: list[CommitInfo] = []
+    skipped = 0
+    commit_id = project.repo.head()
+    while commit_id:
+        commit = project.repo.read_commit(commit_id)
+        info = _commit_info(commit_id, commit)
+        parent_root = project.repo.read_commit(commit.parents[0]).tree if commit.parents else None
+        info.locales = walker.changed_locales(parent_root, commit.tree)
+        keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))
+        if keep and tag:
+            changes = _changes(walker, commit_id)
+            keep = any(tag in change.tags for change in changes.translations) or any(
+                tag in (change.new or change.old or {}).get("tags", []) for change in changes.assets)
+        if keep:
+            if skipped < offset:
+                skipped += 1
+            elif len(page) == limit:
+                return page, True
+            else:
+                page.append(info)
+        commit_id = commit.parents[0] if commit.parents else None
+    return page, False
