@@ -9,8 +9,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 2
 # Debian packages the test-suite's independent validators and the store need: git (the store and the
-# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files).
-APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext
+# clone tests), gettext (msgfmt/msgunfmt validate PO and MO files), chromium and its driver (the web pages
+# are tested in a real headless browser).
+APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext chromium:chromium chromedriver:chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
@@ -35,6 +36,7 @@ run: install system-tools
 		key=$$($(BIN)/gloss --data $(DATA) key create acme-notes --user "make run" | tail -n 1); \
 		echo "Full-access API key for the demo project: $$key"; \
 		echo "Try: curl -H \"Authorization: Loco $$key\" http://localhost:$(PORT)/api/auth/verify"; \
+		echo "Dashboard: http://localhost:$(PORT)/ (sign in with the key)"; \
 	fi
 	$(BIN)/gloss --data $(DATA) serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
