@@ -208,9 +208,13 @@ def test_a_french_edit_is_one_new_revision_in_the_api_and_signing_out_ends_the_s
     assert browser.find_elements(By.ID, "key"), "a signed-out browser is sent to the sign-in page"
 
 
-def test_arabic_text_is_laid_out_right_to_left(signed_out, server):
+def test_arabic_text_is_laid_out_right_to_left(signed_out, server, tmp_path):
     browser = signed_out
     sign_in(browser, server.full)
+    browser.get(server.url + "/asset?id=notes.count")
+    plural = browser.find_element(By.CSS_SELECTOR, "#locale-ar table.plurals .text")
+    assert plural.get_attribute("dir") == "rtl"
+    screenshot(browser, tmp_path / "asset.png")
     browser.get(server.url + "/asset?id=home.title")
     text = browser.find_element(By.CSS_SELECTOR, "#locale-ar .current .text")
     assert text.get_attribute("dir") == "rtl" and text.get_attribute("lang") == "ar"
