@@ -49,6 +49,7 @@ bench: install system-tools
 	-$(BIN)/python bench/bench_transfer.py
 	-$(BIN)/python bench/formats/bench_formats.py
 	-$(BIN)/python bench/bench_api.py
+	-$(BIN)/python bench/bench_web.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

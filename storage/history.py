@@ -138,7 +138,7 @@ class CommitChanges:
     info: CommitInfo
     translations: list[TranslationChange]
     assets: list[AssetChange]
-    project_changed: bool  # project.json: locales, tags, settings
+    project_changed: bool = False  # project.json: locales, tags, settings
 
 
 def _person(ident: bytes) -> tuple[str, str]:
@@ -216,39 +216,79 @@ def _asset_tags(walker: _Walker, roots: tuple[bytes | None, bytes], number: int,
     return []
 
 
-def _changes(walker: _Walker, commit_id: bytes) -> CommitChanges:
-    repo = walker.repo
-    commit = repo.read_commit(commit_id)
-    info = _commit_info(commit_id, commit)
-    old_root = repo.read_commit(commit.parents[0]).tree if commit.parents else None
-    roots = (old_root, commit.tree)
-    translations: list[TranslationChange] = []
-    assets: list[AssetChange] = []
-    project_changed = False
-    for path, before, after in walker.changed_files(old_root, commit.tree):
+def _roots(walker: _Walker, commit) -> tuple[bytes | None, bytes]:
+    """(parent's root tree or None, the commit's root tree)."""
+    return (walker.repo.read_commit(commit.parents[0]).tree if commit.parents else None), commit.tree
+
+
+def _changed_entries(walker: _Walker, roots: tuple[bytes | None, bytes]
+                     ) -> Iterator[tuple[str, str, int, str, Chunk, Chunk]]:
+    """(kind, locale, chunk number, key, old chunk, new chunk) of every changed entry, lazily; kind is
+    "asset", "translation" or "project" (project.json: key, locale and chunks are empty then)."""
+    for path, before, after in walker.changed_files(*roots):
         parts = path.split("/")
         if path == PROJECT_FILE:
-            project_changed = True
+            yield "project", "", 0, "", EMPTY, EMPTY
             continue
         old_chunk, new_chunk = walker.chunk(before), walker.chunk(after)
         if parts[0] == ASSETS_DIR and len(parts) == 2:
-            for key in old_chunk.differing_keys(new_chunk):
-                assets.append(AssetChange(key, old_chunk.get(key), new_chunk.get(key)))
+            kind, locale = "asset", ""
         elif parts[0] == LOCALES_DIR and len(parts) == 3:
-            number = parse_chunk_number(parts[2])
-            for key in old_chunk.differing_keys(new_chunk):
-                translations.append(TranslationChange(key, parts[1], old_chunk.get(key), new_chunk.get(key),
-                                                      _asset_tags(walker, roots, number, key)))
-    info.locales = sorted({change.locale for change in translations})
-    return CommitChanges(info, translations, assets, project_changed)
+            kind, locale = "translation", parts[1]
+        else:
+            continue
+        number = parse_chunk_number(parts[-1])
+        for key in old_chunk.differing_keys(new_chunk):
+            yield kind, locale, number, key, old_chunk, new_chunk
 
 
-def commit_changes(project: Project, commit_id: str) -> CommitChanges:
-    """What one commit of the project changed; NotFound for anything that is not one of its commits."""
+def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tuple[CommitChanges, int]:
+    """The commit's changes (at most `limit` entries detailed) and how many entries it changed in all."""
+    commit = walker.repo.read_commit(commit_id)
+    info = _commit_info(commit_id, commit)
+    roots = _roots(walker, commit)
+    found = CommitChanges(info, [], [], False)
+    locales: set[str] = set()
+    total = 0
+    for kind, locale, number, key, old_chunk, new_chunk in _changed_entries(walker, roots):
+        if kind == "project":
+            found.project_changed = True
+            continue
+        total += 1
+        locales.add(locale)
+        if limit is not None and total > limit:
+            continue
+        if kind == "asset":
+            found.assets.append(AssetChange(key, old_chunk.get(key), new_chunk.get(key)))
+        else:
+            found.translations.append(TranslationChange(key, locale, old_chunk.get(key), new_chunk.get(key),
+                                                        _asset_tags(walker, roots, number, key)))
+    info.locales = sorted(locales - {""})
+    return found, total
+
+
+def _touches_tag(walker: _Walker, commit, tag: str) -> bool:
+    """Whether the commit changed an asset carrying `tag`, or a translation of one (stops at the first)."""
+    roots = _roots(walker, commit)
+    seen: set[str] = set()
+    for kind, _, number, key, old_chunk, new_chunk in _changed_entries(walker, roots):
+        if kind == "asset":
+            if tag in (new_chunk.get(key) or old_chunk.get(key) or {}).get("tags", []):
+                return True
+        elif kind == "translation" and key not in seen:
+            seen.add(key)
+            if tag in _asset_tags(walker, roots, number, key):
+                return True
+    return False
+
+
+def commit_changes(project: Project, commit_id: str, limit: int | None = None) -> tuple[CommitChanges, int]:
+    """What one commit of the project changed (at most `limit` entries detailed) and how many entries in all;
+    NotFound for anything that is not one of its commits."""
     if not COMMIT_ID.match(commit_id or ""):
         raise NotFound("No such commit")
     try:
-        return _changes(_Walker(project.repo), commit_id.encode())
+        return _changes(_Walker(project.repo), commit_id.encode(), limit)
     except (KeyError, ValueError):  # absent object, or not a commit
         raise NotFound("No such commit") from None
 
@@ -270,16 +310,15 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
     page: list[CommitInfo] = []
     skipped = 0
     commit_id = project.repo.head()
+    commit = project.repo.read_commit(commit_id) if commit_id else None
     while commit_id:
-        commit = project.repo.read_commit(commit_id)
         info = _commit_info(commit_id, commit)
-        parent_root = project.repo.read_commit(commit.parents[0]).tree if commit.parents else None
-        info.locales = walker.changed_locales(parent_root, commit.tree)
+        parent_id = commit.parents[0] if commit.parents else None
+        parent = project.repo.read_commit(parent_id) if parent_id else None
+        info.locales = walker.changed_locales(parent.tree if parent else None, commit.tree)
         keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))
         if keep and tag:
-            changes = _changes(walker, commit_id)
-            keep = any(tag in change.tags for change in changes.translations) or any(
-                tag in (change.new or change.old or {}).get("tags", []) for change in changes.assets)
+            keep = _touches_tag(walker, commit, tag)
         if keep:
             if skipped < offset:
                 skipped += 1
@@ -287,5 +326,5 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
                 return page, True
             else:
                 page.append(info)
-        commit_id = commit.parents[0] if commit.parents else None
+        commit_id, commit = parent_id, parent
     return page, False

@@ -339,3 +339,16 @@ def test_word_diff_marks_changed_words_and_single_ideographs():
     old, new = word_diff("新しいノート", "新規ノート")
     assert "".join(text for _, text in old) == "新しいノート" and any(changed for changed, _ in new)
     assert word_diff("", "Bonjour") == ([], [(True, "Bonjour")])
+
+
+def test_a_change_page_details_a_bounded_number_of_entries_and_counts_the_rest(full, demo, monkeypatch):
+    from app.web import views
+
+    monkeypatch.setattr(views, "CHANGES_SHOWN", 3)
+    bulk = git(demo[0].path, "log", "--format=%H", "--grep=^Add 42 assets").split()[0]
+    # every entry is one line of a canonical file: Git's own diff counts the changed entries
+    entries = sum(line.startswith('+"') for line in git(demo[0].path, "show", "--format=", "-U0", bulk).splitlines())
+    assert entries > 3
+    body = page(full, f"/changes/{bulk}")
+    assert body.count('class="badge">created</span>') + body.count('<article class="diff"') == 3
+    assert f"{entries - 3} more changes not shown" in body

@@ -25,6 +25,7 @@ bp = Blueprint("web", __name__, template_folder="templates", static_folder="stat
                static_url_path="/ui/static")
 CHANGES_PER_PAGE = 25
 RESULTS_PER_PAGE = 50
+CHANGES_SHOWN = 500  # entries detailed on one change page (a bulk import can change tens of thousands)
 LAST_CHANGES = 5
 # Asset properties a change page shows (bookkeeping such as `n` and `modified` is left out).
 ASSET_FIELDS = ("type", "context", "notes", "printf", "tags", "plurals", "plural_of", "aliases")
@@ -213,8 +214,10 @@ def _asset_view(snap: Snapshot, change: history.AssetChange) -> dict[str, Any]:
 @web_requires("read")
 def change(commit_id: str):
     snap = snapshot()
-    found = history.commit_changes(project(), commit_id)
+    found, total = history.commit_changes(project(), commit_id, limit=CHANGES_SHOWN)
+    shown = len(found.translations) + len(found.assets)
     return render_template("change.html", snap=snap, info=found.info, project_changed=found.project_changed,
+                           hidden=total - shown,
                            translations=[_translation_view(snap, item) for item in found.translations],
                            assets=[_asset_view(snap, item) for item in found.assets])
 
