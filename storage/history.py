@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 from .canonical import EMPTY, Chunk
@@ -103,9 +103,9 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000) -
 COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 
 
-@dataclass
+@dataclass(frozen=True)
 class CommitInfo:
-    """One commit as a reader of the history sees it."""
+    """One commit as a reader of the history sees it (immutable, like the commit: shared through a cache)."""
 
     id: str
     author_name: str
@@ -114,7 +114,7 @@ class CommitInfo:
     summary: str
     trailers: dict[str, str]
     parent: str | None
-    locales: list[str] = field(default_factory=list)  # locales whose translations the commit changed
+    locales: tuple[str, ...] = ()  # locales whose translations the commit changed
 
 
 @dataclass
@@ -263,7 +263,7 @@ def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tup
         else:
             found.translations.append(TranslationChange(key, locale, old_chunk.get(key), new_chunk.get(key),
                                                         _asset_tags(walker, roots, number, key)))
-    info.locales = sorted(locales - {""})
+    found.info = replace(info, locales=tuple(sorted(locales - {""})))
     return found, total
 
 
@@ -310,15 +310,12 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
     page: list[CommitInfo] = []
     skipped = 0
     commit_id = project.repo.head()
-    commit = project.repo.read_commit(commit_id) if commit_id else None
     while commit_id:
-        info = _commit_info(commit_id, commit)
-        parent_id = commit.parents[0] if commit.parents else None
-        parent = project.repo.read_commit(parent_id) if parent_id else None
-        info.locales = walker.changed_locales(parent.tree if parent else None, commit.tree)
+        info = _summary(walker, commit_id)
         keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))
         if keep and tag:
-            keep = _touches_tag(walker, commit, tag)
+            keep = _cached(_TAG_CACHE, (commit_id, tag),
+                           lambda: _touches_tag(walker, walker.repo.read_commit(commit_id), tag))
         if keep:
             if skipped < offset:
                 skipped += 1
@@ -326,5 +323,34 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
                 return page, True
             else:
                 page.append(info)
-        commit_id, commit = parent_id, parent
+        commit_id = info.parent.encode() if info.parent else None
     return page, False
+
+
+# Commits never change, so what was read from one is kept per process (bounded): a later page of the log,
+# or the same page for the next reader, costs no object reads for the commits already seen.
+_CACHE_ENTRIES = 200_000
+_SUMMARY_CACHE: dict[bytes, CommitInfo] = {}
+_TAG_CACHE: dict[tuple[bytes, str], bool] = {}
+
+
+def _cached(cache: dict, key, compute):
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        if len(cache) >= _CACHE_ENTRIES:
+            cache.clear()  # crude but bounded; refilled by the next walks
+        cache[key] = value
+    return value
+
+
+def _summary(walker: _Walker, commit_id: bytes) -> CommitInfo:
+    """The commit's info with the locales it changed (a comparison of `locales` trees with its parent's)."""
+
+    def compute() -> CommitInfo:
+        commit = walker.repo.read_commit(commit_id)
+        parent_root = walker.repo.read_commit(commit.parents[0]).tree if commit.parents else None
+        return replace(_commit_info(commit_id, commit),
+                       locales=tuple(walker.changed_locales(parent_root, commit.tree)))
+
+    return _cached(_SUMMARY_CACHE, commit_id, compute)

@@ -227,7 +227,9 @@ def test_pages_fit_a_phone_screen(signed_out, server, tmp_path):
     browser = signed_out
     browser.set_window_size(390, 844)
     sign_in(browser, server.full)
-    for path in ("/", "/changes", "/asset?id=notes.count", "/search?q=note"):
+    browser.get(server.url + "/changes")
+    latest = browser.find_element(By.CSS_SELECTOR, ".commits li:first-child a.summary").get_attribute("href")
+    for path in ("/", "/changes", latest.removeprefix(server.url), "/asset?id=notes.count", "/search?q=note"):
         browser.get(server.url + path)
         overflow = browser.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
