@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from .canonical import EMPTY, Chunk
+from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
 from .gitrepo import GitRepo
 from .project import Project
@@ -163,6 +163,7 @@ class _Walker:
         self.repo = repo
         self.chunks = _ChunkCache(repo)
         self._trees: OrderedDict[bytes, dict[str, tuple[int, bytes]]] = OrderedDict()
+        self._raw: OrderedDict[bytes, bytes] = OrderedDict()
 
     def tree(self, tree_id: bytes | None) -> dict[str, tuple[int, bytes]]:
         if tree_id is None:
@@ -180,6 +181,17 @@ class _Walker:
 
     def chunk(self, blob: bytes | None) -> Chunk:
         return EMPTY if blob is None else self.chunks.get(blob)
+
+    def raw(self, blob: bytes | None) -> bytes:
+        """A file's bytes; consecutive commits share most blobs, so the recent ones are kept."""
+        if blob is None:
+            return b""
+        data = self._raw.get(blob)
+        if data is None:
+            data = self._raw[blob] = self.repo.read_raw(blob)
+            if len(self._raw) > _CHUNK_CACHE_SIZE:
+                self._raw.popitem(last=False)
+        return data
 
     def changed_locales(self, old_root: bytes | None, new_root: bytes) -> list[str]:
         """Locales whose directory differs between two root trees (only the `locales` trees are read)."""
@@ -222,15 +234,14 @@ def _roots(walker: _Walker, commit) -> tuple[bytes | None, bytes]:
 
 
 def _changed_entries(walker: _Walker, roots: tuple[bytes | None, bytes]
-                     ) -> Iterator[tuple[str, str, int, str, Chunk, Chunk]]:
-    """(kind, locale, chunk number, key, old chunk, new chunk) of every changed entry, lazily; kind is
-    "asset", "translation" or "project" (project.json: key, locale and chunks are empty then)."""
+                     ) -> Iterator[tuple[str, str, int, str, bytes | None, bytes | None]]:
+    """(kind, locale, chunk number, key, old blob, new blob) of every changed entry, lazily; kind is
+    "asset", "translation" or "project" (project.json: key and locale are empty then)."""
     for path, before, after in walker.changed_files(*roots):
         parts = path.split("/")
         if path == PROJECT_FILE:
-            yield "project", "", 0, "", EMPTY, EMPTY
+            yield "project", "", 0, "", before, after
             continue
-        old_chunk, new_chunk = walker.chunk(before), walker.chunk(after)
         if parts[0] == ASSETS_DIR and len(parts) == 2:
             kind, locale = "asset", ""
         elif parts[0] == LOCALES_DIR and len(parts) == 3:
@@ -238,8 +249,8 @@ def _changed_entries(walker: _Walker, roots: tuple[bytes | None, bytes]
         else:
             continue
         number = parse_chunk_number(parts[-1])
-        for key in old_chunk.differing_keys(new_chunk):
-            yield kind, locale, number, key, old_chunk, new_chunk
+        for key in changed_keys(walker.raw(before), walker.raw(after)):
+            yield kind, locale, number, key, before, after
 
 
 def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tuple[CommitChanges, int]:
@@ -250,7 +261,7 @@ def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tup
     found = CommitChanges(info, [], [], False)
     locales: set[str] = set()
     total = 0
-    for kind, locale, number, key, old_chunk, new_chunk in _changed_entries(walker, roots):
+    for kind, locale, number, key, before, after in _changed_entries(walker, roots):
         if kind == "project":
             found.project_changed = True
             continue
@@ -258,10 +269,11 @@ def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tup
         locales.add(locale)
         if limit is not None and total > limit:
             continue
+        old, new = walker.chunk(before).get(key), walker.chunk(after).get(key)
         if kind == "asset":
-            found.assets.append(AssetChange(key, old_chunk.get(key), new_chunk.get(key)))
+            found.assets.append(AssetChange(key, old, new))
         else:
-            found.translations.append(TranslationChange(key, locale, old_chunk.get(key), new_chunk.get(key),
+            found.translations.append(TranslationChange(key, locale, old, new,
                                                         _asset_tags(walker, roots, number, key)))
     found.info = replace(info, locales=tuple(sorted(locales - {""})))
     return found, total
@@ -271,14 +283,16 @@ def _touches_tag(walker: _Walker, commit, tag: str) -> bool:
     """Whether the commit changed an asset carrying `tag`, or a translation of one (stops at the first)."""
     roots = _roots(walker, commit)
     seen: set[str] = set()
-    for kind, _, number, key, old_chunk, new_chunk in _changed_entries(walker, roots):
+    for kind, _, number, key, before, after in _changed_entries(walker, roots):
+        if kind == "project" or key in seen:
+            continue
+        seen.add(key)
         if kind == "asset":
-            if tag in (new_chunk.get(key) or old_chunk.get(key) or {}).get("tags", []):
+            record = walker.chunk(after).get(key) or walker.chunk(before).get(key) or {}
+            if tag in record.get("tags", []):
                 return True
-        elif kind == "translation" and key not in seen:
-            seen.add(key)
-            if tag in _asset_tags(walker, roots, number, key):
-                return True
+        elif tag in _asset_tags(walker, roots, number, key):
+            return True
     return False
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+import time
 from functools import wraps
 from pathlib import Path
 from typing import Callable
@@ -40,7 +41,6 @@ def load_secret(data_dir: Path) -> bytes:
             secret = path.read_bytes().strip()
             if secret:
                 return secret
-            import time
             time.sleep(0.02)
         raise RuntimeError(f"{path} is empty: delete it to generate a new secret")
     secret = secrets.token_hex(32).encode()
