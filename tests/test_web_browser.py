@@ -29,6 +29,7 @@ from selenium.webdriver.common.by import By
 
 PROJECT = "acme-notes"
 DEMO_LOCALES = ["en", "fr", "de", "ja", "ar"]
+WAIT = 20  # seconds an element may take to appear (CI machines are slow and shared)
 
 
 @dataclass
@@ -104,7 +105,7 @@ def browser():
                      "--window-size=1280,1000", "--lang=en-US"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=require_tool("chromedriver")), options=options)
-    driver.implicitly_wait(5)
+    driver.implicitly_wait(WAIT)
     yield driver
     driver.quit()
 
@@ -246,7 +247,7 @@ def test_a_readonly_key_gets_no_edit_form_and_a_forged_post_is_refused(signed_ou
     assert browser.find_element(By.CSS_SELECTOR, "#locale-fr .current")
     browser.implicitly_wait(0)
     assert browser.find_elements(By.CSS_SELECTOR, "form.edit, form.edit-flag, textarea") == []
-    browser.implicitly_wait(5)
+    browser.implicitly_wait(WAIT)
     before = server.api("/api/translations/home.title/fr")
     # a post built in the page itself, carrying this session's valid form token: only the key's rights stop it
     browser.execute_script("""
