@@ -53,7 +53,7 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
 
 def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.json.ensure_ascii = False
     data = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -71,7 +71,9 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
 
     register_routes(app)
     from .githttp import GitHttp
+    from .web import register_web
 
+    register_web(app, data)
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
     app.wsgi_app = DispatcherMiddleware(BodyGuard(app.wsgi_app, key_is_valid(keys)), {"/git": GitHttp(store, keys)})
     return app
