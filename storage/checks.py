@@ -24,7 +24,9 @@ from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .gitrepo import GitRepo
 from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_asset_id
-from .snapshot import ASSETS_DIR, LOCALE_CODE, LOCALES_DIR, PROJECT_FILE
+from vocabulary import is_canonical_locale
+
+from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_TEXT_CHARS = 1024 * 1024
@@ -83,7 +85,7 @@ def check_project(meta: Any) -> dict[str, Any]:
     codes = []
     for record in locales:
         if not (isinstance(record, dict) and isinstance(record.get("code"), str)
-                and isinstance(record.get("name"), str) and LOCALE_CODE.match(record["code"])):
+                and isinstance(record.get("name"), str) and is_canonical_locale(record["code"])):
             raise Invalid(f"{PROJECT_FILE}: invalid locale record {record!r}")
         codes.append(record["code"])
     if len(set(codes)) != len(codes):
@@ -371,7 +373,7 @@ class CommitChecker:
                     files[self._chunk_path(f"{ASSETS_DIR}/{chunk}", chunk_mode)] = blob
             elif name == LOCALES_DIR and stat.S_ISDIR(mode):
                 for code, (code_mode, tree) in self.repo.read_tree(hex_id).items():
-                    if not stat.S_ISDIR(code_mode) or not LOCALE_CODE.match(code):
+                    if not stat.S_ISDIR(code_mode) or not is_canonical_locale(code):
                         raise Invalid(f"{LOCALES_DIR}/{code}: not a locale directory")
                     for chunk, (chunk_mode, blob) in self.repo.read_tree(tree).items():
                         files[self._chunk_path(f"{LOCALES_DIR}/{code}/{chunk}", chunk_mode)] = blob
