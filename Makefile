@@ -15,9 +15,11 @@ WORKERS ?= 2
 # ruby (Psych reads YAML exports), php-cli (php -l, include and parse_ini_string read PHP and INI exports).
 APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrelease:qttools5-dev-tools \
 	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless \
-	ruby:ruby php:php-cli plistutil:libplist-utils sfparse:gnustep-base-runtime genrb:icu-devtools derb:icu-devtools
+	ruby:ruby php:php-cli plistutil:libplist-utils sfparse:gnustep-base-runtime genrb:icu-devtools derb:icu-devtools \
+	chromium:chromium chromedriver:chromium-driver
 # libplist-utils (plistutil reads plist, bplist and stringsdict exports), gnustep-base-runtime (sfparse checks .strings),
-# icu-devtools (genrb compiles .txt, derb dumps .res).
+# icu-devtools (genrb compiles .txt, derb dumps .res), chromium and its driver (the web
+# pages are tested in a real headless browser).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
@@ -42,6 +44,7 @@ run: install system-tools
 		key=$$($(BIN)/gloss --data $(DATA) key create acme-notes --user "make run" | tail -n 1); \
 		echo "Full-access API key for the demo project: $$key"; \
 		echo "Try: curl -H \"Authorization: Loco $$key\" http://localhost:$(PORT)/api/auth/verify"; \
+		echo "Dashboard: http://localhost:$(PORT)/ (sign in with the key)"; \
 	fi
 	$(BIN)/gloss --data $(DATA) serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
@@ -56,6 +59,7 @@ bench: install system-tools
 	-$(BIN)/python bench/formats/bench_formats3.py
 	-$(BIN)/python bench/bench_api.py
 	-$(BIN)/python bench/bench_xcstrings.py
+	-$(BIN)/python bench/bench_web.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks

@@ -33,7 +33,7 @@ def register_body_limit(app: Flask) -> None:
 
 def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.json.ensure_ascii = False
     data = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -47,5 +47,8 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Fla
     from .routes import register_routes
 
     register_routes(app)
+    from .web import register_web
+
+    register_web(app, data)
     app.wsgi_app = MethodOverride(app.wsgi_app, MAX_BODY_BYTES)
     return app

@@ -13,9 +13,17 @@ from storage.store import Store
 from . import default_data_dir
 
 
-def curl_example(key: str, host: str, port: int) -> str:
+def base_url(host: str, port: int) -> str:
     shown = "localhost" if host in ("0.0.0.0", "127.0.0.1", "::") else host
-    return f'curl -H "Authorization: Loco {key}" http://{shown}:{port}/api/auth/verify'
+    return f"http://{shown}:{port}"
+
+
+def dashboard_line(host: str, port: int) -> str:
+    return f"Dashboard: {base_url(host, port)}/ (sign in with an API key)"
+
+
+def curl_example(key: str, host: str, port: int) -> str:
+    return f'curl -H "Authorization: Loco {key}" {base_url(host, port)}/api/auth/verify'
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -26,10 +34,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         project, key = seed_demo(store, keys)
         print(f"Seeded the demo project {project.id!r} in {args.data}")
         print(f"Full-access API key: {key}")
-        print(f"Try: {curl_example(key, args.host, args.port)}", flush=True)
+        print(dashboard_line(args.host, args.port))
+        print(f"Try: {curl_example(key, args.host, args.port)}", flush=True)  # stays last: scripts wait for it
     else:
         print(f"Serving {len(store.project_ids())} project(s) from {args.data}; "
-              "make a key with: gloss key create PROJECT", flush=True)
+              "make a key with: gloss key create PROJECT")
+        print(dashboard_line(args.host, args.port), flush=True)
     from .server import run_gunicorn
 
     run_gunicorn(args.data, args.host, args.port, args.workers)

@@ -34,3 +34,9 @@ def resolve_project_locale(requested: str, codes: list[str]) -> str | None:
         if code.lower() == wanted:
             return code
     return None
+
+
+def text_direction(code: str) -> str:
+    """`rtl` or `ltr`: the script direction CLDR gives the locale (Arabic, Hebrew … are right-to-left)."""
+    locale = babel_locale(code)
+    return "rtl" if locale is not None and locale.character_order == "right-to-left" else "ltr"

@@ -34,6 +34,24 @@ def _line_key(line: str) -> str:
     return key
 
 
+def changed_keys(old: bytes, new: bytes) -> list[str]:
+    """Keys of the entries that differ between two canonical files (added, removed or changed).
+
+    A set difference of the files' lines (without the separating commas, which move when an entry is
+    appended), so only the differing lines are decoded: far cheaper than parsing both files.
+    """
+    old_lines = [line.rstrip(b",") for line in old.split(b"\n")]
+    new_lines = [line.rstrip(b",") for line in new.split(b"\n")]
+    differing = set(old_lines).symmetric_difference(new_lines) - {b"{", b"}", b""}
+    if not differing:
+        return []
+    keys: dict[str, None] = {}
+    for line in new_lines + old_lines:  # in file order, new entries first
+        if line in differing:
+            keys[_line_key(line.decode("utf-8"))] = None
+    return list(keys)
+
+
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 

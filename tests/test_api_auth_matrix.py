@@ -1,8 +1,9 @@
 """Who may call what: the access matrix of every route, generated from the Flask route table.
 
-Nothing here lists the routes by hand. Every rule of `app.url_map` (static, HEAD and OPTIONS aside) is turned
-into a concrete URL on the seeded demo project and called with no key, wrong keys, and the three key types in
-the four ways a key can be sent. The expectation for each key type is derived from the route's `gloss_kind`
+Nothing here lists the routes by hand. Every API rule of `app.url_map` (those under `/api/`; HEAD and OPTIONS
+aside) is turned into a concrete URL on the seeded demo project and called with no key, wrong keys, and the
+three key types in the four ways a key can be sent. (The web pages outside `/api/` sign in with a session
+cookie instead; tests/test_web_pages.py checks that every other rule is one of them.) The expectation for each key type is derived from the route's `gloss_kind`
 ("read", "export", "write", set by `app.auth.requires`), and the same kinds must appear as `x-gloss-access` in
 the OpenAPI description, which must list exactly the registered routes.
 """
@@ -19,6 +20,7 @@ import pytest
 from app import create_app
 from app.auth import KINDS
 from app.openapi import build_document
+from app.routes import is_api_rule
 from app.seed import seed_demo
 from tests.conftest import AUTH_MODES, Keys, auth
 
@@ -83,7 +85,7 @@ def route_table() -> list[Route]:
         app = create_app(Path(tmp) / "data", testing=True)
         routes = []
         for rule in app.url_map.iter_rules():
-            if rule.endpoint == "static":
+            if not is_api_rule(rule.rule):
                 continue
             kind = getattr(app.view_functions[rule.endpoint], "gloss_kind", None)
             for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):

@@ -1,6 +1,6 @@
 """Property-based tests of the whole HTTP surface, generated from the Flask route table.
 
-1. Fuzzing: every route and method of `app.url_map` gets random path values (unicode, dots, slashes, `..`,
+1. Fuzzing: every API route and method of `app.url_map` (the rules under `/api/`) gets random path values (unicode, dots, slashes, `..`,
    `%2F`, invalid UTF-8, control characters, IDs of exactly 999 and 1000 UTF-8 bytes), random bodies (bytes,
    invalid UTF-8, JSON of any shape, urlencoded and multipart forms with REQUEST_METHOD among the fields),
    random content types and query strings, always with a valid full-access key. Every answer must be 2xx or
@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app import create_app
+from app.routes import is_api_rule
 from app.seed import seed_demo
 from tests.support import git
 
@@ -36,7 +37,7 @@ FUZZ_SETTINGS = settings(max_examples=60, deadline=None, phases=[Phase.explicit,
 
 # ----------------------------------------------------------------------------- the route table
 def route_groups() -> dict[tuple[str, str], list[str]]:
-    """(endpoint, method) -> the rules (spellings) of that operation, for every rule of the url_map."""
+    """(endpoint, method) -> the rules (spellings) of that operation, for every API rule of the url_map."""
     import tempfile
     from pathlib import Path
 
@@ -44,6 +45,8 @@ def route_groups() -> dict[tuple[str, str], list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Path(tmp) / "data", testing=True)
         for rule in app.url_map.iter_rules():
+            if not is_api_rule(rule.rule):
+                continue
             for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
                 groups.setdefault((rule.endpoint, method), []).append(rule.rule)
     return groups

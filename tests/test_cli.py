@@ -116,6 +116,7 @@ def test_serve_on_an_empty_data_dir_seeds_the_demo_and_prints_a_working_key(serv
     base, key, data, output = served
     assert key, output
     assert f'curl -H "Authorization: Loco {key}"' in output
+    assert f"Dashboard: http://localhost:{base.rsplit(':', 1)[1]}/" in output
     basic = base64.b64encode(f"{key}:".encode()).decode()
     for url, headers in [(base + "/api/auth/verify", {"Authorization": f"Service {key}"}),
                          (base + "/api/auth/verify", {"Authorization": f"Loco {key}"}),

@@ -3,6 +3,13 @@ from __future__ import annotations
 
 from flask import Flask
 
+API_PREFIX = "/api/"
+
+
+def is_api_rule(rule: str) -> bool:
+    """Whether a URL rule belongs to the REST API (the web pages live outside `/api/`, in app.web)."""
+    return rule.startswith(API_PREFIX)
+
 
 def register_routes(app: Flask) -> None:
     from .. import openapi

@@ -1,7 +1,7 @@
 """Translations: read, translate (raw body), erase, flag, unflag, revisions (spec §4.6, loco-compat §3.7)."""
 from __future__ import annotations
 
-from flask import Blueprint, g
+from flask import Blueprint
 
 from storage import operations as ops
 from storage.history import revisions
@@ -9,7 +9,8 @@ from storage.snapshot import Snapshot
 from vocabulary import FLAG_LABELS
 
 from ..auth import requires
-from ..context import now, project, snapshot, write
+from ..context import project, snapshot, write
+from ..edits import clear_flag, save_translation, set_flag
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
@@ -66,17 +67,7 @@ def _strip_json(code: str) -> str:
 def translate(asset_id: str, locale: str | None = None):
     snap = snapshot()
     asset_id, locale = _target(snap, asset_id, locale)
-    text = raw_text()
-    if text == "":  # Loco 1.0.29: "Sending empty marks as untranslated"
-        with write(f"Untranslate {asset_id} [{locale}]", "untranslate",
-                   [("Asset", asset_id), ("Locale", locale)]) as tx:
-            if tx.translation(asset_id, locale) is not None:
-                ops.untranslate(tx, asset_id, locale)
-        return render(translation_record(tx.result, asset_id, locale))
-    with write(f"Translate {asset_id} [{locale}]", "translate", [("Asset", asset_id), ("Locale", locale)]) as tx:
-        entry = ops.translate(tx, asset_id, locale, text, g.actor, now())
-        tx.trailers.append(("Revision", str(entry["rev"])))
-    return render(translation_record(tx.result, asset_id, locale))
+    return render(translation_record(save_translation(asset_id, locale, raw_text()), asset_id, locale))
 
 
 def _target(snap: Snapshot, asset_id: str, locale: str | None) -> tuple[str, str]:
@@ -105,9 +96,7 @@ def untranslate(asset_id: str, locale: str | None = None):
 def flag(asset_id: str, locale: str):
     asset_id, locale = _target(snapshot(), asset_id, locale)
     name = (form_fields().get("flag") or "fuzzy").strip().lower()
-    with write(f"Flag {asset_id} [{locale}] as {name}", "flag",
-               [("Asset", asset_id), ("Locale", locale), ("Flag", name)]) as tx:
-        ops.flag(tx, asset_id, locale, name, g.actor, now())
+    set_flag(asset_id, locale, name)
     return success(f'Flagged as "{FLAG_LABELS[name]}"')
 
 
@@ -116,8 +105,7 @@ def flag(asset_id: str, locale: str):
 @requires("write")
 def unflag(asset_id: str, locale: str):
     asset_id, locale = _target(snapshot(), asset_id, locale)
-    with write(f"Unflag {asset_id} [{locale}]", "unflag", [("Asset", asset_id), ("Locale", locale)]) as tx:
-        ops.unflag(tx, asset_id, locale)
+    clear_flag(asset_id, locale)
     return success("Unflagged")
 
 

@@ -1,0 +1,20 @@
+"""The web pages for people: sign-in, project overview, changes as diffs, assets, search and inline editing.
+
+Server-rendered Jinja templates with plain CSS and no script. The pages read through the same snapshot,
+records and history code as the API, and write through the same operations (app.edits), one commit each.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from .session import load_secret
+from .views import bp
+
+
+def register_web(app: Flask, data_dir: Path) -> None:
+    app.secret_key = load_secret(data_dir)
+    app.config.update(SESSION_COOKIE_NAME="gloss_session", SESSION_COOKIE_HTTPONLY=True,
+                      SESSION_COOKIE_SAMESITE="Lax")
+    app.register_blueprint(bp)
