@@ -25,9 +25,9 @@ from .catalogue import Catalogue
 from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
+from .pipeline import ExportDocument
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
-from .symfony import symfony_plural, symfony_plurals
+from .symfony import export_value, symfony_plurals
 
 MAX_DEPTH = 64  # nested arrays deeper than this are no translation file (and would exhaust the stack)
 
@@ -451,15 +451,6 @@ def literal(value: str | dict | None) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _value(entry: Entry, locale: str | None, doc: ExportDocument, symfony: bool) -> str | dict[str, str] | None:
-    """A unit's value: text, plural forms (or their Symfony string), None when untranslated."""
-    if entry.unit.plural:
-        forms = entry.plural_forms(locale, doc.rules(locale).forms)
-        if not forms:
-            return None
-        return symfony_plural(forms) if symfony else forms
-    translation = entry.translations.get(locale) if locale else None
-    return translation.text if translation is not None else None
 
 
 class _Leaf:
@@ -488,7 +479,7 @@ def _array_lines(tree: dict[str, Any], indent: str, out: list[str]) -> None:
 
 
 def _tree(doc: ExportDocument, symfony: bool) -> dict[str, Any]:
-    return nest((entry.path, _Leaf(_value(entry, doc.locale, doc, symfony))) for entry in doc.entries)
+    return nest((entry.path, _Leaf(export_value(entry, doc.locale, doc, symfony))) for entry in doc.entries)
 
 
 def _write_array(doc: ExportDocument, symfony: bool) -> str:
@@ -523,7 +514,7 @@ def write_codeigniter(doc: ExportDocument) -> str:
     for entry in doc.entries:
         path = (prefix + entry.path[0], *entry.path[1:])
         brackets = "".join(f"[{literal(segment)}]" for segment in path)
-        lines.append(f"$lang{brackets} = {literal(_value(entry, doc.locale, doc, False))};")
+        lines.append(f"$lang{brackets} = {literal(export_value(entry, doc.locale, doc, False))};")
     return "\n".join(lines) + "\n"
 
 
@@ -532,5 +523,5 @@ def write_constants(doc: ExportDocument) -> str:
     prefix = _prefix(doc, upper=True)
     lines = [_header(doc).rstrip("\n")]
     for entry in doc.entries:
-        lines.append(f"define({literal(prefix + entry.key)}, {literal(_value(entry, doc.locale, doc, False))});")
+        lines.append(f"define({literal(prefix + entry.key)}, {literal(export_value(entry, doc.locale, doc, False))});")
     return "\n".join(lines) + "\n"

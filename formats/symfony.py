@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .pipeline import Entry, ExportDocument
 from .plurals import plural_rules
 
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")  # a lone pipe; `||` is Symfony's escaped literal pipe
@@ -32,3 +33,15 @@ def symfony_plurals(tree: Any, locale: str) -> Any:
 def symfony_plural(forms: dict[str, str]) -> str:
     """Plural forms in Symfony's pipe syntax (CLDR order, the order Symfony's rules index)."""
     return "|".join(forms.values())
+
+
+def export_value(entry: Entry, locale: str | None, doc: ExportDocument, symfony: bool) -> str | dict[str, str] | None:
+    """A unit's value in a locale for the tree writers (YAML, PHP): text, plural forms (or their Symfony
+    string), None when untranslated."""
+    if entry.unit.plural:
+        forms = entry.plural_forms(locale, doc.rules(locale).forms)
+        if not forms:
+            return None
+        return symfony_plural(forms) if symfony else forms
+    translation = entry.translations.get(locale) if locale else None
+    return translation.text if translation is not None else None

@@ -28,10 +28,10 @@ from .catalogue import Catalogue
 from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
+from .pipeline import ExportDocument
 from .plurals import is_locale_code
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
-from .symfony import symfony_plural, symfony_plurals
+from .symfony import export_value, symfony_plurals
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CORE = "tag:yaml.org,2002:"
@@ -275,22 +275,13 @@ class _Leaf:
         self.notes = notes
 
 
-def _value(entry: Entry, locale: str | None, doc: ExportDocument, symfony: bool) -> str | dict[str, str] | None:
-    """A unit's value in a locale: text, plural forms (or their Symfony string), None when untranslated."""
-    if entry.unit.plural:
-        forms = entry.plural_forms(locale, doc.rules(locale).forms)
-        if not forms:
-            return None
-        return symfony_plural(forms) if symfony else forms
-    translation = entry.translations.get(locale) if locale else None
-    return translation.text if translation is not None else None
 
 
 def _tree(doc: ExportDocument, locale: str | None, symfony: bool = False) -> dict[str, Any]:
     """The keys of one locale, nested by the entries' paths, with notes unless no_comments."""
     with_notes = not doc.options.no_comments
     return nest(
-        (entry.path, _Leaf(_value(entry, locale, doc, symfony), entry.unit.notes if with_notes else ""))
+        (entry.path, _Leaf(export_value(entry, locale, doc, symfony), entry.unit.notes if with_notes else ""))
         for entry in doc.entries
     )
 

@@ -83,3 +83,15 @@ def readonly_api(client, demo):
     from tests.api import Api
 
     return Api(client, demo[1].readonly)
+
+
+@pytest.fixture
+def blank(client, store: Store, keystore: KeyStore):
+    """A full-access API client on a new project with only its English source locale (`.project` is it)."""
+    from tests.api import Api
+
+    project = store.create_project("Blank", "en", "English")
+    key, _ = keystore.create(project.id, "full", "Tester", "")
+    api = Api(client, key)
+    api.project = project
+    return api

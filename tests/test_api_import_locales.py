@@ -14,15 +14,6 @@ DE_MO = "mo/loco-translate__languages_loco-translate-de_DE.mo"
 JA_MO = "mo/loco-translate__languages_loco-translate-ja.mo"
 
 
-@pytest.fixture
-def blank(client, store, keystore) -> Api:
-    """A new project with only its English source locale."""
-    project = store.create_project("Blank", "en", "English")
-    key, _ = keystore.create(project.id, "full", "Tester", "")
-    api = Api(client, key)
-    api.project = project
-    return api
-
 
 def post_file(api: Api, path: str, data: bytes):
     return api.post(path, data=data, headers={"Content-Type": "application/octet-stream"})

@@ -14,14 +14,6 @@ from tests.support import corpus_path, require_tool
 RU_PO = "po/loco-translate__languages_loco-translate-ru_RU.po"
 
 
-@pytest.fixture
-def blank(client, store, keystore) -> Api:
-    project = store.create_project("Blank", "en", "English")
-    key, _ = keystore.create(project.id, "full", "Tester", "")
-    api = Api(client, key)
-    api.project = project
-    return api
-
 
 def download(api: Api, path: str) -> bytes:
     response = api.client.get(path, headers=api.headers)
