@@ -30,7 +30,11 @@ def canonical_locale(code: str) -> str:
     """
     code = (code or "").strip()
     if not is_locale_tag(code):
-        raise ValueError(f"invalid locale code {code!r}: expected a language tag such as {LOCALE_EXAMPLES}")
+        raise ValueError(f"invalid locale code {code[:80]!r}: expected a language tag such as {LOCALE_EXAMPLES}")
+    return _canonical_spelling(code)
+
+
+def _canonical_spelling(code: str) -> str:
     parts = code.replace("_", "-").split("-")
     out = [parts[0].lower()]
     for position, part in enumerate(parts[1:], 1):
@@ -43,8 +47,14 @@ def canonical_locale(code: str) -> str:
     return "-".join(out)
 
 
-def is_canonical_locale(code: str) -> bool:
-    """Whether the code is a language tag already in canonical spelling (what storage accepts)."""
+def is_canonical_locale(code: str, *, any_length: bool = False) -> bool:
+    """Whether the code is a language tag already in canonical spelling (what storage accepts).
+
+    `any_length` drops the length limit: a code an older version let into a project must stay readable
+    and deletable, though no new one may be that long.
+    """
+    if any_length:
+        return bool(code) and LOCALE_TAG.fullmatch(code) is not None and _canonical_spelling(code) == code
     return is_locale_tag(code) and canonical_locale(code) == code
 
 

@@ -37,6 +37,7 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken, LimitExceeded when it
     goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
+    assert spec.reader is not None  # lookup(reading=True) only returns readable formats
     with _collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
             return spec.reader(data, options or ReadOptions())

@@ -53,7 +53,8 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
     text = decode_utf8(data, "INI file")
     check_line_lengths(text)
     builder = CatalogueBuilder(options, "id")
-    section, comments = "", []
+    section = ""
+    comments: list[str] = []
     seen: dict[str, int] = {}
     plurals: dict[str, dict[str, str | None]] = {}
     lists: dict[str, int] = {}
@@ -122,7 +123,7 @@ def quote(text: str) -> str:
 
 def _lines(entry: Entry, name: str, doc: ExportDocument) -> list[str]:
     """The `name = value` line(s) of one unit, with its notes above."""
-    lines = []
+    lines: list[str] = []
     if entry.unit.notes and not doc.options.no_comments:
         lines.extend(f"; {line}".rstrip() for line in entry.unit.notes.splitlines())
     locale = doc.locale

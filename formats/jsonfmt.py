@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from json.encoder import encode_basestring as _encode_string
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .catalogue import Catalogue, Translation
 from limits import MAX_NESTING_DEPTH, describe
@@ -71,6 +71,7 @@ def nesting_depth(value: Any) -> int:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -93,7 +93,7 @@ def _scan(source: _Source, position: int, tokens: list[Token]) -> int | None:
     """Append the tokens from a position; the offset to resume at after a heredoc, None at the end."""
     text, append = source.text, tokens.append
     for match in _TOKEN.finditer(text, position):
-        kind = match.lastgroup
+        kind = match.lastgroup or ""
         if kind in _SKIPPED:
             continue
         start = match.start()
@@ -189,6 +189,13 @@ class _Parser:
         position = self.index + offset
         return self.tokens[position] if position < len(self.tokens) else None
 
+    def current(self) -> Token:
+        """The next token; the end of the file is an error here."""
+        token = self.peek()
+        if token is None:
+            raise self.unexpected(None)
+        return token
+
     def take(self, kind: str, value: str | None = None) -> Token:
         token = self.peek()
         if token is None or token[0] != kind or (value is not None and str(token[1]).lower() != value):
@@ -220,7 +227,7 @@ class _Parser:
             self.statement()
 
     def statement(self) -> None:
-        token = self.peek()
+        token = self.current()
         if token[0] == "op" and token[1] == ";":
             self.index += 1
         elif token[0] == "name" and token[1].lower() == "return":
@@ -338,7 +345,7 @@ class _Parser:
     def value(self, depth: int) -> Any:
         """A data value: string (with `.` concatenation), number, constant word, or array literal."""
         if depth > MAX_DEPTH:
-            raise self.source.error(f"arrays nested deeper than {MAX_DEPTH} levels", self.peek()[2])
+            raise self.source.error(f"arrays nested deeper than {MAX_DEPTH} levels", self.current()[2])
         token = self.peek()
         if token is None:
             raise self.unexpected(None, "expected a value")
@@ -359,7 +366,8 @@ class _Parser:
             return self.array_items("]", depth)
         if token[0] == "name":
             word = token[1].lower()
-            if word == "array" and (self.peek(1) is not None and self.peek(1)[1] == "("):
+            following = self.peek(1)
+            if word == "array" and following is not None and following[1] == "(":
                 self.index += 2
                 return self.array_items(")", depth)
             if word in ("true", "false"):
@@ -375,7 +383,7 @@ class _Parser:
         result: dict[str, Any] = {}
         next_index = 0
         while not self.accept("op", closer):
-            start = self.peek()
+            start = self.current()
             item = self.value(depth + 1)
             if self.accept("op", "=>"):
                 if not isinstance(item, str) or start[0] not in ("string", "number"):

@@ -21,7 +21,7 @@ MAX_LINE_CHARS = 1 << 20
 ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
 
 
-def plural_translation(forms: dict[str, str | None], locale: str, **extra: str) -> Translation | None:
+def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: str) -> Translation | None:
     """A plural translation from {category: text or None}; None when no form has text.
 
     `text` mirrors the locale's first form (Loco's singular asset), else the first form present.

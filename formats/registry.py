@@ -115,9 +115,9 @@ _PHP_TYPE = "application/x-httpd-php-source"
 _PLIST_TYPE = "application/x-plist"
 _BINARY_TYPE = "application/octet-stream"
 _PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
-_ICU = dict(nests_keys=True, key_filter=resource_key)
+_ICU: dict[str, Any] = dict(nests_keys=True, key_filter=resource_key)
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
-_I18NEXT = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
+_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
 _XLIFF_TYPE = "application/x-xliff+xml"
 _FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)

@@ -34,7 +34,8 @@ def _chunk(repo: GitRepo, cache: dict[bytes, Chunk], blob: bytes | None) -> Chun
 
 def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[Change]:
     """Every translation whose text or flag differs from `old` to `new`, in locale then asset order."""
-    repo, cache = project.repo, {}
+    repo = project.repo
+    cache: dict[bytes, Chunk] = {}
     codes = [record["code"] for record in new.locales()]
     codes += [record["code"] for record in old.locales() if record["code"] not in codes]
     changes: list[Change] = []

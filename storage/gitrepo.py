@@ -25,7 +25,7 @@ from functools import partial
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, cast
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
 from dulwich.index import (IndexChecksumWriter, IndexEntry, Stage, index_entry_from_stat, read_index_dict,
                            write_cache_entry, write_index_dict)
@@ -240,7 +240,8 @@ class GitRepo:
         """A read view that also sees the objects of a push still in git's quarantine directory."""
         view = GitRepo(self.path)
         main_store = view._dulwich.object_store
-        view._dulwich.object_store = OverlayObjectStore([DiskObjectStore(str(quarantine)), main_store])
+        view._dulwich.object_store = OverlayObjectStore(  # type: ignore[assignment]  # reads only
+            [DiskObjectStore(str(quarantine)), main_store])
         return view
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
@@ -376,13 +377,21 @@ class GitRepo:
         name = f"pack-{pack_sha.hex()}"
         temps = {suffix: pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
                  for suffix in (".pack", ".idx")}
-        with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
-            pack_file.write(pack)
-            index_file.write(index)
-            flush_all_to_disk([pack_file, index_file])
-        for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
-            os.chmod(temp, 0o444)
-            os.replace(temp, pack_dir / (name + suffix))
+        try:
+            with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
+                pack_file.write(pack)
+                index_file.write(index)
+                flush_all_to_disk([pack_file, index_file])
+            for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
+                os.chmod(temp, 0o444)
+                os.replace(temp, pack_dir / (name + suffix))
+        except BaseException:
+            # a full disk must leave nothing behind: no temp file, and no pack without its index
+            for temp in temps.values():
+                _unlink_quietly(temp)
+            if not (pack_dir / (name + ".idx")).exists():
+                _unlink_quietly(pack_dir / (name + ".pack"))
+            raise
         # No directory fsync here, as git: the ref's fsync, which must follow before any reader can reach
         # these objects, commits the journal that holds both renames (and the ref's directory is flushed).
 
@@ -430,7 +439,7 @@ class GitRepo:
 
     def read_raw_type(self, hex_id: bytes) -> bytes:
         """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
-        type_num = self._dulwich.object_store.get_raw(hex_id)[0]
+        type_num = self._dulwich.object_store.get_raw(ObjectID(hex_id))[0]
         return {number: name for name, number in PACK_TYPES.items()}[type_num]
 
     def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:
@@ -600,15 +609,10 @@ class GitRepo:
             for directory in removed_dirs:
                 self._remove_empty_dirs(self.path / directory)
                 touched_dirs.add((self.path / directory).parent)
-            index_file = self._write_index(index)
-            try:
-                flush_all_to_disk(written + [index_file], [d for d in touched_dirs if d.is_dir()])
-            finally:
-                index_file.close()
+            self._flush_and_publish_index(index, written, [d for d in touched_dirs if d.is_dir()])
         finally:
             for handle in written:
                 handle.close()
-        self._publish_index(index)
         # the files and the index are on disk before the marker says they match `commit`
         self._record_checkout(commit)
 
@@ -644,7 +648,7 @@ class GitRepo:
         for path in stale:
             self._remove_empty_dirs((self.path / path).parent)
         self._index_cache = None
-        self._write_index(index)
+        self._flush_and_publish_index(index)
         self._record_checkout(head or b"0" * 40)
         return skipped
 
@@ -729,13 +733,30 @@ class GitRepo:
         self._index_bytes = kept
         data = b"".join(parts)
         handle = open(self._index_temp(), "wb")
-        handle.write(data)
-        handle.write(sha1(data).digest())
+        try:
+            handle.write(data)
+            handle.write(sha1(data).digest())
+        except BaseException:
+            handle.close()
+            raise
         return handle
 
-    def _publish_index(self, entries: dict[bytes, IndexEntry]) -> None:
-        """Rename the flushed temp index into place, and make that rename durable."""
-        os.replace(self._index_temp(), self.git_dir / "index")
+    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry], with_files: Sequence[BinaryIO] = (),
+                                 directories: Iterable[Path] = ()) -> None:
+        """Write the index, flush it with the other files, rename it into place and make that durable.
+
+        On failure (a full disk) the temp index is removed and the old index stays.
+        """
+        try:
+            index_file = self._write_index(entries)
+            try:
+                flush_all_to_disk([*with_files, index_file], directories)
+            finally:
+                index_file.close()
+            os.replace(self._index_temp(), self.git_dir / "index")
+        except BaseException:
+            _unlink_quietly(self._index_temp())
+            raise
         fsync_directory(self.git_dir)
         self._index_cache = (self._index_stamp(), entries)
 

@@ -226,11 +226,10 @@ class _Walker:
             before, after = old.get(name), new.get(name)
             if before == after:
                 continue
-            before_is_tree = before is not None and before[0] & 0o040000 == 0o040000
-            after_is_tree = after is not None and after[0] & 0o040000 == 0o040000
-            if before_is_tree or after_is_tree:
-                yield from self.changed_files(before[1] if before_is_tree else None,
-                                              after[1] if after_is_tree else None, f"{prefix}{name}/")
+            before_tree = before[1] if before is not None and before[0] & 0o040000 == 0o040000 else None
+            after_tree = after[1] if after is not None and after[0] & 0o040000 == 0o040000 else None
+            if before_tree is not None or after_tree is not None:
+                yield from self.changed_files(before_tree, after_tree, f"{prefix}{name}/")
             else:
                 yield f"{prefix}{name}", before[1] if before else None, after[1] if after else None
 

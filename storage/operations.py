@@ -51,15 +51,17 @@ def check_asset_id(asset_id: str) -> str:
 
 
 def check_addressable(asset_id: str) -> str:
-    """Refuse IDs that no URL could name again: empty, `.` or `..` segments, or a route word after a slash.
+    """Refuse IDs that no URL could name again: a leading or trailing '/', `.` or `..` segments (clients
+    normalise them away), or a route word after a slash.
 
+    An inner `//` is fine (URLs inside source texts used as IDs have them, and slashes are never merged).
     The HTTP layer applies it to the IDs it creates (the store itself takes any ID: IDs are data).
     """
     if "/" not in asset_id:
         return asset_id
     segments = asset_id.split("/")
-    if any(segment in ("", ".", "..") for segment in segments):
-        raise Invalid("Asset ID must not start or end with '/', contain '//' or have '.' or '..' segments")
+    if segments[0] == "" or segments[-1] == "" or any(segment in (".", "..") for segment in segments):
+        raise Invalid("Asset ID must not start or end with '/' or have '.' or '..' segments")
     if any(segment in ROUTE_WORDS for segment in segments[1:]):
         raise Invalid(f"Asset ID must not have a segment named {', '.join(ROUTE_WORDS)} after a '/' "
                       "(the URL would name a sub-resource)")

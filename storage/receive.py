@@ -104,29 +104,34 @@ def pre_receive(project: Project, commands: list[tuple[bytes, bytes, str]]) -> N
 
 
 # ----------------------------------------------------------------------------- proc-receive
-def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> Snapshot:
-    """Replay the pushed commit onto the head as a merge commit, under the project's write lock."""
+def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
+    """Replay the pushed commit onto the head as a merge commit, under the project's write lock; returns
+    the merge commit."""
     pushed_commit = project.repo.read_commit(new)
     author = Person.parse(pushed_commit.author)
     actor = Actor(user_id, author.name, author.email)
     with project.transaction(author, f"Merge push {new.decode()[:12]} into main", "push",
                              [("Pushed", new.decode()), ("Pushed-To", ref)]) as tx:
         head = tx.base.commit
+        if head is None:
+            raise Refused("the project has no commit to merge into yet")
         if ref == BRANCH:
             if not project.repo.is_ancestor(head, new):
                 raise Refused("non-fast-forward: the project changed since you fetched; pull and push again, "
                               "or push to refs/for/main for a key-level merge")
             base_commit = head
         else:
-            base_commit = project.repo.merge_base(head, new)
-            if base_commit is None:
+            common = project.repo.merge_base(head, new)
+            if common is None:
                 raise Refused("the pushed history has no commit in common with the project")
+            base_commit = common
         base = project.snapshot_at(base_commit)
         pushed = Snapshot.load(project.repo, new, base)
         changes = replay(tx, base, pushed, actor, utc_now())
         tx.trailers.append(("Changes", str(changes)))
         tx.merge_parents.append(new)
-    return tx.result
+    assert tx.result is not None and tx.result.commit is not None  # set by the transaction's clean exit
+    return tx.result.commit
 
 
 def proc_receive(project: Project, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -143,12 +148,12 @@ def proc_receive(project: Project, stdin: BinaryIO, stdout: BinaryIO) -> None:
     user_id = int(os.environ.get("GLOSS_USER_ID") or 0)
     for _, new, ref in commands:
         try:
-            result = merge_push(project, new, ref, user_id)
+            merged = merge_push(project, new, ref, user_id)
         except StorageError as error:
             print(f"Gloss refused {ref}: {error.message}", file=sys.stderr)
             write_pkt(stdout, f"ng {ref} {one_line(error.message)}".encode("utf-8"))
             continue
-        print(f"Gloss merged your push into main as {result.commit.decode()[:12]}; "
+        print(f"Gloss merged your push into main as {merged.decode()[:12]}; "
               "`git pull` brings the merge commit.", file=sys.stderr)
         write_pkt(stdout, f"ok {ref}".encode("utf-8"))
     write_pkt(stdout, None)

@@ -109,7 +109,7 @@ def _replay_assets(tx: Transaction, assets: Changes, now: str) -> int:
             changes += 1
         if not tx.has_asset(asset_id):
             raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
-        changes += _replay_asset_fields(tx, asset_id, before or tx.asset(asset_id), record, now)
+        changes += _replay_asset_fields(tx, asset_id, before or ops.require_asset(tx, asset_id), record, now)
     return changes
 
 
@@ -124,7 +124,7 @@ def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any],
         if name not in old_tags:
             ops.tag_asset(tx, asset_id, name, now)
     for name in old_tags:
-        if name not in new_tags and name in tx.asset(asset_id).get("tags", []):
+        if name not in new_tags and name in ops.require_asset(tx, asset_id).get("tags", []):
             ops.untag_asset(tx, asset_id, name, now)
     return int(bool(patch) or old_tags != new_tags)
 
@@ -136,7 +136,7 @@ def _replay_plural_links(tx: Transaction, assets: Changes, now: str) -> int:
         if record is None:
             continue
         parent, was = record.get("plural_of"), (before or {}).get("plural_of")
-        current = tx.asset(asset_id).get("plural_of")
+        current = ops.require_asset(tx, asset_id).get("plural_of")
         if parent == was or parent == current:
             continue
         if current:

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, Iterator
 
-from vocabulary import LOCALE_TAG, canonical_locale
+from vocabulary import is_canonical_locale
 
 from .canonical import EMPTY, Chunk
 from .errors import Invalid
@@ -38,7 +38,7 @@ def asset_path(number: int) -> str:
 def locale_path(code: str, number: int) -> str:
     # a locale code becomes a directory name: never let it escape (its length is checked where locales are
     # added, and every written path before the commit; deleting an over-long one must stay possible)
-    if not (LOCALE_TAG.fullmatch(code) and canonical_locale(code) == code):
+    if not is_canonical_locale(code, any_length=True):
         raise Invalid(f"Invalid locale code {code[:80]!r}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
 

@@ -14,6 +14,7 @@ plurals live in `.stringsdict`.
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from ..banner import block_comment
 from ..catalogue import Catalogue, Translation
@@ -139,7 +140,7 @@ def _unescape(text: str, position: int) -> tuple[str, int]:
             return chr(code), after
         return char, position + 1
     if char in "01234567" and char:
-        digits = re.match(r"[0-7]{1,3}", text[position:position + 3]).group(0)
+        digits = char + "".join(takewhile("01234567".__contains__, text[position + 1:position + 3]))
         return chr(int(digits, 8)), position + len(digits)
     return _SIMPLE_ESCAPES.get(char, char), position + 1
 

@@ -172,12 +172,11 @@ def _localization(key: str, locale: str, value: Any) -> tuple[Translation | None
         single = _single_substitution(key, locale, text, substitutions)
         if single is not None:
             return single
-        translation = Translation(text=text, flag=flag)
-        return translation, False, ({"text": text, "localization": value} if substitutions else None)
+        return (Translation(text=text, flag=flag), False,
+                {"text": text, "localization": value} if substitutions else None)
     # Device (or other) variations: the first text found stands for the unit, the rest is kept.
-    text = _first_text(value)
-    translation = Translation(text=text) if text is not None else None
-    return translation, False, {"text": text, "localization": value}
+    first = _first_text(value)
+    return (Translation(text=first) if first is not None else None), False, {"text": first, "localization": value}
 
 
 def _plural_variation(key: str, locale: str, plural: dict[str, Any], **extra: str) -> Translation | None:

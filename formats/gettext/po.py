@@ -158,7 +158,9 @@ def _parse_po_fast(text: str) -> list[Message] | None:
             # Anchored at each position, never searched: a search retried the entry pattern from every
             # line of a long comment block (quadratic). When the pattern fails at a comment block, it fails
             # from every later line of that block too, so skip the block, then one blank or `#~` line.
-            block = _COMMENTS.match(text, position).end()
+            comments = _COMMENTS.match(text, position)
+            assert comments is not None  # the pattern also matches no comment at all
+            block = comments.end()
             gap = _GAP_LINE.match(text, block)
             if gap is None:
                 return messages if block == length else None

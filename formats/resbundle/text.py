@@ -21,6 +21,7 @@ other control characters.
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from typing import Any
 
 from ..banner import line_comments
@@ -251,7 +252,7 @@ def unescape(text: str, position: int, parser: _Parser) -> tuple[str, int]:
             raise parser.fail(f"escape \\{char}{digits} is beyond Unicode")
         return chr(code), after
     if char in "01234567":
-        digits = re.match(r"[0-7]{1,3}", text[position:position + 3]).group(0)
+        digits = char + "".join(takewhile("01234567".__contains__, text[position + 1:position + 3]))
         return chr(int(digits, 8)), position + len(digits)
     return _C_ESCAPES.get(char, char), position + 1
 

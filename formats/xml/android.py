@@ -126,6 +126,7 @@ def _unescaped(raw: str, trim_start: bool, trim_end: bool, quoted: bool) -> tupl
         char = raw[position]
         if char == "\\" and position + 1 < length:
             match = _ESCAPE.match(raw, position)
+            assert match is not None  # a backslash with any character after it
             code = match.group(1)
             parts.append(chr(int(code[1:], 16)) if len(code) == 5 and code[0] == "u" else _SIMPLE.get(code, code))
             position = match.end()

@@ -47,7 +47,9 @@ def read_tmx(data: bytes, options: ReadOptions) -> Catalogue:
         _read_tu(builder, tu, file_source, plurals)
     for unit, forms, flags in plurals.values():
         for locale, texts in forms.items():
-            builder.add_translation(unit, locale, plural_translation(texts, locale, flag=flags.get(locale, "")))
+            translation = plural_translation(texts, locale, flag=flags.get(locale, ""))
+            if translation is not None:
+                builder.add_translation(unit, locale, translation)
     return builder.build(headers=header_fields)
 
 

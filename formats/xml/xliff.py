@@ -158,8 +158,9 @@ def _collect_unit(element: etree._Element, locale: str, by_text: bool, records: 
 def _collect_plural_group(group: etree._Element, locale: str, by_text: bool, records: dict) -> None:
     """A gettext-style plural group: its trans-units are the forms, named by resname or by position."""
     forms = [element for element in group if local_name(element) == "trans-unit"]
-    messages = [_message(element) for element in forms]
-    if not messages or None in messages:
+    found_messages = [_message(element) for element in forms]
+    messages = [message for message in found_messages if message is not None]
+    if not messages or len(messages) != len(found_messages):
         raise FormatError("a plural <group> holds a <trans-unit> without <source>", group.sourceline)
     key = group.get("resname") or group.get("id") or ""
     if by_text and messages[0].source:
@@ -343,7 +344,7 @@ def _file_locales(doc: ExportDocument) -> list[str | None]:
     """The target locale of each <file>: every non-source locale, else the one exported (None for templates)."""
     if doc.template:
         return [None]
-    others = [code for code in doc.locales if code != doc.source_locale]
+    others: list[str | None] = [code for code in doc.locales if code != doc.source_locale]
     return others or [doc.locales[0]]
 
 
