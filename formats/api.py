@@ -11,7 +11,7 @@ from limits import LIMITS, describe
 
 from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import LimitExceeded, NothingExtracted, UnsupportedFormat
+from .errors import LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales

@@ -27,7 +27,7 @@ from limits import MAX_NESTING_DEPTH, describe
 
 from .errors import FormatError, LimitExceeded
 from .icu import parse_plural, plural_message
-from .nesting import fold, is_plural_object, nest
+from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
 from .plurals import categories_for_indices, is_locale_code, plural_rules

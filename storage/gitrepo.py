@@ -27,8 +27,7 @@ from hashlib import sha1
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
-from dulwich.index import (IndexChecksumWriter, IndexEntry, Stage, index_entry_from_stat, read_index_dict,
-                           write_cache_entry, write_index_dict)
+from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
 from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.repo import Repo

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported

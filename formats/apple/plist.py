@@ -15,7 +15,7 @@ from xml.parsers.expat import ExpatError
 
 from ..catalogue import Catalogue, Translation
 from ..errors import ExportError, FormatError
-from ..jsonfmt import is_plural_object
+from ..nesting import is_plural_object
 from ..nesting import fold
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument

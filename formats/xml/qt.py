@@ -148,7 +148,6 @@ def _location(reference: str, key: str) -> str:
 
 def _translation_element(doc: ExportDocument, entry: Entry, target: Translation, locale: str | None) -> str:
     """<translation>, type="unfinished" when untranslated or flagged; numerus forms for plurals."""
-    key = entry.key
     unfinished = not locale or not target.translated or bool(target.flag)
     kind = ' type="unfinished"' if unfinished else ""
     if entry.unit.plural:
