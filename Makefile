@@ -20,6 +20,9 @@ APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrele
 # libplist-utils (plistutil reads plist, bplist and stringsdict exports), gnustep-base-runtime (sfparse checks .strings),
 # icu-devtools (genrb compiles .txt, derb dumps .res), chromium and its driver (the web
 # pages are tested in a real headless browser).
+# Debian packages without a command to look for: python3-icu (ICU4C's MessageFormat, for the system
+# python3, reads ARB exports as ICU messages).
+APT_LIBS := python3-icu
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run test bench clean
@@ -36,6 +39,8 @@ install: $(BIN)/.installed
 system-tools:
 	@missing=""; for pair in $(APT_TOOLS); do tool=$${pair%%:*}; pkg=$${pair##*:}; \
 		command -v $$tool >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	for pkg in $(APT_LIBS); do dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "ok installed" || \
+		missing="$$missing $$pkg"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; fi
 

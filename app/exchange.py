@@ -6,6 +6,7 @@ one plural unit with a `plurals` dict per locale keyed by category.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -87,7 +88,7 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> list[Uni
         unit = Unit(id=asset_id, context=asset.get("context", ""), notes=asset.get("notes", ""),
                     type=asset.get("type", "text"), printf=asset.get("printf", ""),
                     tags=list(asset.get("tags", [])), aliases=dict(asset.get("aliases", {})),
-                    plural=bool(members))
+                    plural=bool(members), meta=dict(asset.get("meta", {})))
         if members:
             group = [asset_id] + members
             unit.translations = {code: _plural_translation(entries[code], group, code) for code in wanted}
@@ -226,7 +227,7 @@ class Importer:
         ops.create_asset(self.tx, asset_id, self.now, type=unit.type if unit.type in ops.ASSET_TYPES else "text",
                          context=unit.context, notes=unit.notes,
                          printf=unit.printf if unit.printf in ops.PRINTF_STYLES else "",
-                         tags=self.options.tag_new + self.options.tag_all)
+                         tags=self.options.tag_new + self.options.tag_all, meta=storable_meta(unit.meta))
         self.report.new_assets.append(asset_id)
         self._write_translations(asset_id, unit, new_asset=True)
 
@@ -234,6 +235,11 @@ class Importer:
         record = self.tx.asset(asset_id)
         if unit.notes and not record.get("notes"):
             ops.patch_asset(self.tx, asset_id, {"notes": unit.notes}, self.now)
+        # like notes, metadata a file brings fills what the asset lacks and never overwrites it
+        stored = record.get("meta", {})
+        missing = {key: value for key, value in storable_meta(unit.meta).items() if key not in stored}
+        if missing:
+            ops.set_asset_meta(self.tx, asset_id, {**stored, **missing}, self.now)
         changed = self._write_translations(asset_id, unit, new_asset=False)
         for tag in self.options.tag_all:
             ops.tag_asset(self.tx, asset_id, tag, self.now)
@@ -325,3 +331,14 @@ class Importer:
             for tag in options.untag_absent:
                 self._untag(asset_id, tag)
 
+
+def storable_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The entries of a unit's format metadata that JSON can hold (a plist reader may give dates or bytes)."""
+    kept: dict[str, Any] = {}
+    for key, value in meta.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        kept[key] = value
+    return kept

@@ -26,7 +26,7 @@ from .catalogue import Catalogue, Translation
 from limits import MAX_NESTING_DEPTH, describe
 
 from .errors import FormatError, LimitExceeded
-from .icu import parse_plural, plural_message
+from .icu import as_message, parse_plural, plural_message
 from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
@@ -498,11 +498,17 @@ def write_arb(doc: ExportDocument) -> str:
 
 
 def _arb_value(entry: Entry, doc: ExportDocument) -> str | None:
-    """A key's ARB text: plain text, an ICU plural argument, or null when untranslated."""
+    """A key's ARB text: an ICU message, an ICU plural argument, or null when untranslated.
+
+    ARB text is ICU MessageFormat: a text that is not valid ICU as it stands (`{{name}}`, a stray brace)
+    is written as a quoted literal, so that Flutter and every ICU reader show it as it was.
+    """
     if not entry.unit.plural:
-        return entry.translation(doc.locale).text
+        text = entry.translation(doc.locale).text
+        return as_message(text) if text is not None else None
     forms = entry.plural_forms(doc.locale, doc.rules(doc.locale).forms)
-    return plural_message(_arb_plural_variable(entry), forms) if forms else None
+    quoted = {name: as_message(text, plural_form=True) for name, text in forms.items()}
+    return plural_message(_arb_plural_variable(entry), quoted) if forms else None
 
 
 def _arb_plural_variable(entry: Entry) -> str:
@@ -513,7 +519,7 @@ def _arb_plural_variable(entry: Entry) -> str:
 def _arb_metadata(entry: Entry) -> dict[str, Any]:
     """The @key object: description (notes), context, placeholders (declared for plurals too)."""
     unit = entry.unit
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, Any] = dict(unit.meta.get("arb.extra") or {})  # `type`, `x-…` keys read from ARB
     if unit.notes:
         metadata["description"] = unit.notes
     if unit.context:
@@ -540,6 +546,10 @@ def read_arb(data: bytes, options: ReadOptions) -> Catalogue:
     return builder.build(headers)
 
 
+# @key fields that become unit fields (the rest is kept as it was, in the unit's meta)
+_ARB_MAPPED_METADATA = ("description", "context", "placeholders")
+
+
 def _arb_messages(tree: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """The (key, value) pairs that are messages, not @metadata."""
     for key, value in tree.items():
@@ -554,6 +564,9 @@ def _add_arb_message(builder: CatalogueBuilder, key: str, value: Any, metadata: 
     meta: dict[str, Any] = {}
     if isinstance(metadata.get("placeholders"), dict):
         meta["arb.placeholders"] = metadata["placeholders"]
+    extra = {name: item for name, item in metadata.items() if name not in _ARB_MAPPED_METADATA}
+    if extra:
+        meta["arb.extra"] = extra
     plural = parse_plural(value) if value else None
     if plural is not None:
         meta["arb.plural_variable"] = plural[0]

@@ -134,6 +134,8 @@ def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[st
     aliases = record.get("aliases", {})
     if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
         raise Invalid(f"{where}: `aliases` must map names to strings")
+    if "meta" in record and not isinstance(record["meta"], dict):
+        raise Invalid(f"{where}: `meta` must be an object")
 
 
 def check_translation(where: str, record: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ Stored records (one line each in the canonical files):
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -121,8 +122,11 @@ def unique_asset_id(tx: Transaction, text: str) -> str:
 # ----------------------------------------------------------------------------- assets
 def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None = None, type: str = "text",
                  context: str = "", notes: str = "", printf: str = "", tags: Iterable[str] = (),
-                 default: str = "translated", actor: Actor | None = None) -> str:
-    """Add an asset (and its source translation when `text` is given and `default` is not untranslated)."""
+                 default: str = "translated", actor: Actor | None = None, meta: dict[str, Any] | None = None) -> str:
+    """Add an asset (and its source translation when `text` is given and `default` is not untranslated).
+
+    `meta` holds what a file format declared beyond Loco's fields (ARB placeholders, say), for its writer.
+    """
     check_asset_id(asset_id)
     if tx.has_asset(asset_id):
         raise Conflict(f'Asset already exists with ID "{asset_id}"')
@@ -135,6 +139,8 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
     tag_list = [check_tag(tag) for tag in tags]
     record = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes, "printf": printf,
               "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now, "modified": now}
+    if meta:
+        record["meta"] = check_asset_meta(meta)
     tx.put_asset(asset_id, record)
     register_tags(tx, tag_list)
     if text is not None and default != "untranslated":
@@ -142,6 +148,31 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
         if default in FLAGS:
             flag(tx, asset_id, tx.peek_meta()["source"], default, actor, now)
     return asset_id
+
+
+def check_asset_meta(meta: Any) -> dict[str, Any]:
+    """An asset's format metadata: a JSON object with string keys (it is stored as JSON, as it is)."""
+    if not isinstance(meta, dict) or not all(isinstance(key, str) for key in meta):
+        raise Invalid("Asset metadata must be an object with string keys")
+    try:
+        json.dumps(meta, allow_nan=False)
+    except (TypeError, ValueError):
+        raise Invalid("Asset metadata must hold JSON values only") from None
+    return meta
+
+
+def set_asset_meta(tx: Transaction, asset_id: str, meta: dict[str, Any], now: str) -> bool:
+    """Replace an asset's format metadata (empty removes it); whether it changed."""
+    record = dict(require_asset(tx, asset_id))
+    if record.get("meta", {}) == meta:
+        return False
+    if meta:
+        record["meta"] = check_asset_meta(meta)
+    else:
+        record.pop("meta", None)
+    record["modified"] = now
+    tx.put_asset(asset_id, record)
+    return True
 
 
 PATCHABLE_ASSET_FIELDS = {"id": str, "type": str, "context": str, "notes": str, "printf": str, "aliases": dict}

@@ -119,6 +119,9 @@ def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any],
              if after.get(field) != before.get(field)}
     if patch:
         ops.patch_asset(tx, asset_id, patch, now)
+    meta_changed = after.get("meta", {}) != before.get("meta", {})
+    if meta_changed:
+        ops.set_asset_meta(tx, asset_id, after.get("meta", {}), now)
     old_tags, new_tags = before.get("tags", []), after.get("tags", [])
     for name in new_tags:
         if name not in old_tags:
@@ -126,7 +129,7 @@ def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any],
     for name in old_tags:
         if name not in new_tags and name in ops.require_asset(tx, asset_id).get("tags", []):
             ops.untag_asset(tx, asset_id, name, now)
-    return int(bool(patch) or old_tags != new_tags)
+    return int(bool(patch) or meta_changed or old_tags != new_tags)
 
 
 def _replay_plural_links(tx: Transaction, assets: Changes, now: str) -> int:

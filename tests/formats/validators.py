@@ -1,14 +1,17 @@
-"""Independent readers of exported files: Ruby's Psych, PHP itself, and Java's Properties/ResourceBundle.
+"""Independent readers of exported files: Ruby's Psych, PHP itself, Java's Properties/ResourceBundle, ICU4C.
 
 Each returns what the other implementation read, so tests compare it with what we meant to write.
 """
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.support import require_tool
+import pytest
+
+from tests.support import IN_CI, require_tool
 
 from .samples import run_tool
 
@@ -124,3 +127,40 @@ def java_read_properties(classes: Path, path: Path, *format_keys: str) -> dict[s
     """{"properties": ..., "bundle": ..., "formatted": ...} as Java reads the file."""
     java = require_tool("java")
     return _run_json(java, "-cp", classes, "PropertiesCheck", path, *format_keys)
+
+
+# ICU4C's MessageFormat through PyICU (Debian python3-icu, for the system python3, not this venv's).
+SYSTEM_PYTHON = "/usr/bin/python3"
+_ICU_FORMAT = r"""
+import icu, json, sys
+results = []
+for pattern, arguments in json.load(sys.stdin):
+    try:
+        message = icu.MessageFormat(pattern, icu.Locale("en"))
+        names = list(arguments)
+        results.append([True, message.format(names, [icu.Formattable(arguments[name]) for name in names])])
+    except icu.ICUError as error:
+        results.append([False, str(error)])
+print(json.dumps(results))
+"""
+
+
+def icu_format_all(patterns: list[tuple[str, dict[str, str | int]]]) -> list[tuple[bool, str]]:
+    """For each (pattern, arguments): (True, the text ICU4C's MessageFormat makes) or (False, ICU's error)."""
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import icu"], capture_output=True) \
+        if Path(SYSTEM_PYTHON).exists() else None
+    if probe is None or probe.returncode != 0:
+        if IN_CI:
+            pytest.fail("python3-icu is not installed (make test installs it)")
+        pytest.skip("python3-icu not installed")
+    result = subprocess.run([SYSTEM_PYTHON, "-c", _ICU_FORMAT], input=json.dumps(patterns),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return [(ok, text) for ok, text in json.loads(result.stdout)]
+
+
+def icu_format(pattern: str, arguments: dict[str, str | int] | None = None) -> str:
+    """The text ICU4C makes of one pattern; fails the test when ICU refuses the pattern."""
+    ((ok, text),) = icu_format_all([(pattern, arguments or {})])
+    assert ok, f"ICU refused {pattern!r}: {text}"
+    return text
