@@ -554,3 +554,54 @@ def test_the_hook_channel_answers_only_requests_with_its_token(tmp_path):
     while os.path.exists(channel.directory) and time.time() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(channel.directory)
+
+
+# ----------------------------------------------------------------------------- key-level merge
+def fr_file(repo: Path) -> Path:
+    return repo / "locales" / "fr" / "0000.json"
+
+
+def line_merge_conflicts(base: bytes, ours: bytes, theirs: bytes, workdir: Path) -> bool:
+    """Would git's line-based three-way merge (`git merge-file`) conflict on these versions of a file?"""
+    for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (workdir / name).write_bytes(data)
+    result = run_git(workdir, "merge-file", "-p", "ours", "base", "theirs")
+    return result.returncode != 0
+
+
+# The API changes one entry, the push (based on the commit before) its neighbour: (API call, pushed entry, check)
+NEIGHBOURS = {
+    "API edits the next line": lambda keys: ("POST", f"/api/translations/{keys[2]}/fr", b"API text", keys[1]),
+    "API edits the line before": lambda keys: ("POST", f"/api/translations/{keys[1]}/fr", b"API text", keys[2]),
+    "API flags the next line": lambda keys: ("POST", f"/api/translations/{keys[2]}/fr/flag", b"flag=fuzzy", keys[1]),
+    "API removes the next line": lambda keys: ("DELETE", f"/api/translations/{keys[2]}/fr", None, keys[1]),
+    "API edits the last line": lambda keys: ("POST", f"/api/translations/{keys[-1]}/fr", b"API text", keys[-2]),
+}
+
+
+def test_neighbouring_changes_of_the_api_and_a_push_merge_key_by_key_where_lines_conflict(server, tmp_path):
+    conflicts = 0
+    for n, (name, case) in enumerate(NEIGHBOURS.items()):
+        repo = cloned(server, tmp_path, server.keys["full"], f"clone{n}")
+        base = fr_file(repo).read_bytes()
+        keys = list(json.loads(base))
+        method, path, body, pushed = case(keys)
+        api_asset = path.split("/")[3]
+        status, answer = server.api(method, path, server.keys["full"], body)
+        assert status == 200, (name, answer)
+        after_api = fr_file(server_repo(server)).read_bytes()
+        expected_api_entry = json.loads(after_api).get(api_asset)
+        edit_line(fr_file(repo), pushed, text=f"pushed {n}")
+        commit_all(repo, name)
+        conflicts += line_merge_conflicts(base, after_api, fr_file(repo).read_bytes(), tmp_path)
+        result = run_git(repo, "push", "origin", "HEAD:refs/for/main")
+        assert result.returncode == 0, (name, result.stderr)
+        merged = json.loads(fr_file(server_repo(server)).read_bytes())
+        assert merged[pushed]["text"] == f"pushed {n}", name
+        if expected_api_entry is None:
+            assert api_asset not in merged, name
+        else:
+            assert (merged[api_asset]["text"], merged[api_asset].get("flag")) == (
+                expected_api_entry["text"], expected_api_entry.get("flag")), name
+        assert_server_clean(server)
+    assert conflicts >= 4  # a line-based merge would have stopped on these; the key-level merge never did
