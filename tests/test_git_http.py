@@ -605,3 +605,31 @@ def test_neighbouring_changes_of_the_api_and_a_push_merge_key_by_key_where_lines
                 expected_api_entry["text"], expected_api_entry.get("flag")), name
         assert_server_clean(server)
     assert conflicts >= 4  # a line-based merge would have stopped on these; the key-level merge never did
+
+
+# ----------------------------------------------------------------------------- the README's loop
+def readme_loop() -> list[str]:
+    """The commands of the README's clone/edit/push example, comments dropped."""
+    section = (REPO_ROOT / "README.md").read_text("utf-8").split("## Cloning, editing and pushing a project", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split(" #", 1)[0].strip() for line in block.splitlines()]
+    return [command for command in commands if command]
+
+
+def test_the_readme_clone_edit_push_loop_works_as_written(server, tmp_path):
+    commands = readme_loop()
+    assert commands[0].startswith("git clone ") and "git push origin main" in commands
+    host = server.base.split("://", 1)[1]
+    env = dict(git_env(tmp_path / "home"), KEY=server.keys["full"])
+    cwd = tmp_path
+    for command in commands:
+        if command.startswith("cd "):
+            cwd = cwd / command[3:]
+            continue
+        if command.startswith("git commit"):  # the README's "edit a text" step
+            edit_line(cwd / "locales" / "fr" / "0000.json", "home.title", text="Bienvenue (README)")
+        result = subprocess.run(command.replace("localhost:8000", host), shell=True, cwd=cwd, env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, (command, result.stderr)
+    assert translation(server, "home.title", "fr")["translation"] == "Bienvenue (README)"
+    assert run_git(cwd, "rev-parse", "HEAD").stdout == run_git(server_repo(server), "rev-parse", "HEAD").stdout
