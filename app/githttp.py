@@ -12,25 +12,34 @@ description. It does three things around `git http-backend` (CGI):
 - capacity: at most GIT_SLOTS Git requests per worker process at once (the server gives each worker that many
   threads on top of the API's), so clones never take the threads the API needs; beyond that, 503 with
   Retry-After. A Git request may run GIT_TIMEOUT seconds, far beyond gunicorn's default 30 s.
-- pushes: the whole upload is read before git sees it; receive-pack runs with Gloss's hooks
-  (storage.receive), which check the pushed commits in quarantine and move `main` under the project's write
-  lock; received packs stay packs (`transfer.unpackLimit=1`).
+- pushes: the whole upload is read before git sees it; receive-pack runs with Gloss's hooks (app.githooks),
+  which hand the ref updates back to this process over a private Unix socket (HookChannel): here, beside
+  the project's cached snapshot, storage.receive checks the pushed commits in quarantine and moves `main`
+  under the project's write lock, as an API write does. Received packs stay packs (`transfer.unpackLimit=1`).
 """
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import re
+import secrets
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import traceback
+from dataclasses import asdict
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from storage.errors import NotFound
-from storage.keys import ApiKey, KeyStore
+from storage.errors import NotFound, StorageError
+from storage.keys import ApiKey, KeyStore, digest_of
+from storage.project import Project
+from storage.receive import apply_push, check_push, parse_command
 from storage.store import Store
 
 from .auth import ACCESS_ALLOWS, key_from
@@ -39,7 +48,10 @@ GIT_SLOTS = 4  # concurrent Git requests per worker process
 GIT_TIMEOUT = 3600  # seconds one Git request (a clone of a large project on a slow link) may take
 MAX_PUSH_BYTES = 1024 * 1024 * 1024
 SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larger ones in a temporary file
-SOURCE_ROOT = Path(__file__).resolve().parent.parent
+HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
+HOOK_POLL = 1.0  # seconds between the hook thread's looks at whether its push is over
+HOOK_READ_TIMEOUT = 60.0  # a hook sends its request at once
+MAX_HOOK_REQUEST = 16 * 1024 * 1024
 REPO_PATH = re.compile(r"^/([a-z0-9][a-z0-9-]{0,62})\.git(/info/refs|/git-upload-pack|/git-receive-pack)$")
 SERVICES = ("git-upload-pack", "git-receive-pack")
 HOOKS = ("pre-receive", "proc-receive")
@@ -94,7 +106,7 @@ class GitHttp:
         except (ValueError, OSError) as error:
             self.slots.release()
             return _error(start_response, 413 if isinstance(error, ValueError) else 400, str(error))
-        return self._run_backend(environ, start_response, project.id, key, body, length)
+        return self._run_backend(environ, start_response, project, key, body, length)
 
     # ----------------------------------------------------------------- checks
     @staticmethod
@@ -149,7 +161,8 @@ class GitHttp:
         return body, length
 
     # ----------------------------------------------------------------- git http-backend
-    def _environment(self, environ: dict, project_id: str, key: ApiKey, length: int) -> dict[str, str]:
+    def _environment(self, environ: dict, project_id: str, key: ApiKey, length: int,
+                     hooks: "HookChannel | None") -> dict[str, str]:
         env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
         config = [(name, str(self.hooks_dir) if name == "core.hooksPath" else value) for name, value in GIT_CONFIG]
         env.update({
@@ -162,11 +175,9 @@ class GitHttp:
             "REMOTE_USER": key.user_name or key.id,
             "REMOTE_ADDR": environ.get("REMOTE_ADDR", ""),
             "GIT_CONFIG_COUNT": str(len(config)),
-            "GLOSS_DATA": str(self.store.data_dir.resolve()),
-            "GLOSS_PROJECT": project_id,
-            "GLOSS_USER_ID": str(key.user_id),
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")])),
         })
+        if hooks is not None:
+            env.update(hooks.environment())
         if environ.get("REQUEST_METHOD") == "POST":
             env["CONTENT_LENGTH"] = str(length)
         for name in ("HTTP_GIT_PROTOCOL", "HTTP_CONTENT_ENCODING"):
@@ -176,16 +187,20 @@ class GitHttp:
             env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = name, value
         return env
 
-    def _run_backend(self, environ: dict, start_response: Callable, project_id: str, key: ApiKey,
+    def _run_backend(self, environ: dict, start_response: Callable, project: Project, key: ApiKey,
                      body: BinaryIO | None, length: int) -> Iterable[bytes]:
         """Start `git http-backend` (a CGI program) and stream its answer back."""
+        pushing = body is not None and environ["PATH_INFO"].endswith("/git-receive-pack")
+        hooks = HookChannel(lambda request: self._answer_hook(project, key, request)) if pushing else None
         stderr = tempfile.TemporaryFile()
         try:
             process = subprocess.Popen(["git", "http-backend"], stdin=body if body is not None else subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=stderr,
-                                       env=self._environment(environ, project_id, key, length))
+                                       env=self._environment(environ, project.id, key, length, hooks))
         except OSError:
             stderr.close()
+            if hooks is not None:
+                hooks.close()
             self.slots.release()
             raise
         watchdog = threading.Timer(self.timeout, process.kill)
@@ -193,10 +208,10 @@ class GitHttp:
         watchdog.start()
         status, headers = _read_cgi_headers(process.stdout)
         start_response(status, headers)
-        return self._stream(process, watchdog, body, stderr)
+        return self._stream(process, watchdog, body, stderr, hooks)
 
     def _stream(self, process: subprocess.Popen, watchdog: threading.Timer, body: BinaryIO | None,
-                stderr: BinaryIO) -> Iterator[bytes]:
+                stderr: BinaryIO, hooks: "HookChannel | None") -> Iterator[bytes]:
         """The backend's output as it comes; the slot is freed when the response ends or the client leaves."""
         try:
             while True:
@@ -210,6 +225,8 @@ class GitHttp:
                 process.kill()
             process.wait()
             process.stdout.close()
+            if hooks is not None:
+                hooks.close()
             if body is not None:
                 body.close()
             stderr.seek(0)
@@ -218,6 +235,96 @@ class GitHttp:
             if message and process.returncode:
                 print(f"git http-backend: {message}", file=sys.stderr)
             self.slots.release()
+
+    # ----------------------------------------------------------------- the hooks of a push
+    def _answer_hook(self, project: Project, key: ApiKey, request: dict[str, Any]) -> dict[str, Any]:
+        """Check (pre-receive) or apply (proc-receive) the ref updates a hook of this push relays."""
+        commands = [parse_command(line) for line in request["commands"]]
+        if request["hook"] == "pre-receive":
+            quarantine = Path(request["quarantine"]) if request.get("quarantine") else None
+            live = {record.digest for record in self.keys.all()}
+            try:
+                check_push(project, commands, quarantine, lambda candidate: digest_of(candidate) in live)
+            except StorageError as error:
+                return {"status": 1, "message": f"Gloss refused the push: {error.message}"}
+            return {"status": 0}
+        if request["hook"] == "proc-receive":
+            return {"results": [asdict(result) for result in apply_push(project, commands, key.user_id)]}
+        raise ValueError(f"unknown hook {request['hook']!r}")
+
+
+class HookChannel:
+    """A Unix socket on which the hooks of one receive-pack ask this process to check and apply the push.
+
+    It lives in a fresh private directory (mode 0700) for the length of one push request, and a request must
+    carry the channel's random token; one thread answers the hooks, which receive-pack runs one at a time.
+    """
+
+    def __init__(self, answer: Callable[[dict[str, Any]], dict[str, Any]]):
+        self.answer = answer
+        self.directory = tempfile.mkdtemp(prefix="gloss-hooks-")
+        self.path = os.path.join(self.directory, "socket")
+        self.token = secrets.token_urlsafe(24)
+        self.closed = threading.Event()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(4)
+        self.listener.settimeout(HOOK_POLL)
+        threading.Thread(target=self._serve, name="gloss-git-hooks", daemon=True).start()
+
+    def environment(self) -> dict[str, str]:
+        return {"GLOSS_HOOK_SOCKET": self.path, "GLOSS_HOOK_TOKEN": self.token}
+
+    def close(self) -> None:
+        """Stop answering; a connection of our own wakes the waiting thread, which cleans up."""
+        self.closed.set()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as wake:
+                wake.settimeout(1)
+                wake.connect(self.path)
+        except OSError:
+            pass  # the thread notices within HOOK_POLL seconds anyway
+
+    def _serve(self) -> None:
+        try:
+            while not self.closed.is_set():
+                try:
+                    connection, _ = self.listener.accept()
+                except socket.timeout:
+                    continue
+                with connection:
+                    if not self.closed.is_set():
+                        self._reply(connection)
+        finally:
+            self.listener.close()
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _reply(self, connection: socket.socket) -> None:
+        try:
+            connection.settimeout(HOOK_READ_TIMEOUT)
+            request = json.loads(_read_line(connection))
+            if not hmac.compare_digest(str(request.pop("token", "")).encode(), self.token.encode()):
+                raise PermissionError("wrong hook token")
+            answer = self.answer(request)
+        except Exception:  # a hook must always get an answer: an error refuses the push
+            traceback.print_exc(file=sys.stderr)
+            answer = {"status": 1, "message": "Gloss could not handle the push (server error)"}
+        try:
+            connection.sendall(json.dumps(answer).encode("utf-8") + b"\n")
+        except OSError:
+            pass  # the hook is gone (the client left): receive-pack is being stopped anyway
+
+
+def _read_line(connection: socket.socket) -> bytes:
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        if len(data) > MAX_HOOK_REQUEST:
+            raise ValueError("hook request too large")
+        block = connection.recv(65536)
+        if not block:
+            break
+        data += block
+    return bytes(data)
 
 
 def _read_cgi_headers(stdout) -> tuple[str, list[tuple[str, str]]]:
@@ -249,7 +356,8 @@ def install_hooks(directory: Path) -> Path:
     """The hook scripts receive-pack runs (core.hooksPath); they live in the data directory, never in a project."""
     directory.mkdir(parents=True, exist_ok=True)
     for name in HOOKS:
-        script = f'#!/bin/sh\nexec "{sys.executable}" -m storage.receive {name}\n'
+        # -I -S: the relay needs only the standard library, so neither environment nor site-packages load
+        script = f'#!/bin/sh\nexec "{sys.executable}" -I -S "{HOOK_SCRIPT}" {name}\n'
         path = directory / name
         if not path.exists() or path.read_text() != script:
             temp = directory / f".{name}.{os.getpid()}.tmp"

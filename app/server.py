@@ -41,14 +41,19 @@ class GlossServer(BaseApplication):
 API_THREADS = 4  # threads per worker for the API; Git requests get GIT_SLOTS more of their own
 
 
-def run_gunicorn(data_dir: Path, host: str, port: int, workers: int) -> None:
+def gunicorn_options(host: str, port: int, workers: int) -> dict:
+    """How `gloss serve` runs gunicorn: threaded workers with threads of their own for /git."""
     from .githttp import GIT_SLOTS, GIT_TIMEOUT
 
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     # gthread workers keep answering the arbiter while a thread streams a long clone; the timeout is set
     # beyond a Git request's own limit anyway, for deployments that switch to sync workers.
-    GlossServer(data_dir, {"bind": bind, "workers": max(1, workers), "worker_class": "gthread",
-                           "threads": API_THREADS + GIT_SLOTS, "accesslog": "-", "timeout": GIT_TIMEOUT + 60,
-                           # path without the query string: `?key=` must never reach a log
-                           "access_log_format": '%(h)s %(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms',
-                           "graceful_timeout": 10}).run()
+    return {"bind": bind, "workers": max(1, workers), "worker_class": "gthread",
+            "threads": API_THREADS + GIT_SLOTS, "accesslog": "-", "timeout": GIT_TIMEOUT + 60,
+            # path without the query string: `?key=` must never reach a log
+            "access_log_format": '%(h)s %(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms',
+            "graceful_timeout": 10}
+
+
+def run_gunicorn(data_dir: Path, host: str, port: int, workers: int) -> None:
+    GlossServer(data_dir, gunicorn_options(host, port, workers)).run()

@@ -9,7 +9,7 @@ Figures:
      vs `git clone file://…` (the same upload-pack and pack-objects, no HTTP) and a plain path clone
      (hard links, no packing at all): median of --clones runs each, and the ratio HTTP / file://.
   2. push of a one-line translation change to main (`git push origin main`: quarantine checks, key-level
-     replay, merge commit under the project lock): median, min, max over --pushes pushes.
+     replay, merge commit under the project lock): median, p95, min, max over --pushes pushes.
   3. GET one translation through the API while --clones clones run at once, vs idle: median and p95.
 The scratch data directory lives in bench/.work/ and is removed afterwards.
 """
@@ -138,7 +138,8 @@ def main() -> None:
             assert result.returncode == 0, result.stderr
             assert run_git(repo, "pull", "-q", "--ff-only", env=env).returncode == 0
         print(f"push of a one-line change: median {statistics.median(push_times):.0f} ms, "
-              f"min {min(push_times):.0f} ms, max {max(push_times):.0f} ms ({args.pushes} pushes)")
+              f"p95 {percentile(push_times, 0.95):.0f} ms, min {min(push_times):.0f} ms, "
+              f"max {max(push_times):.0f} ms ({args.pushes} pushes)")
 
         asset_id = next(iter(project.snapshot().asset_ids()))
         api_latencies(server.base, key, asset_id, 3)  # every worker loads the pushed head first

@@ -26,7 +26,7 @@ from .gitrepo import GitRepo
 from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_asset_id
 from vocabulary import is_canonical_locale
 
-from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE
+from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, locale_path
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_TEXT_CHARS = 1024 * 1024
@@ -166,16 +166,29 @@ def _partners(record: dict[str, Any] | None) -> list[str]:
     return list(record.get("plurals", [])) + ([parent] if isinstance(parent, str) else [])
 
 
+def _chunks_by_blob(snapshot: Snapshot) -> dict[bytes, Chunk]:
+    found = {snapshot.files[asset_path(number)]: chunk for number, chunk in snapshot.asset_chunks.items()}
+    for code, chunks in snapshot.locale_chunks.items():
+        for number, chunk in chunks.items():
+            found[snapshot.files[locale_path(code, number)]] = chunk
+    return found
+
+
 class CommitChecker:
     """Checks commits of one repository (or of a push still in quarantine), caching work per blob."""
 
-    def __init__(self, repo: GitRepo, is_live_key: Callable[[str], bool]):
+    def __init__(self, repo: GitRepo, is_live_key: Callable[[str], bool], known: Snapshot | None = None):
+        """`known`: a snapshot of a commit already valid (the project's head), whose files and parsed chunks
+        the checker reuses instead of reading them again."""
         self.repo = repo
         self.is_live_key = is_live_key
         self._parsed: dict[bytes, Any] = {}
         self._scanned: set[bytes] = set()
         self._chunks: dict[bytes, Chunk] = {}
         self._layouts: dict[bytes, dict[str, bytes]] = {}
+        if known is not None and known.trees.get(""):
+            self._layouts[known.trees[""]] = known.files
+            self._chunks.update(_chunks_by_blob(known))
 
     def check(self, commit: bytes, full: bool = False) -> None:
         """Raise Invalid (its message names the commit, file and problem) unless `commit` is a valid project.

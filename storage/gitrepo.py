@@ -207,11 +207,15 @@ class GitRepo:
         self._packing = threading.Lock()  # one background repack at a time per process
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
         self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
+        self._git_env: dict[str, str] = {}  # a quarantine view's object directories (with_quarantine)
+        self._stores_to_close: list = []
 
     def close(self) -> None:
         """Release the open pack files."""
         try:
             self._dulwich.close()
+            for store in self._stores_to_close:
+                store.close()
         except Exception:  # closing at exit must never fail the exit
             pass
 
@@ -236,17 +240,26 @@ class GitRepo:
         return cls(path)
 
     def with_quarantine(self, quarantine: Path) -> "GitRepo":
-        """A read view that also sees the objects of a push still in git's quarantine directory."""
+        """A read view that also sees the objects of a push still in git's quarantine directory (dulwich
+        reads and git commands alike); close it when done, the quarantine's packs are open."""
         view = GitRepo(self.path)
-        main_store = view._dulwich.object_store
+        unused, quarantine_store = view._dulwich.object_store, DiskObjectStore(str(quarantine))
+        # this repository's store, with its loaded pack indexes and the lock that guards them (read_raw)
         view._dulwich.object_store = OverlayObjectStore(  # type: ignore[assignment]  # reads only
-            [DiskObjectStore(str(quarantine)), main_store])
+            [quarantine_store, self._dulwich.object_store])
+        view._store_lock = self._store_lock
+        view._stores_to_close = [quarantine_store, unused]  # the overlay's own close does nothing
+        view._git_env = {"GIT_OBJECT_DIRECTORY": str(quarantine), "GIT_QUARANTINE_PATH": str(quarantine),
+                         "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self.objects_dir.resolve())}
         return view
+
+    def _git_environment(self) -> dict[str, str]:
+        return {**git_environment(), **self._git_env}
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
         """Run the git command line in this repository and return its standard output."""
         result = subprocess.run(["git", *args], cwd=self.path, input=input, capture_output=True,
-                                env=git_environment())
+                                env=self._git_environment())
         if check and result.returncode != 0:
             raise GitCommandError(result.stderr.decode("utf-8", "replace").strip())
         return result.stdout
@@ -270,7 +283,7 @@ class GitRepo:
 
     def is_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
         result = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor.decode(), descendant.decode()],
-                                cwd=self.path, capture_output=True, env=git_environment())
+                                cwd=self.path, capture_output=True, env=self._git_environment())
         return result.returncode == 0
 
     def merge_base(self, one: bytes, other: bytes) -> bytes | None:
@@ -438,7 +451,8 @@ class GitRepo:
 
     def read_raw_type(self, hex_id: bytes) -> bytes:
         """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
-        type_num = self._dulwich.object_store.get_raw(ObjectID(hex_id))[0]
+        with self._store_lock:
+            type_num = self._dulwich.object_store.get_raw(ObjectID(hex_id))[0]
         return {number: name for name, number in PACK_TYPES.items()}[type_num]
 
     def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:

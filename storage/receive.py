@@ -1,82 +1,57 @@
-"""The hooks `git receive-pack` runs for a push over HTTP: `python -m storage.receive pre-receive|proc-receive`.
+"""What Gloss does for a push, at the two moments `git receive-pack` asks (its hooks, see app.githooks):
 
-- `pre-receive` runs while the pushed objects are still in git's quarantine (GIT_QUARANTINE_PATH): it refuses
-  refs other than the project branch, `refs/for/main` and tags, and checks every new commit (storage.checks).
-  Its standard error reaches the client as `remote:` lines; a refusal leaves no ref moved and no object kept.
-- `proc-receive` handles `refs/heads/main` and `refs/for/main` instead of receive-pack: under the project's
-  write lock (the same transaction as an API write) it replays the pushed changes onto the current head and
-  records them as a merge commit whose second parent is the pushed commit (storage.replay). A push to `main`
-  must be based on the current head (fast-forward); `refs/for/main` may be based on any older commit.
+- `check_push` (pre-receive) runs while the pushed objects are still in git's quarantine
+  (GIT_QUARANTINE_PATH): it refuses refs other than the project branch, `refs/for/main` and tags, and checks
+  every new commit (storage.checks). A refusal leaves no ref moved and no object kept.
+- `apply_push` (proc-receive) handles `refs/heads/main` and `refs/for/main` instead of receive-pack: under the
+  project's write lock (the same transaction as an API write) it replays the pushed changes onto the current
+  head and records them as a merge commit whose second parent is the pushed commit (storage.replay). A push to
+  `main` must be based on the current head (fast-forward); `refs/for/main` may be based on any older commit.
 
-The HTTP handler passes the project and the pusher in the environment (GLOSS_DATA, GLOSS_PROJECT,
-GLOSS_USER_ID); receive-pack hands it on to its hooks.
+Both run in the server process that received the push, next to the project's cached snapshot, so a one-line
+push costs the chunks it changes, not a load of the whole project.
 """
 from __future__ import annotations
 
-import os
-import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Callable
 
 from .checks import CommitChecker
 from .errors import StorageError
 from .gitrepo import ZERO_ID, Person
-from .keys import KeyStore, digest_of
 from .operations import Actor
 from .project import Project
 from .replay import replay
 from .snapshot import Snapshot
-from .store import Store, utc_now
+from .store import utc_now
 
 BRANCH = "refs/heads/main"
 REVIEW = "refs/for/main"
 TAGS = "refs/tags/"
-RELAYED_PATHS = ("GIT_OBJECT_DIRECTORY", "GIT_QUARANTINE_PATH")
+
+Command = tuple[bytes, bytes, str]  # old id, new id, ref name: one line of what receive-pack hands a hook
 
 
 class Refused(StorageError):
     """A push refused with a reason for the client."""
 
 
-# ----------------------------------------------------------------------------- pkt-line
-def read_pkt(stream: BinaryIO) -> bytes | None:
-    """One pkt-line payload; None for a flush packet."""
-    header = stream.read(4)
-    if len(header) < 4:
-        raise EOFError("receive-pack closed the stream")
-    length = int(header, 16)
-    if length == 0:
-        return None
-    return stream.read(length - 4)
+@dataclass
+class RefResult:
+    """What became of one pushed ref: `error` is None when it was applied."""
+    ref: str
+    error: str | None
+    message: str  # one line for the person pushing (git prints it as `remote: ...`)
 
 
-def write_pkt(stream: BinaryIO, payload: bytes | None) -> None:
-    stream.write(b"0000" if payload is None else b"%04x" % (len(payload) + 4) + payload)
-
-
-# ----------------------------------------------------------------------------- shared
-def open_project() -> Project:
-    return Store(Path(os.environ["GLOSS_DATA"])).project(os.environ["GLOSS_PROJECT"])
-
-
-def absolute_git_paths() -> None:
-    """receive-pack may give the quarantine relative to the hook's directory; our git calls run elsewhere."""
-    for name in RELAYED_PATHS:
-        if os.environ.get(name):
-            os.environ[name] = os.path.abspath(os.environ[name])
-    alternates = os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
-    if alternates:
-        os.environ["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = ":".join(
-            os.path.abspath(path) for path in alternates.split(":"))
-
-
-def parse_command(line: bytes) -> tuple[bytes, bytes, str]:
-    old, new, ref = line.decode("utf-8").strip().split(" ", 2)
+def parse_command(line: str) -> Command:
+    old, new, ref = line.strip().split(" ", 2)
     return old.encode(), new.encode(), ref
 
 
 def check_ref(old: bytes, new: bytes, ref: str) -> None:
-    """Only the project branch (through proc-receive), its review ref and tags may be pushed."""
+    """Only the project branch (through apply_push), its review ref and tags may be pushed."""
     if ref in (BRANCH, REVIEW):
         if new == ZERO_ID:
             raise Refused(f"{ref} cannot be deleted")
@@ -87,20 +62,24 @@ def check_ref(old: bytes, new: bytes, ref: str) -> None:
 
 
 # ----------------------------------------------------------------------------- pre-receive
-def pre_receive(project: Project, commands: list[tuple[bytes, bytes, str]]) -> None:
+def check_push(project: Project, commands: list[Command], quarantine: Path | None,
+               is_live_key: Callable[[str], bool]) -> None:
     """Refuse (raise) unless every ref may be pushed and every new commit is a valid project."""
-    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
-    repo = project.repo.with_quarantine(Path(quarantine)) if quarantine else project.repo
-    live = {record.digest for record in KeyStore(Path(os.environ["GLOSS_DATA"]) / "keys.json").all()}
-    checker = CommitChecker(repo, lambda candidate: digest_of(candidate) in live)
-    for old, new, ref in commands:
-        check_ref(old, new, ref)
-        if new == ZERO_ID:
-            continue
-        if repo.read_raw_type(new) != b"commit" and not ref.startswith(TAGS):
-            raise Refused(f"{ref}: the pushed object is not a commit")
-        for commit in repo.new_commits(new):
-            checker.check(commit)
+    repo = project.repo.with_quarantine(quarantine) if quarantine else project.repo
+    try:
+        # what the project holds now is valid: its parsed chunks spare the checker a re-read
+        checker = CommitChecker(repo, is_live_key, known=project.snapshot())
+        for old, new, ref in commands:
+            check_ref(old, new, ref)
+            if new == ZERO_ID:
+                continue
+            if repo.read_raw_type(new) != b"commit" and not ref.startswith(TAGS):
+                raise Refused(f"{ref}: the pushed object is not a commit")
+            for commit in repo.new_commits(new):
+                checker.check(commit)
+    finally:
+        if repo is not project.repo:
+            repo.close()
 
 
 # ----------------------------------------------------------------------------- proc-receive
@@ -134,53 +113,19 @@ def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
     return tx.result.commit
 
 
-def proc_receive(project: Project, stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Speak the proc-receive protocol (githooks(5)): version, commands, then one result per command."""
-    read_pkt(stdin)  # version=1 and receive-pack's capabilities
-    while read_pkt(stdin) is not None:
-        pass
-    write_pkt(stdout, b"version=1\0")
-    write_pkt(stdout, None)
-    stdout.flush()
-    commands = []
-    while (line := read_pkt(stdin)) is not None:
-        commands.append(parse_command(line))
-    user_id = int(os.environ.get("GLOSS_USER_ID") or 0)
+def apply_push(project: Project, commands: list[Command], user_id: int) -> list[RefResult]:
+    """Merge each pushed ref into main, one transaction each; a refused ref leaves the others applied."""
+    results = []
     for _, new, ref in commands:
         try:
             merged = merge_push(project, new, ref, user_id)
         except StorageError as error:
-            print(f"Gloss refused {ref}: {error.message}", file=sys.stderr)
-            write_pkt(stdout, f"ng {ref} {one_line(error.message)}".encode("utf-8"))
+            results.append(RefResult(ref, one_line(error.message), f"Gloss refused {ref}: {error.message}"))
             continue
-        print(f"Gloss merged your push into main as {merged.decode()[:12]}; "
-              "`git pull` brings the merge commit.", file=sys.stderr)
-        write_pkt(stdout, f"ok {ref}".encode("utf-8"))
-    write_pkt(stdout, None)
-    stdout.flush()
+        results.append(RefResult(ref, None, f"Gloss merged your push into main as {merged.decode()[:12]}; "
+                                            "`git pull` brings the merge commit."))
+    return results
 
 
 def one_line(text: str) -> str:
     return " ".join(text.split())[:300]
-
-
-def main(argv: list[str]) -> int:
-    absolute_git_paths()
-    project = open_project()
-    if argv[1:] == ["pre-receive"]:
-        commands = [parse_command(line) for line in sys.stdin.buffer.read().splitlines() if line.strip()]
-        try:
-            pre_receive(project, commands)
-        except StorageError as error:
-            print(f"Gloss refused the push: {error.message}", file=sys.stderr)
-            return 1
-        return 0
-    if argv[1:] == ["proc-receive"]:
-        proc_receive(project, sys.stdin.buffer, sys.stdout.buffer)
-        return 0
-    print("usage: python -m storage.receive pre-receive|proc-receive", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

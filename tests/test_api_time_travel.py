@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.openapi import build_document
 from tests.conftest import auth
 from tests.support import git
+from tests.test_api_auth_matrix import GETS, call, ids
 
 EXPORTS = ["/api/export/locale/fr.json", "/api/export/all.json", "/api/export/locale/de.csv",
            "/api/export/template.json", "/api/export/locale/fr.po", "/api/export/locale/ja.arb",
@@ -143,3 +145,42 @@ def test_diff_refuses_unknown_refs_formats_and_export_keys(demo, client, api):
     assert api.get("/api/diff", query_string={"from": "nope"})[0] == 404
     assert api.get("/api/diff", query_string={"format": "html"})[0] == 400
     assert client.get("/api/diff", **auth(keys.export)).status_code == 403
+
+
+# ----------------------------------------------------------------------------- the OpenAPI description
+def documented_parameters(route) -> dict[str, dict]:
+    operation = build_document()["paths"][route.openapi_path()]["get"]
+    return {parameter["name"]: parameter for parameter in operation.get("parameters", [])
+            if parameter.get("in") == "query"}
+
+
+DATA_READS = [route for route in GETS if route.names_demo_objects and "ref" in documented_parameters(route)]
+
+
+def test_the_reads_of_project_data_document_ref():
+    documented = {route.rule for route in DATA_READS}
+    for rule in ("/api/assets", "/api/locales", "/api/translations/<path:asset_id>/<locale>",
+                 "/api/export/locale/<locale>.<ext>", "/api/export/all.<ext>"):
+        assert any(found.startswith(rule) for found in documented), rule
+    assert "Time travel" in documented_parameters(DATA_READS[0])["ref"]["description"]
+
+
+@pytest.mark.parametrize("route", DATA_READS, ids=ids(DATA_READS))
+def test_every_read_documented_with_ref_answers_from_that_commit_or_404(demo, client, route):
+    """What the description promises for `ref`, each such route does: HEAD is the present, an unknown ref 404."""
+    _, keys = demo
+    now = call(client, route, **auth(keys.full))
+    at_head = client.get(route.url(), query_string={"ref": "HEAD"}, **auth(keys.full))
+    assert (at_head.status_code, at_head.mimetype) == (now.status_code, now.mimetype)
+    unknown = client.get(route.url(), query_string={"ref": "no-such-ref"}, **auth(keys.full))
+    assert unknown.status_code == 404, unknown.get_data(as_text=True)
+    assert "Unknown ref" in unknown.get_json()["error"]
+
+
+def test_the_diff_endpoint_is_documented_with_its_refs_and_formats():
+    operation = build_document()["paths"]["/api/diff"]["get"]
+    parameters = {parameter["name"]: parameter for parameter in operation["parameters"]}
+    assert {"from", "to", "format"} <= set(parameters)
+    assert parameters["format"]["schema"]["enum"] == ["json", "diff"]
+    assert {"application/json", "text/x-diff"} == set(operation["responses"]["200"]["content"])
+    assert "404" in operation["responses"] and operation["x-gloss-access"] == ["full", "readonly"]

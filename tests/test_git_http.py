@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from app.githttp import HOOK_SCRIPT, HookChannel
 from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, start_server
 from tests.support import require_tool
 
@@ -98,6 +102,18 @@ def test_full_and_readonly_keys_clone_the_project_with_its_history(server, tmp_p
     authors = set(run_git(repo, "log", "--format=%an").stdout.splitlines())
     assert {"Demo Owner", "Alice Martin", "Jonas Becker"} <= authors
     assert (repo / "locales" / "fr" / "0000.json").is_file()
+
+
+@pytest.mark.parametrize("version", ["0", "1"])
+def test_clones_and_fetches_speak_the_older_protocols_too(server, tmp_path, version):
+    env = dict(git_env(tmp_path / "home"), GIT_TRACE_PACKET=str(tmp_path / "packets"))
+    result = run_git(tmp_path, "-c", f"protocol.version={version}", "clone", "-q",
+                     server.url(server.keys["readonly"]), str(tmp_path / "old"), env=env)
+    assert result.returncode == 0, result.stderr
+    packets = (tmp_path / "packets").read_text()
+    assert "version 2" not in packets and ("version 1" in packets) == (version == "1")
+    fetched = run_git(tmp_path / "old", "-c", f"protocol.version={version}", "fetch", "-q", "origin")
+    assert fetched.returncode == 0, fetched.stderr
 
 
 def test_clones_speak_protocol_v2_and_may_be_partial(server, tmp_path):
@@ -204,13 +220,24 @@ def test_a_pushed_translation_gets_the_next_revision_with_the_pusher_as_author(s
     assert "Bienvenue (poussé)" in (server_repo(server) / "locales" / "fr" / "0000.json").read_text("utf-8")
     assert_server_clean(server)
     assert run_git(repo, "pull", "-q", "--ff-only").returncode == 0  # the client fast-forwards to the merge
+    # every worker's cache sees the push (requests spread over both), exports and history alike
+    for _ in range(8):
+        assert translation(server, "home.title", "fr")["translation"] == "Bienvenue (poussé)"
+        status, exported = server.api("GET", "/api/export/locale/fr.json", server.keys["full"])
+        assert status == 200 and "Bienvenue (poussé)" in json.dumps(exported, ensure_ascii=False)
+    status, changes = server.api("GET", "/api/diff", server.keys["full"])
+    assert status == 200
+    assert [(c["asset"], c["locale"], c["new"], c["author"]["name"]) for c in changes] == [
+        ("home.title", "fr", "Bienvenue (poussé)", "Pat Pusher")]
 
 
-def test_a_readonly_key_may_not_push(server, tmp_path):
+@pytest.mark.parametrize("access", ["readonly", "export"])
+def test_only_full_keys_may_push(server, tmp_path, access):
     repo = cloned(server, tmp_path, server.keys["readonly"])
     head = server_head(server)
     edit_line(repo / "locales" / "fr" / "0000.json", "home.title", text="Lecture seule")
     commit_all(repo, "should not arrive")
+    assert run_git(repo, "remote", "set-url", "origin", server.url(server.keys[access])).returncode == 0
     result = run_git(repo, "push", "origin", "main")
     assert result.returncode != 0 and "403" in result.stderr
     assert server_head(server) == head
@@ -452,3 +479,157 @@ def test_git_requests_beyond_their_slots_get_503_and_leave_the_api_alone(app, cl
     assert client.get("/api/auth/verify", headers=basic(keys.full)).status_code == 200
     streaming.close()
     assert client.get(url, headers=basic(keys.full)).status_code == 200
+
+
+def test_the_server_gives_git_threads_of_its_own_and_a_timeout_beyond_gunicorns_30_s():
+    from app.githttp import GIT_SLOTS, GIT_TIMEOUT
+    from app.server import API_THREADS, gunicorn_options
+
+    options = gunicorn_options("127.0.0.1", 8000, 2)
+    assert options["worker_class"] == "gthread"
+    assert options["threads"] == API_THREADS + GIT_SLOTS and API_THREADS >= 1
+    assert GIT_TIMEOUT > 30 and options["timeout"] > GIT_TIMEOUT
+
+
+def stalled_git_request(server: Server) -> socket.socket:
+    """A fetch whose body never comes: it holds a Git slot (the handler reads the whole body first)."""
+    connection = socket.create_connection(("127.0.0.1", int(server.base.rsplit(":", 1)[1])), timeout=30)
+    head = (f"POST /git/{PROJECT}.git/git-upload-pack HTTP/1.1\r\nHost: localhost\r\n"
+            f"Authorization: {basic(server.keys['readonly'])['Authorization']}\r\n"
+            "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 100000\r\n\r\n")
+    connection.sendall(head.encode("ascii"))
+    return connection
+
+
+def test_git_requests_that_hold_every_git_slot_leave_the_api_its_threads(server):
+    from app.server import API_THREADS
+    from app.githttp import GIT_SLOTS
+
+    # as many slow Git requests as both workers have threads: without Git's own slots they would take them all
+    stalled = [stalled_git_request(server) for _ in range(2 * (API_THREADS + GIT_SLOTS))]
+    try:
+        for _ in range(10):
+            status, body = server.api("GET", "/api/translations/home.title/fr", server.keys["full"])
+            assert status == 200, body
+        turned_away = 0
+        for connection in stalled:  # the requests beyond the slots were answered at once
+            connection.settimeout(0.5)
+            try:
+                turned_away += connection.recv(64).startswith(b"HTTP/1.1 503")
+            except socket.timeout:
+                pass
+        assert turned_away >= len(stalled) - 2 * GIT_SLOTS
+    finally:
+        for connection in stalled:
+            connection.close()
+
+
+# ----------------------------------------------------------------------------- the hooks' channel
+def test_a_hook_that_cannot_reach_the_server_refuses_the_push(tmp_path):
+    env = {"GLOSS_HOOK_SOCKET": str(tmp_path / "no-socket"), "GLOSS_HOOK_TOKEN": "t", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-I", "-S", str(HOOK_SCRIPT), "pre-receive"], env=env,
+                            input=b"0" * 40 + b" " + b"1" * 40 + b" refs/heads/main\n", capture_output=True)
+    assert result.returncode == 1
+    assert b"Gloss could not handle the push" in result.stderr
+
+
+def test_the_hook_channel_answers_only_requests_with_its_token(tmp_path):
+    asked = []
+    channel = HookChannel(lambda request: asked.append(request) or {"status": 0})
+    try:
+        def ask(token: str) -> dict:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.connect(channel.path)
+                connection.sendall(json.dumps({"token": token, "hook": "pre-receive", "commands": []}).encode()
+                                   + b"\n")
+                return json.loads(connection.makefile("rb").readline())
+
+        assert ask("forged")["status"] == 1 and asked == []
+        assert ask(channel.token) == {"status": 0}
+        assert asked == [{"hook": "pre-receive", "commands": []}]
+        assert oct(os.stat(channel.directory).st_mode & 0o777) == "0o700"
+    finally:
+        channel.close()
+    deadline = time.time() + 5
+    while os.path.exists(channel.directory) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(channel.directory)
+
+
+# ----------------------------------------------------------------------------- key-level merge
+def fr_file(repo: Path) -> Path:
+    return repo / "locales" / "fr" / "0000.json"
+
+
+def line_merge_conflicts(base: bytes, ours: bytes, theirs: bytes, workdir: Path) -> bool:
+    """Would git's line-based three-way merge (`git merge-file`) conflict on these versions of a file?"""
+    for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (workdir / name).write_bytes(data)
+    result = run_git(workdir, "merge-file", "-p", "ours", "base", "theirs")
+    return result.returncode != 0
+
+
+# The API changes one entry, the push (based on the commit before) its neighbour: (API call, pushed entry, check)
+NEIGHBOURS = {
+    "API edits the next line": lambda keys: ("POST", f"/api/translations/{keys[2]}/fr", b"API text", keys[1]),
+    "API edits the line before": lambda keys: ("POST", f"/api/translations/{keys[1]}/fr", b"API text", keys[2]),
+    "API flags the next line": lambda keys: ("POST", f"/api/translations/{keys[2]}/fr/flag", b"flag=fuzzy", keys[1]),
+    "API removes the next line": lambda keys: ("DELETE", f"/api/translations/{keys[2]}/fr", None, keys[1]),
+    "API edits the last line": lambda keys: ("POST", f"/api/translations/{keys[-1]}/fr", b"API text", keys[-2]),
+}
+
+
+def test_neighbouring_changes_of_the_api_and_a_push_merge_key_by_key_where_lines_conflict(server, tmp_path):
+    conflicts = 0
+    for n, (name, case) in enumerate(NEIGHBOURS.items()):
+        repo = cloned(server, tmp_path, server.keys["full"], f"clone{n}")
+        base = fr_file(repo).read_bytes()
+        keys = list(json.loads(base))
+        method, path, body, pushed = case(keys)
+        api_asset = path.split("/")[3]
+        status, answer = server.api(method, path, server.keys["full"], body)
+        assert status == 200, (name, answer)
+        after_api = fr_file(server_repo(server)).read_bytes()
+        expected_api_entry = json.loads(after_api).get(api_asset)
+        edit_line(fr_file(repo), pushed, text=f"pushed {n}")
+        commit_all(repo, name)
+        conflicts += line_merge_conflicts(base, after_api, fr_file(repo).read_bytes(), tmp_path)
+        result = run_git(repo, "push", "origin", "HEAD:refs/for/main")
+        assert result.returncode == 0, (name, result.stderr)
+        merged = json.loads(fr_file(server_repo(server)).read_bytes())
+        assert merged[pushed]["text"] == f"pushed {n}", name
+        if expected_api_entry is None:
+            assert api_asset not in merged, name
+        else:
+            assert (merged[api_asset]["text"], merged[api_asset].get("flag")) == (
+                expected_api_entry["text"], expected_api_entry.get("flag")), name
+        assert_server_clean(server)
+    assert conflicts >= 4  # a line-based merge would have stopped on these; the key-level merge never did
+
+
+# ----------------------------------------------------------------------------- the README's loop
+def readme_loop() -> list[str]:
+    """The commands of the README's clone/edit/push example, comments dropped."""
+    section = (REPO_ROOT / "README.md").read_text("utf-8").split("## Cloning, editing and pushing a project", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split(" #", 1)[0].strip() for line in block.splitlines()]
+    return [command for command in commands if command]
+
+
+def test_the_readme_clone_edit_push_loop_works_as_written(server, tmp_path):
+    commands = readme_loop()
+    assert commands[0].startswith("git clone ") and "git push origin main" in commands
+    host = server.base.split("://", 1)[1]
+    env = dict(git_env(tmp_path / "home"), KEY=server.keys["full"])
+    cwd = tmp_path
+    for command in commands:
+        if command.startswith("cd "):
+            cwd = cwd / command[3:]
+            continue
+        if command.startswith("git commit"):  # the README's "edit a text" step
+            edit_line(cwd / "locales" / "fr" / "0000.json", "home.title", text="Bienvenue (README)")
+        result = subprocess.run(command.replace("localhost:8000", host), shell=True, cwd=cwd, env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, (command, result.stderr)
+    assert translation(server, "home.title", "fr")["translation"] == "Bienvenue (README)"
+    assert run_git(cwd, "rev-parse", "HEAD").stdout == run_git(server_repo(server), "rev-parse", "HEAD").stdout
