@@ -163,7 +163,8 @@ def flush_to_disk(handle: BinaryIO) -> None:
 _flushers: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
 
 
-def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ()) -> None:
+def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = (),
+                      descriptors: Iterable[int] = ()) -> None:
     """Flush several files (and directories) at once: concurrent fsyncs share one journal commit, so the
     group costs about what one fsync costs instead of one per file."""
     global _flushers
@@ -171,6 +172,7 @@ def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ())
     for handle in handles:
         handle.flush()
         jobs.append(partial(fsync, handle.fileno()))
+    jobs.extend(partial(fsync, fd) for fd in descriptors)
     jobs.extend(partial(fsync_directory, directory) for directory in directories)
     if len(jobs) <= 1:
         for job in jobs:
@@ -291,18 +293,20 @@ class GitRepo:
 
     # ----------------------------------------------------------------- objects
     @contextmanager
-    def object_batch(self) -> Iterator[None]:
+    def object_batch(self, store: bool = True) -> Iterator[dict[str, tuple[int, bytes]]]:
         """Collect the objects written inside the block and store them as ONE pack when it ends.
 
         A commit's blob, trees and commit then cost two new files (pack and index) instead of one file and
         often one fan-out directory each; file creation dominates a write's cost on slow disks. The many
-        small packs are rolled up geometrically in the background (pack_loose_objects).
+        small packs are rolled up geometrically in the background (pack_loose_objects). With `store=False`
+        the caller gets the objects to hand to move_head, which stores them with the ref in one fsync round.
         """
-        self._batch = {}
+        batch: dict[str, tuple[int, bytes]] = {}
+        self._batch = batch
         try:
-            yield
-            if self._batch:
-                self._write_pack(self._batch)
+            yield batch
+            if batch and store:
+                self._write_pack(batch)
         finally:
             self._batch = None
 
@@ -342,9 +346,10 @@ class GitRepo:
         fsync_directory(directory)
         return hex_id.encode()
 
-    def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
+    def _write_pack(self, objects: dict[str, tuple[int, bytes]], flush_with: Sequence[int] = ()) -> None:
         """Write a version-2 pack and its version-2 index; the index goes last, so git and dulwich only
-        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one)."""
+        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one).
+        The files are flushed concurrently with the descriptors `flush_with` (the ref's lock file)."""
         body = [b"PACK", struct.pack(">II", 2, len(objects))]
         offset = 12
         entries = []  # (binary sha, crc32, offset)
@@ -380,7 +385,7 @@ class GitRepo:
             with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
                 pack_file.write(pack)
                 index_file.write(index)
-                flush_all_to_disk([pack_file, index_file])
+                flush_all_to_disk([pack_file, index_file], descriptors=flush_with)
             for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
                 os.chmod(temp, 0o444)
                 os.replace(temp, pack_dir / (name + suffix))
@@ -467,12 +472,17 @@ class GitRepo:
             pass
         return None
 
-    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True) -> None:
+    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True,
+                  objects: dict[str, tuple[int, bytes]] | None = None) -> None:
         """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`.
 
         Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
         other: create `refs/heads/main.lock` exclusively, check the current value while holding it, write and
-        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved.
+        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved
+        (then `objects`, the commit's own objects from object_batch(store=False), are not even written).
+        `objects` are stored as one pack flushed in the same concurrent fsync round as the lock file, and
+        renamed into place before the ref: they are durable before the branch can point at them, for one
+        round of fsync where writing them first would take two.
         """
         fd = self._create_ref_lock()
         try:
@@ -480,7 +490,10 @@ class GitRepo:
                 raise RefMoved("The project changed while this write was being made (another git writer "
                                "moved the branch); nothing was written, retry the request")
             os.write(fd, commit + b"\n")
-            fsync(fd)
+            if objects:
+                self._write_pack(objects, flush_with=[fd])
+            else:
+                fsync(fd)
         except BaseException:
             os.close(fd)
             os.unlink(self._ref_lock_path)
@@ -608,7 +621,8 @@ class GitRepo:
             for directory in removed_dirs:
                 self._remove_empty_dirs(self.path / directory)
                 touched_dirs.add((self.path / directory).parent)
-            self._flush_and_publish_index(index, written, [d for d in touched_dirs if d.is_dir()])
+            touched_dirs.add(self.git_dir)  # the index's rename
+            self._publish_and_flush_index(index, written, [d for d in touched_dirs if d.is_dir()])
         finally:
             for handle in written:
                 handle.close()
@@ -740,16 +754,15 @@ class GitRepo:
             raise
         return handle
 
-    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry], with_files: Sequence[BinaryIO] = (),
-                                 directories: Iterable[Path] = ()) -> None:
-        """Write the index, flush it with the other files, rename it into place and make that durable.
+    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry]) -> None:
+        """Write the index, flush it, rename it into place and make that durable (a resync's slow path).
 
         On failure (a full disk) the temp index is removed and the old index stays.
         """
         try:
             index_file = self._write_index(entries)
             try:
-                flush_all_to_disk([*with_files, index_file], directories)
+                flush_all_to_disk([index_file])
             finally:
                 index_file.close()
             os.replace(self._index_temp(), self.git_dir / "index")
@@ -757,6 +770,36 @@ class GitRepo:
             _unlink_quietly(self._index_temp())
             raise
         fsync_directory(self.git_dir)
+        self._index_cache = (self._index_stamp(), entries)
+
+    def _publish_and_flush_index(self, entries: dict[bytes, IndexEntry], with_files: Sequence[BinaryIO],
+                                 directories: Iterable[Path]) -> None:
+        """Rename the new index into place, then flush it, the other files and the directories (which hold
+        the ref's and the index's renames) in ONE concurrent round: a commit costs two rounds of fsync
+        (pack, its index and the ref's lock file, then this one) where `git commit` with core.fsync=all
+        makes four in a row (blob, tree, commit, ref).
+
+        Renaming before flushing is safe because the checkout marker, written after this round, names the
+        previous commit until every file here is durable: after a crash in between, HEAD (the new commit)
+        differs from the marker and the next writer resyncs the working tree and the index. On failure (a
+        full disk) the temp index is removed.
+        """
+        try:
+            index_file = self._write_index(entries)
+        except BaseException:
+            _unlink_quietly(self._index_temp())
+            raise
+        try:
+            try:
+                index_file.flush()  # whole in the kernel before its name is published
+                os.replace(self._index_temp(), self.git_dir / "index")
+            except BaseException:
+                _unlink_quietly(self._index_temp())
+                raise
+            self._index_cache = None  # the file changed; the stamp is taken once it is flushed
+            flush_all_to_disk([*with_files, index_file], directories)
+        finally:
+            index_file.close()
         self._index_cache = (self._index_stamp(), entries)
 
     def _remove_empty_dirs(self, directory: Path) -> None:

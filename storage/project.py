@@ -184,7 +184,7 @@ class Project:
         check_writable_paths(path for path, data in changed.items() if data is not None)
         files = dict(base.files)
         blob_ids: dict[str, bytes] = {}
-        with self.repo.object_batch():  # one pack per commit
+        with self.repo.object_batch(store=False) as objects:  # one pack per commit, stored by move_head
             for path, data in changed.items():
                 if data is None:
                     files.pop(path, None)
@@ -194,8 +194,9 @@ class Project:
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
-        # the ref's directory is flushed with the working-tree files: one fsync round fewer per commit
-        self.repo.move_head(commit, expected=base.commit, flush_directory=False)
+        # the pack is flushed with the ref's lock file, and the ref's directory with the working-tree files:
+        # two rounds of fsync per commit
+        self.repo.move_head(commit, expected=base.commit, flush_directory=False, objects=objects)
         # The commit is durable from here on: a failure below (disk full while rewriting the working tree)
         # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
         removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
