@@ -75,13 +75,16 @@ class Chunk:
         keys and the entries already parsed on unchanged lines are reused, so derived data is updated from
         a diff of lines instead of recomputed from every entry.
         """
+        # a line unchanged since `previous` has a known key: only the differing lines are decoded
+        known = {line: key for key, line in previous._lines.items()} if previous is not None else {}
         lines: dict[str, str] = {}
         for line in data.decode("utf-8").split("\n"):
             if line in ("{", "}", ""):
                 continue
             if line.endswith(","):
                 line = line[:-1]
-            lines[_line_key(line)] = line
+            key = known.get(line)
+            lines[_line_key(line) if key is None else key] = line
         chunk = cls(lines)
         chunk._bytes = data
         if previous is not None:

@@ -29,7 +29,8 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, ca
 
 from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
-from dulwich.objects import Commit, ObjectID, Tree
+from dulwich.objects import Commit, ObjectID, RawObjectID, Tree
+from dulwich.pack import Pack
 from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
@@ -209,6 +210,7 @@ class GitRepo:
         self._packing = threading.Lock()  # one background repack at a time per process
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
         self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
+        self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
 
     def close(self) -> None:
         """Release the open pack files."""
@@ -433,6 +435,9 @@ class GitRepo:
         """
         store = self._dulwich.object_store
         with self._store_lock:
+            found = self._read_packed_newest_first(hex_id)
+            if found is not None:
+                return found[1]
             try:
                 return store.get_raw(ObjectID(hex_id))[1]
             except KeyError:
@@ -440,6 +445,32 @@ class GitRepo:
         time.sleep(0.01)
         with self._store_lock:
             return store.get_raw(ObjectID(hex_id))[1]
+
+    def _read_packed_newest_first(self, hex_id: bytes) -> tuple[int, bytes] | None:
+        """An object from the packs, newest pack first; None when it is in none of them (or a concurrent
+        repack removed one), and the caller asks dulwich, which also sees loose objects.
+
+        Dulwich probes its packs oldest first, and a commit reads mostly the newest objects (another
+        worker's last commits, each in its own small pack): with the dozens of packs kept between two
+        repacks, that probing was a third of a write that follows another process's write. After a miss
+        the pack directory is listed again once, so another process's new packs are found.
+        """
+        binary = bytes.fromhex(hex_id.decode("ascii"))
+        for attempt in range(2):
+            if attempt or self._packs_newest_first is None:
+                try:
+                    self._packs_newest_first = list(reversed(self._dulwich.object_store.packs))
+                except (OSError, AttributeError):
+                    self._packs_newest_first = []
+            for pack in self._packs_newest_first:
+                try:
+                    return pack.get_raw(RawObjectID(binary))
+                except KeyError:
+                    continue
+                except Exception:  # a pack deleted by a repack, closed by dulwich: start over next time
+                    self._packs_newest_first = None
+                    return None
+        return None
 
     def read_raw_type(self, hex_id: bytes) -> bytes:
         """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
