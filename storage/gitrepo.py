@@ -211,6 +211,7 @@ class GitRepo:
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
         self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
         self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
+        self._packs_listed: int | None = None  # the pack directory's mtime when that list was made
 
     def close(self) -> None:
         """Release the open pack files."""
@@ -453,15 +454,21 @@ class GitRepo:
         Dulwich probes its packs oldest first, and a commit reads mostly the newest objects (another
         worker's last commits, each in its own small pack): with the dozens of packs kept between two
         repacks, that probing was a third of a write that follows another process's write. After a miss
-        the pack directory is listed again once, so another process's new packs are found.
+        the pack directory is listed again (also whenever its mtime changed), so another process's new packs
+        are found, and probed first.
         """
         binary = bytes.fromhex(hex_id.decode("ascii"))
+        try:
+            listed = os.stat(self.objects_dir / "pack").st_mtime_ns  # changes when a pack arrives or goes
+        except OSError:
+            listed = None
         for attempt in range(2):
-            if attempt or self._packs_newest_first is None:
+            if attempt or self._packs_newest_first is None or listed != self._packs_listed:
                 try:
                     self._packs_newest_first = list(reversed(self._dulwich.object_store.packs))
                 except (OSError, AttributeError):
                     self._packs_newest_first = []
+                self._packs_listed = listed
             for pack in self._packs_newest_first:
                 try:
                     return pack.get_raw(RawObjectID(binary))
