@@ -194,6 +194,13 @@ class Snapshot:
             return None
         return self.locale_chunks.get(locale, {}).get(number, EMPTY).get(asset_id)
 
+    def peek_translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+        """translation() without keeping the parsed entry in memory (see Chunk.peek)."""
+        number = self.asset_index.get(asset_id)
+        if number is None:
+            return None
+        return self.locale_chunks.get(locale, {}).get(number, EMPTY).peek(asset_id)
+
     def translations(self, locale: str) -> Iterator[tuple[str, dict[str, Any]]]:
         """Translated entries of one locale, in asset creation order."""
         chunks = self.locale_chunks.get(locale, {})
