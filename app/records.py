@@ -69,11 +69,10 @@ def asset_list_items(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], str
     """(id, tags, the pretty rendering of its Asset record) for every asset, in creation order.
 
     Cached per asset chunk while neither it nor the same-numbered locale chunks (which hold the
-    translations counted in `progress`) change: after a write only one chunk is rebuilt. Only the
-    rendering is kept, not the record (a 100k-asset list kept both: hundreds of MB per worker).
+    translations counted in `progress`) change: after a write only one chunk is rebuilt, and when only
+    translations changed, only the records of the assets they belong to. Only the rendering is kept,
+    not the record (a 100k-asset list kept both: hundreds of MB per worker).
     """
-    from .jsonio import pretty_item
-
     codes = tuple(record["code"] for record in snapshot.locales())
     items = []
     for number in sorted(snapshot.asset_chunks):
@@ -81,13 +80,37 @@ def asset_list_items(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], str
         sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
         cached = chunk.derived.get(("asset-list", codes))
         if cached is None or len(cached[0]) != len(sources) or any(a is not b for a, b in zip(cached[0], sources)):
-            built = []
-            for asset_id, asset in chunk.peek_items():  # only the renderings are kept
-                record = asset_record(snapshot, asset_id, asset)
-                built.append((asset_id, tuple(record["tags"]), pretty_item(record)))
+            changed = None if cached is None else _changed_keys(cached[0], sources)
+            if changed is None:
+                built = [_list_item(snapshot, asset_id, asset) for asset_id, asset in chunk.peek_items()]
+            else:
+                built = [_list_item(snapshot, item[0], chunk.peek(item[0])) if item[0] in changed else item
+                         for item in cached[1]]
             cached = chunk.derived[("asset-list", codes)] = (sources, built)
         items.extend(cached[1])
     return items
+
+
+def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None) -> tuple[str, tuple[str, ...], str]:
+    from .jsonio import pretty_item
+
+    record = asset_record(snapshot, asset_id, asset)
+    return asset_id, tuple(record["tags"]), pretty_item(record)
+
+
+def _changed_keys(old: tuple, new: tuple) -> set[str] | None:
+    """The entries that differ between two versions of the same locale chunks, when each new chunk was
+    made from the old one (its lineage, see Chunk.origin); None when that is unknown."""
+    if len(old) != len(new):
+        return None
+    changed: set[str] = set()
+    for before, after in zip(old, new):
+        if before is after:
+            continue
+        if after is None or before is None or after.origin is None or after.origin[0] is not before:
+            return None
+        changed.update(after.origin[1])
+    return changed
 
 
 # ----------------------------------------------------------------------------- locales
