@@ -67,7 +67,8 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> list[Uni
     """
     asset_chunk = snapshot.asset_chunks[number]
     needed = {number}
-    for _, asset in asset_chunk.items():
+    assets = list(asset_chunk.peek_items())  # parsed for the units only: a chunk keeps its lines
+    for _, asset in assets:
         for member in asset.get("plurals", ()):
             needed.add(snapshot.asset_index[member])
     sources = tuple(snapshot.locale_chunks.get(code, {}).get(n) for code in wanted for n in sorted(needed))
@@ -79,9 +80,9 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> list[Uni
         for n in sorted(needed):
             chunk = snapshot.locale_chunks.get(code, {}).get(n)
             if chunk is not None:
-                entries[code].update(chunk.items())
+                entries[code].update(chunk.peek_items())  # the units keep what they need
     units = []
-    for asset_id, asset in asset_chunk.items():
+    for asset_id, asset in assets:
         if asset.get("plural_of"):
             continue  # exported inside its singular's unit
         members = asset.get("plurals")

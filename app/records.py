@@ -41,7 +41,7 @@ def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
     """Counts of locales: translated (flagged included), untranslated, flagged."""
     translated = flagged = 0
     for record in snapshot.locales():
-        entry = snapshot.translation(asset_id, record["code"])
+        entry = snapshot.peek_translation(asset_id, record["code"])  # a list of 100k must not keep 500k
         if entry is not None:
             translated += 1
             flagged += bool(entry.get("flag"))
@@ -65,28 +65,52 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
     }
 
 
-def asset_list_items(snapshot: Snapshot) -> list[tuple[str, dict[str, Any], tuple[dict, str]]]:
-    """(id, stored asset, (Asset record, its pretty rendering)) for every asset, in creation order.
+def asset_list_items(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], str]]:
+    """(id, tags, the pretty rendering of its Asset record) for every asset, in creation order.
 
     Cached per asset chunk while neither it nor the same-numbered locale chunks (which hold the
-    translations counted in `progress`) change: after a write only one chunk is rebuilt.
+    translations counted in `progress`) change: after a write only one chunk is rebuilt, and when only
+    translations changed, only the records of the assets they belong to. Only the rendering is kept,
+    not the record (a 100k-asset list kept both: hundreds of MB per worker).
     """
-    from .jsonio import pretty_item
-
     codes = tuple(record["code"] for record in snapshot.locales())
     items = []
     for number in sorted(snapshot.asset_chunks):
         chunk = snapshot.asset_chunks[number]
         sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-        cached = chunk.derived.get(("asset-records", codes))
+        cached = chunk.derived.get(("asset-list", codes))
         if cached is None or len(cached[0]) != len(sources) or any(a is not b for a, b in zip(cached[0], sources)):
-            built = []
-            for asset_id, asset in chunk.items():
-                record = asset_record(snapshot, asset_id, asset)
-                built.append((asset_id, asset, (record, pretty_item(record))))
-            cached = chunk.derived[("asset-records", codes)] = (sources, built)
+            changed = None if cached is None else _changed_keys(cached[0], sources)
+            if changed is None:
+                built = [_list_item(snapshot, asset_id, asset) for asset_id, asset in chunk.peek_items()]
+            else:
+                built = [_list_item(snapshot, item[0], chunk.peek(item[0])) if item[0] in changed else item
+                         for item in cached[1]]
+            cached = chunk.derived[("asset-list", codes)] = (sources, built)
         items.extend(cached[1])
     return items
+
+
+def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None) -> tuple[str, tuple[str, ...], str]:
+    from .jsonio import pretty_item
+
+    record = asset_record(snapshot, asset_id, asset)
+    return asset_id, tuple(record["tags"]), pretty_item(record)
+
+
+def _changed_keys(old: tuple, new: tuple) -> set[str] | None:
+    """The entries that differ between two versions of the same locale chunks, when each new chunk was
+    made from the old one (its lineage, see Chunk.origin); None when that is unknown."""
+    if len(old) != len(new):
+        return None
+    changed: set[str] = set()
+    for before, after in zip(old, new):
+        if before is after:
+            continue
+        if after is None or before is None or after.origin is None or after.origin[0] is not before:
+            return None
+        changed.update(after.origin[1])
+    return changed
 
 
 # ----------------------------------------------------------------------------- locales
@@ -128,7 +152,7 @@ def _chunk_progress(chunk) -> dict[str, Any]:
             _count(counts, chunk.get(key), +1)
         return counts
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for _, entry in chunk.items():
+    for _, entry in chunk.peek_items():
         _count(counts, entry, +1)
     return counts
 

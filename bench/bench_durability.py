@@ -4,7 +4,9 @@ Run: .venv/bin/python bench/bench_durability.py [--assets 10000] [--writes 200] 
 Rows, each the median of `rounds` rounds of p50s:
   - a Gloss commit (one translation) with every fsync, and the same with fsync turned off: target +1 ms p50
   - the floor: writing one small file with fsync (and with fsync of its directory)
-  - the peer: `git commit` of a one-line change with core.fsync=all
+  - the peer: `git commit -a` of a one-line change with core.fsync=all and with core.fsync=none; their difference
+    is what durability costs git itself on this disk (4 sequential fsyncs: blob, tree, commit, ref), the honest
+    yardstick for Gloss's own cost when one fsync'd file write alone costs several ms here
   - the ref compare-and-swap, Gloss's own beside dulwich's refs.set_if_equals
 """
 from __future__ import annotations
@@ -70,10 +72,10 @@ def fsynced_file_write(directory: Path, sync_dir: bool) -> Callable[[int], objec
     return write
 
 
-def git_cli_commit(repo: Path) -> Callable[[int], object]:
+def git_cli_commit(repo: Path, fsync: str) -> Callable[[int], object]:
     def commit(n: int) -> None:
         (repo / "file.txt").write_text(f"line {n}\n")
-        subprocess.run(["git", "-c", "core.fsync=all", "commit", "-q", "-a", "-m", f"edit {n}"], cwd=repo,
+        subprocess.run(["git", "-c", f"core.fsync={fsync}", "commit", "-q", "-a", "-m", f"edit {n}"], cwd=repo,
                        check=True)
     return commit
 
@@ -120,7 +122,7 @@ def main() -> None:
         ids = list(project.snapshot().asset_ids())
         floor_dir = root / "floor"
         floor_dir.mkdir()
-        cli = make_git_repo(root / "cli-root")
+        cli, cli_unsynced = make_git_repo(root / "cli-root"), make_git_repo(root / "cli-root-2")
         gloss_ref, dulwich_ref = ref_swaps(root)
         rows: dict[str, list[float]] = {}
         actions = {
@@ -128,7 +130,8 @@ def main() -> None:
             "Gloss commit, no fsync": without_fsync(gloss_commit(project, ids)),
             "floor: fsync'd file write": fsynced_file_write(floor_dir, False),
             "floor: + fsync of its dir": fsynced_file_write(floor_dir, True),
-            "peer: git commit (fsync=all)": git_cli_commit(cli),
+            "peer: git commit (fsync=all)": git_cli_commit(cli, "all"),
+            "peer: git commit (fsync=none)": git_cli_commit(cli_unsynced, "none"),
             "ref CAS, Gloss": gloss_ref,
             "ref CAS, dulwich set_if_equals": dulwich_ref,
         }
@@ -141,10 +144,15 @@ def main() -> None:
         for label, values in rows.items():
             print(f"  {label:<32}{statistics.median(values):8.2f} ms   rounds: "
                   + ", ".join(f"{v:.2f}" for v in values))
-        cost = statistics.median(rows["Gloss commit, durable"]) - statistics.median(rows["Gloss commit, no fsync"])
-        print(f"  fsync cost per commit: +{cost:.2f} ms p50 (target <= +1 ms)  "
-              f"{'OK' if cost <= 1 else 'MISSED'}", flush=True)
-
+        def cost(durable: str, unsynced: str) -> float:
+            return statistics.median(rows[durable]) - statistics.median(rows[unsynced])
+        ours = cost("Gloss commit, durable", "Gloss commit, no fsync")
+        gits = cost("peer: git commit (fsync=all)", "peer: git commit (fsync=none)")
+        one = statistics.median(rows["floor: fsync'd file write"])
+        print(f"  fsync cost per commit: Gloss +{ours:.2f} ms p50, git's own +{gits:.2f} ms p50 "
+              f"(one fsync'd file write: {one:.2f} ms)")
+        print(f"  target +1 ms p50: {'OK' if ours <= 1 else 'MISSED'}; at most git's own cost: "
+              f"{'OK' if ours <= gits else 'MISSED'}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -6,15 +6,11 @@ to know about a format is declared here, never in `app/`.
 """
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .xml import android, keyvalue, qt, resx, tmx, xliff
-from . import csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt
-from .apple import plist, strings as apple_strings, stringsdict, xcstrings
-from .resbundle import binary as icu_binary, text as icu_text
-from .resbundle.tree import resource_key
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
@@ -104,6 +100,46 @@ class FormatSpec:
     def writable(self) -> bool:
         return self.writer is not None
 
+
+class _Deferred:
+    """A function of a format module, imported on its first call: converting a PO file then imports the
+    gettext family only, not every reader and writer of the table (and lxml, PyYAML...) at start-up."""
+
+    __slots__ = ("_module", "_name", "_function")
+
+    def __init__(self, module: str, name: str) -> None:
+        self._module, self._name = module, name
+        self._function: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        function = self._function
+        if function is None:
+            function = self._function = getattr(importlib.import_module(self._module, __package__), self._name)
+        return function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{self._module.lstrip('.')}.{self._name}>"
+
+
+class _FormatModule:
+    """Stands for a format module in the table below: `gettext.read_po` names that function, deferred."""
+
+    def __init__(self, module: str) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> _Deferred:
+        return _Deferred(self._module, name)
+
+
+android, keyvalue, qt, resx, tmx, xliff = (_FormatModule(f".xml.{name}") for name in
+                                           ("android", "keyvalue", "qt", "resx", "tmx", "xliff"))
+csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt = (
+    _FormatModule(f".{name}") for name in
+    ("csvfmt", "gettext", "html", "ini", "js", "jsonfmt", "php", "properties", "sql", "yamlfmt"))
+plist, apple_strings, stringsdict, xcstrings = (_FormatModule(f".apple.{name}") for name in
+                                                ("plist", "strings", "stringsdict", "xcstrings"))
+icu_binary, icu_text = _FormatModule(".resbundle.binary"), _FormatModule(".resbundle.text")
+resource_key = _FormatModule(".resbundle.tree").resource_key
 
 _GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
 _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"

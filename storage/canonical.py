@@ -11,6 +11,7 @@ as they are: a write costs the size of the chunk, never a full re-serialisation 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Callable, Iterator, Mapping
 
 _decoder = json.JSONDecoder()
@@ -75,15 +76,18 @@ class Chunk:
         keys and the entries already parsed on unchanged lines are reused, so derived data is updated from
         a diff of lines instead of recomputed from every entry.
         """
+        # a line unchanged since `previous` has a known key: only the differing lines are decoded
+        known = {line: key for key, line in previous._lines.items()} if previous is not None else {}
         lines: dict[str, str] = {}
         for line in data.decode("utf-8").split("\n"):
             if line in ("{", "}", ""):
                 continue
             if line.endswith(","):
                 line = line[:-1]
-            lines[_line_key(line)] = line
-        chunk = cls(lines)
-        chunk._bytes = data
+            key = known.get(line)
+            # interned: the same asset ID keys the asset chunk and every locale's chunk (one string, not 6)
+            lines[sys.intern(_line_key(line)) if key is None else key] = line
+        chunk = cls(lines)  # `data` is not kept: its lines are (to_bytes joins them again if ever needed)
         if previous is not None:
             chunk._descend_from(previous)
         return chunk
@@ -115,6 +119,21 @@ class Chunk:
                 return None
             value = self._parsed[key] = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
         return value
+
+    def peek(self, key: str) -> dict[str, Any] | None:
+        """Like get, without keeping the parsed entry: for one-off reads of many entries (counts)."""
+        value = self._parsed.get(key)
+        if value is None:
+            line = self._lines.get(key)
+            if line is None:
+                return None
+            value = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
+        return value
+
+    def peek_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """items() without keeping the parsed entries (see peek)."""
+        for key in self._lines:
+            yield key, self.peek(key)  # type: ignore[misc]
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for key in self._lines:

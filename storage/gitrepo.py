@@ -29,7 +29,8 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, ca
 
 from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
-from dulwich.objects import Commit, ObjectID, Tree
+from dulwich.objects import Commit, ObjectID, RawObjectID, Tree
+from dulwich.pack import Pack
 from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
@@ -48,6 +49,7 @@ GC_EVERY = 50
 FULL_REPACK_GROWTH = 1.4
 MAINTENANCE_LOCK = "gloss-maintenance.lock"  # in .git: the one-repack-at-a-time lock and that size
 ZERO_ID = b"0" * 40
+DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024  # per pack; see GitRepo.__init__
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
 # during a push), and the age after which a lock file is taken for the leftover of a killed writer.
 REF_LOCK_TIMEOUT = 2.0
@@ -163,7 +165,8 @@ def flush_to_disk(handle: BinaryIO) -> None:
 _flushers: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
 
 
-def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ()) -> None:
+def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = (),
+                      descriptors: Iterable[int] = ()) -> None:
     """Flush several files (and directories) at once: concurrent fsyncs share one journal commit, so the
     group costs about what one fsync costs instead of one per file."""
     global _flushers
@@ -171,6 +174,7 @@ def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = ())
     for handle in handles:
         handle.flush()
         jobs.append(partial(fsync, handle.fileno()))
+    jobs.extend(partial(fsync, fd) for fd in descriptors)
     jobs.extend(partial(fsync_directory, directory) for directory in directories)
     if len(jobs) <= 1:
         for job in jobs:
@@ -200,13 +204,19 @@ class GitRepo:
         self.objects_dir = self.git_dir / "objects"
         self.ref_path = self.git_dir / BRANCH.decode()
         self._dulwich = Repo(str(self.path))
+        # dulwich keeps up to 96 MiB of resolved delta bases PER PACK (git's default for a short-lived
+        # command); in a long-lived worker that was ~100 MB of a 100k project's memory, for no speed-up
+        # on snapshot loads, which read each chunk once.
+        self._dulwich.object_store.delta_base_cache_limit = DELTA_BASE_CACHE_BYTES
         self._store_lock = threading.Lock()  # guards dulwich's pack cache (see read_raw)
         _OPEN_REPOS.add(self)
         self._commits_since_gc = 0
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
-        self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, IndexEntry]] | None = None
-        self._index_bytes: dict[bytes, tuple[IndexEntry, bytes]] = {}  # path -> (entry, its serialised form)
+        # (the index file's stamp, path -> its serialised entry) as this process last wrote or read it
+        self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, bytes]] | None = None
+        self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
+        self._packs_listed: int | None = None  # the pack directory's mtime when that list was made
         self._git_env: dict[str, str] = {}  # a quarantine view's object directories (with_quarantine)
         self._stores_to_close: list = []
 
@@ -304,18 +314,20 @@ class GitRepo:
 
     # ----------------------------------------------------------------- objects
     @contextmanager
-    def object_batch(self) -> Iterator[None]:
+    def object_batch(self, store: bool = True) -> Iterator[dict[str, tuple[int, bytes]]]:
         """Collect the objects written inside the block and store them as ONE pack when it ends.
 
         A commit's blob, trees and commit then cost two new files (pack and index) instead of one file and
         often one fan-out directory each; file creation dominates a write's cost on slow disks. The many
-        small packs are rolled up geometrically in the background (pack_loose_objects).
+        small packs are rolled up geometrically in the background (pack_loose_objects). With `store=False`
+        the caller gets the objects to hand to move_head, which stores them with the ref in one fsync round.
         """
-        self._batch = {}
+        batch: dict[str, tuple[int, bytes]] = {}
+        self._batch = batch
         try:
-            yield
-            if self._batch:
-                self._write_pack(self._batch)
+            yield batch
+            if batch and store:
+                self._write_pack(batch)
         finally:
             self._batch = None
 
@@ -355,9 +367,10 @@ class GitRepo:
         fsync_directory(directory)
         return hex_id.encode()
 
-    def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
+    def _write_pack(self, objects: dict[str, tuple[int, bytes]], flush_with: Sequence[int] = ()) -> None:
         """Write a version-2 pack and its version-2 index; the index goes last, so git and dulwich only
-        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one)."""
+        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one).
+        The files are flushed concurrently with the descriptors `flush_with` (the ref's lock file)."""
         body = [b"PACK", struct.pack(">II", 2, len(objects))]
         offset = 12
         entries = []  # (binary sha, crc32, offset)
@@ -393,7 +406,7 @@ class GitRepo:
             with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
                 pack_file.write(pack)
                 index_file.write(index)
-                flush_all_to_disk([pack_file, index_file])
+                flush_all_to_disk([pack_file, index_file], descriptors=flush_with)
             for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
                 os.chmod(temp, 0o444)
                 os.replace(temp, pack_dir / (name + suffix))
@@ -441,6 +454,9 @@ class GitRepo:
         """
         store = self._dulwich.object_store
         with self._store_lock:
+            found = self._read_packed_newest_first(hex_id)
+            if found is not None:
+                return found[1]
             try:
                 return store.get_raw(ObjectID(hex_id))[1]
             except KeyError:
@@ -448,6 +464,38 @@ class GitRepo:
         time.sleep(0.01)
         with self._store_lock:
             return store.get_raw(ObjectID(hex_id))[1]
+
+    def _read_packed_newest_first(self, hex_id: bytes) -> tuple[int, bytes] | None:
+        """An object from the packs, newest pack first; None when it is in none of them (or a concurrent
+        repack removed one), and the caller asks dulwich, which also sees loose objects.
+
+        Dulwich probes its packs oldest first, and a commit reads mostly the newest objects (another
+        worker's last commits, each in its own small pack): with the dozens of packs kept between two
+        repacks, that probing was a third of a write that follows another process's write. After a miss
+        the pack directory is listed again (also whenever its mtime changed), so another process's new packs
+        are found, and probed first.
+        """
+        binary = bytes.fromhex(hex_id.decode("ascii"))
+        try:
+            listed = os.stat(self.objects_dir / "pack").st_mtime_ns  # changes when a pack arrives or goes
+        except OSError:
+            listed = None
+        for attempt in range(2):
+            if attempt or self._packs_newest_first is None or listed != self._packs_listed:
+                try:
+                    self._packs_newest_first = list(reversed(self._dulwich.object_store.packs))
+                except (OSError, AttributeError):
+                    self._packs_newest_first = []
+                self._packs_listed = listed
+            for pack in self._packs_newest_first:
+                try:
+                    return pack.get_raw(RawObjectID(binary))
+                except KeyError:
+                    continue
+                except Exception:  # a pack deleted by a repack, closed by dulwich: start over next time
+                    self._packs_newest_first = None
+                    return None
+        return None
 
     def read_raw_type(self, hex_id: bytes) -> bytes:
         """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
@@ -481,12 +529,17 @@ class GitRepo:
             pass
         return None
 
-    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True) -> None:
+    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True,
+                  objects: dict[str, tuple[int, bytes]] | None = None) -> None:
         """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`.
 
         Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
         other: create `refs/heads/main.lock` exclusively, check the current value while holding it, write and
-        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved.
+        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved
+        (then `objects`, the commit's own objects from object_batch(store=False), are not even written).
+        `objects` are stored as one pack flushed in the same concurrent fsync round as the lock file, and
+        renamed into place before the ref: they are durable before the branch can point at them, for one
+        round of fsync where writing them first would take two.
         """
         fd = self._create_ref_lock()
         try:
@@ -494,7 +547,10 @@ class GitRepo:
                 raise RefMoved("The project changed while this write was being made (another git writer "
                                "moved the branch); nothing was written, retry the request")
             os.write(fd, commit + b"\n")
-            fsync(fd)
+            if objects:
+                self._write_pack(objects, flush_with=[fd])
+            else:
+                fsync(fd)
         except BaseException:
             os.close(fd)
             os.unlink(self._ref_lock_path)
@@ -622,7 +678,8 @@ class GitRepo:
             for directory in removed_dirs:
                 self._remove_empty_dirs(self.path / directory)
                 touched_dirs.add((self.path / directory).parent)
-            self._flush_and_publish_index(index, written, [d for d in touched_dirs if d.is_dir()])
+            touched_dirs.add(self.git_dir)  # the index's rename
+            self._publish_and_flush_index(index, written, [d for d in touched_dirs if d.is_dir()])
         finally:
             for handle in written:
                 handle.close()
@@ -646,7 +703,7 @@ class GitRepo:
             if p.is_file() and ".git" not in p.relative_to(self.path).parts
         }
         stale = {path for path in present - wanted.keys() if ours(path)}
-        index: dict[bytes, IndexEntry] = {}
+        index: dict[bytes, IndexEntry | bytes] = {}
         skipped: list[str] = []
         for path in stale:
             _unlink_quietly(self.path / path)
@@ -706,16 +763,25 @@ class GitRepo:
             else:
                 out[path] = hex_id
 
-    def _read_index(self) -> dict[bytes, IndexEntry]:
-        """The index entries; parsed again only when the index file changed since this process wrote it."""
+    def _read_index(self) -> dict[bytes, IndexEntry | bytes]:
+        """The index: path -> its entry, serialised as it is on disk (bytes) or new (IndexEntry). Parsed
+        again only when the index file changed since this process wrote it, and then kept serialised, so
+        that the next write re-serialises only what it changes (another worker's write used to cost a
+        full parse and a full re-serialisation of the index: 601 entries at 100k assets)."""
         cached = self._index_cache
-        if cached is not None and cached[0] == self._index_stamp():
+        stamp = self._index_stamp()
+        if cached is not None and cached[0] == stamp:
             return dict(cached[1])
         try:
-            with open(self.git_dir / "index", "rb") as handle:
-                return cast(dict[bytes, IndexEntry], dict(read_index_dict(handle)))  # no merge conflicts here
+            data = (self.git_dir / "index").read_bytes()
         except FileNotFoundError:
             return {}
+        entries = _index_v2_entries(data)
+        if entries is None:  # another version or layout (git itself rewrote it): let dulwich read it
+            with open(self.git_dir / "index", "rb") as handle:
+                return dict(read_index_dict(handle))  # type: ignore[arg-type]  # no merge conflicts here
+        self._index_cache = (stamp, entries)
+        return dict(entries)
 
     def _index_stamp(self) -> tuple[int, int, int] | None:
         try:
@@ -727,24 +793,20 @@ class GitRepo:
     def _index_temp(self) -> Path:
         return self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
 
-    def _write_index(self, entries: dict[bytes, IndexEntry]) -> BinaryIO:
+    def _write_index(self, entries: dict[bytes, IndexEntry | bytes]) -> tuple[BinaryIO, dict[bytes, bytes]]:
         """Write the index (version 2) to a temp file and return it, open, for the caller to flush with its
-        other files. Each entry is serialised by dulwich once and kept: a commit re-serialises only the
-        entries it changed (rewriting the whole index was ~45 % of a commit at 100k assets)."""
-        known = self._index_bytes
-        kept: dict[bytes, tuple[IndexEntry, bytes]] = {}
-        parts = [b"DIRC", struct.pack(">LL", 2, len(entries))]
+        other files, with every entry serialised. Entries already serialised are written as they are: a
+        commit serialises only the entries it changed (rewriting the whole index was ~45 % of a commit at
+        100k assets)."""
+        serialised: dict[bytes, bytes] = {}
         for path in sorted(entries):
             entry = entries[path]
-            cached = known.get(path)
-            if cached is None or cached[0] is not entry:
+            if not isinstance(entry, bytes):
                 buffer = io.BytesIO()
                 write_cache_entry(buffer, entry.serialize(path, Stage.NORMAL), version=2)
-                cached = (entry, buffer.getvalue())
-            kept[path] = cached
-            parts.append(cached[1])
-        self._index_bytes = kept
-        data = b"".join(parts)
+                entry = buffer.getvalue()
+            serialised[path] = entry
+        data = b"".join([b"DIRC", struct.pack(">LL", 2, len(serialised)), *serialised.values()])
         handle = open(self._index_temp(), "wb")
         try:
             handle.write(data)
@@ -752,18 +814,17 @@ class GitRepo:
         except BaseException:
             handle.close()
             raise
-        return handle
+        return handle, serialised
 
-    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry], with_files: Sequence[BinaryIO] = (),
-                                 directories: Iterable[Path] = ()) -> None:
-        """Write the index, flush it with the other files, rename it into place and make that durable.
+    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry | bytes]) -> None:
+        """Write the index, flush it, rename it into place and make that durable (a resync's slow path).
 
         On failure (a full disk) the temp index is removed and the old index stays.
         """
         try:
-            index_file = self._write_index(entries)
+            index_file, serialised = self._write_index(entries)
             try:
-                flush_all_to_disk([*with_files, index_file], directories)
+                flush_all_to_disk([index_file])
             finally:
                 index_file.close()
             os.replace(self._index_temp(), self.git_dir / "index")
@@ -771,7 +832,37 @@ class GitRepo:
             _unlink_quietly(self._index_temp())
             raise
         fsync_directory(self.git_dir)
-        self._index_cache = (self._index_stamp(), entries)
+        self._index_cache = (self._index_stamp(), serialised)
+
+    def _publish_and_flush_index(self, entries: dict[bytes, IndexEntry | bytes], with_files: Sequence[BinaryIO],
+                                 directories: Iterable[Path]) -> None:
+        """Rename the new index into place, then flush it, the other files and the directories (which hold
+        the ref's and the index's renames) in ONE concurrent round: a commit costs two rounds of fsync
+        (pack, its index and the ref's lock file, then this one) where `git commit` with core.fsync=all
+        makes four in a row (blob, tree, commit, ref).
+
+        Renaming before flushing is safe because the checkout marker, written after this round, names the
+        previous commit until every file here is durable: after a crash in between, HEAD (the new commit)
+        differs from the marker and the next writer resyncs the working tree and the index. On failure (a
+        full disk) the temp index is removed.
+        """
+        try:
+            index_file, serialised = self._write_index(entries)
+        except BaseException:
+            _unlink_quietly(self._index_temp())
+            raise
+        try:
+            try:
+                index_file.flush()  # whole in the kernel before its name is published
+                os.replace(self._index_temp(), self.git_dir / "index")
+            except BaseException:
+                _unlink_quietly(self._index_temp())
+                raise
+            self._index_cache = None  # the file changed; the stamp is taken once it is flushed
+            flush_all_to_disk([*with_files, index_file], directories)
+        finally:
+            index_file.close()
+        self._index_cache = (self._index_stamp(), serialised)
 
     def _remove_empty_dirs(self, directory: Path) -> None:
         try:
@@ -841,6 +932,33 @@ class GitRepo:
                     except FileNotFoundError:  # deleted by a concurrent repack
                         pass
         return total
+
+
+def _index_v2_entries(data: bytes) -> dict[bytes, bytes] | None:
+    """path -> serialised entry of a version-2 index without conflicts, or None for anything else.
+
+    A v2 entry is 62 bytes of stat data, object id and flags, the path (its length in the flags' low 12
+    bits), then 1 to 8 NULs up to a multiple of 8 bytes. Extensions after the entries are dropped, as
+    dulwich's reader drops them too.
+    """
+    if len(data) < 32 or data[:4] != b"DIRC":
+        return None
+    version, count = struct.unpack_from(">LL", data, 4)
+    if version != 2:
+        return None
+    entries: dict[bytes, bytes] = {}
+    offset = 12
+    for _ in range(count):
+        if offset + 62 > len(data):
+            return None
+        (flags,) = struct.unpack_from(">H", data, offset + 60)
+        length = flags & 0x0FFF
+        if length == 0x0FFF or flags & 0x7000:  # a very long path, a merge stage, v3 flags: dulwich's job
+            return None
+        end = offset + ((62 + length + 8) & ~7)
+        entries[data[offset + 62:offset + 62 + length]] = data[offset:end]
+        offset = end
+    return entries
 
 
 def _read_counter(fd: int) -> int:

@@ -87,16 +87,29 @@ class Snapshot:
         root = repo.read_commit(commit).tree
         files: dict[str, bytes] = {}
         trees: dict[str, bytes] = {"": root}
+
+        def unchanged(path: str, tree_id: bytes) -> bool:
+            """Take a directory's files (and trees) from `previous` when its tree is the same: a write
+            changes one locale's tree, and reading the others again was most of a reload's object reads."""
+            if previous.trees.get(path) != tree_id:
+                return False
+            prefix = path + "/"
+            files.update((p, blob) for p, blob in previous.files.items() if p.startswith(prefix))
+            trees.update((p, tree) for p, tree in previous.trees.items() if p.startswith(prefix) or p == path)
+            return True
+
         for name, (mode, hex_id) in repo.read_tree(root).items():
             if name == PROJECT_FILE:
                 files[name] = hex_id
-            elif name == ASSETS_DIR:
+            elif name == ASSETS_DIR and not unchanged(ASSETS_DIR, hex_id):
                 trees[ASSETS_DIR] = hex_id
                 for chunk_name, (_, blob) in repo.read_tree(hex_id).items():
                     files[f"{ASSETS_DIR}/{chunk_name}"] = blob
-            elif name == LOCALES_DIR:
+            elif name == LOCALES_DIR and not unchanged(LOCALES_DIR, hex_id):
                 trees[LOCALES_DIR] = hex_id
                 for code, (_, code_tree) in repo.read_tree(hex_id).items():
+                    if unchanged(f"{LOCALES_DIR}/{code}", code_tree):
+                        continue
                     trees[f"{LOCALES_DIR}/{code}"] = code_tree
                     for chunk_name, (_, blob) in repo.read_tree(code_tree).items():
                         files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
@@ -180,6 +193,13 @@ class Snapshot:
         if number is None:
             return None
         return self.locale_chunks.get(locale, {}).get(number, EMPTY).get(asset_id)
+
+    def peek_translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+        """translation() without keeping the parsed entry in memory (see Chunk.peek)."""
+        number = self.asset_index.get(asset_id)
+        if number is None:
+            return None
+        return self.locale_chunks.get(locale, {}).get(number, EMPTY).peek(asset_id)
 
     def translations(self, locale: str) -> Iterator[tuple[str, dict[str, Any]]]:
         """Translated entries of one locale, in asset creation order."""

@@ -152,15 +152,21 @@ def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_
 
 
 def _record_fsyncs(monkeypatch) -> list[str]:
-    """Wrap os.fsync: every flushed file or directory, by path, in call order."""
+    """Wrap os.fsync and os.replace: every flushed file or directory by path, and every rename as
+    `rename -> <target>`, in the order they completed."""
     flushed: list[str] = []
-    real_fsync = os.fsync
+    real_fsync, real_replace = os.fsync, os.replace
 
     def recording_fsync(fd: int) -> None:
         real_fsync(fd)
         flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
 
+    def recording_replace(source, target) -> None:
+        real_replace(source, target)
+        flushed.append(f"rename -> {target}")
+
     monkeypatch.setattr(os, "fsync", recording_fsync)
+    monkeypatch.setattr(os, "replace", recording_replace)
     return flushed
 
 
@@ -177,12 +183,15 @@ def test_an_acknowledged_write_flushed_its_pack_index_ref_and_files_before_the_a
 
     pack = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_pack_"))
     pack_index = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_idx_"))
-    ref = first(lambda p: p == f"{git_dir}/refs/heads/main.lock")
-    assert max(pack, pack_index) < ref  # objects are durable before the branch can point at them
+    ref_content = first(lambda p: p == f"{git_dir}/refs/heads/main.lock")
+    ref = first(lambda p: p == f"rename -> {git_dir}/refs/heads/main")
+    assert max(pack, pack_index, ref_content) < ref  # objects are durable before the branch can point at them
+    assert first(lambda p: p.startswith(f"rename -> {git_dir}/objects/pack/pack-")) < ref  # and visible
     assert first(lambda p: p == f"{git_dir}/refs/heads") > ref  # and so is the ref's rename
-    assert first(lambda p: p.startswith(f"{git_dir}/gloss-index-")) > ref  # git's index
+    # git's index, flushed under its temp name or (renamed first, in the last round) its own
+    assert first(lambda p: p.startswith(f"{git_dir}/gloss-index-") or p == f"{git_dir}/index") > ref
     assert first(lambda p: p == str(project.path / "locales" / "fr" / "0000.json")) > ref
-    assert first(lambda p: p == git_dir) > ref  # the index's rename
+    assert first(lambda p: p == git_dir) > first(lambda p: p == f"rename -> {git_dir}/index")  # its rename
     head = git(project.path, "rev-parse", "HEAD").strip()
     assert git(project.path, "show", f"{head}:locales/fr/0000.json").count("Accueil durable") == 1
     assert git(project.path, "status", "--porcelain") == ""

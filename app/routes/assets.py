@@ -30,8 +30,11 @@ def find_asset(snap: Snapshot, asset_id: str) -> str:
 @requires("read")
 def list_assets():
     matches = tag_filter(request.args.get("filter", ""))
-    return render_list([item for _, asset, item in asset_list_items(snapshot())
-                        if matches(asset.get("tags", []))])
+    snap = snapshot()
+    listed = [(asset_id, text) for asset_id, tags, text in asset_list_items(snap) if matches(tags)]
+    if "ugly" in request.args:  # rare: the records are built again rather than kept beside their renderings
+        return render([asset_record(snap, asset_id) for asset_id, _ in listed])
+    return render_list(listed)
 
 
 @bp.post("/api/assets")

@@ -16,6 +16,7 @@ from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
+from storage.project import release_free_memory
 from storage.snapshot import Snapshot
 
 from ..auth import requires
@@ -28,6 +29,14 @@ from ..records import locale_record
 from ..requests import flag_arg, form_fields
 
 bp = Blueprint("transfer", __name__)
+
+
+@bp.teardown_request
+def _release_export_memory(_error: BaseException | None) -> None:
+    """An export's temporaries are gone by now: give their pages back (a 100k export peaks at hundreds
+    of MB, which a worker would otherwise keep resident)."""
+    if request.path.startswith("/api/export/"):
+        release_free_memory()
 
 
 # ----------------------------------------------------------------------------- export
