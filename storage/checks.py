@@ -138,6 +138,19 @@ def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[st
         raise Invalid(f"{where}: `meta` must be an object")
 
 
+def _check_numbered_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[str, Any], chunk: int,
+                          numbers: dict[int, str]) -> None:
+    """An asset record valid in itself, in the chunk its number belongs to, with a number no other asset has
+    (`numbers`, number -> asset ID, is filled as assets are checked)."""
+    check_asset(where, asset_id, record, meta)
+    size = meta["chunk_size"]
+    if record["n"] // size != chunk:
+        raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
+    if record["n"] in numbers:
+        raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
+    numbers[record["n"]] = asset_id
+
+
 def check_translation(where: str, record: dict[str, Any]) -> None:
     if not isinstance(record.get("text"), str):
         raise Invalid(f"{where}: `text` must be a string")
@@ -256,17 +269,11 @@ class CommitChecker:
     def _check_asset_chunk(self, path: str, number: int, records: Records, index: dict[str, int],
                            meta: dict[str, Any]) -> None:
         numbers: dict[int, str] = {}
-        size = meta["chunk_size"]
         for asset_id, record in records.items():
             where = f"{path} asset {asset_id!r}"
             if index.get(asset_id) != number:
                 raise Invalid(f"{where}: the asset is in two chunks")
-            check_asset(where, asset_id, record, meta)
-            if record["n"] // size != number:
-                raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
-            if record["n"] in numbers:
-                raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
-            numbers[record["n"]] = asset_id
+            _check_numbered_asset(where, asset_id, record, meta, number, numbers)
 
     def _check_locale_chunk(self, path: str, number: int, records: Records, index: dict[str, int]) -> None:
         for asset_id, record in records.items():
@@ -328,7 +335,6 @@ class CommitChecker:
             self._scan_for_keys(path, blob)
         meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
         codes = {record["code"] for record in meta["locales"]}
-        size = meta["chunk_size"]
         assets: Records = {}
         chunk_of: dict[str, int] = {}
         numbers: dict[int, str] = {}
@@ -341,12 +347,7 @@ class CommitChecker:
                 where = f"{path} asset {asset_id!r}"
                 if asset_id in assets:
                     raise Invalid(f"{where}: the asset is in two chunks")
-                check_asset(where, asset_id, record, meta)
-                if record["n"] // size != chunk:
-                    raise Invalid(f"{where}: n={record['n']} belongs in chunk {record['n'] // size:04d}")
-                if record["n"] in numbers:
-                    raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
-                numbers[record["n"]] = asset_id
+                _check_numbered_asset(where, asset_id, record, meta, chunk, numbers)
                 assets[asset_id], chunk_of[asset_id] = record, chunk
         self._check_plural_links(assets)
         for path, blob in files.items():

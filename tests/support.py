@@ -1,6 +1,7 @@
 """Helpers shared by the test modules: external tools and the shared real-world corpus."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -49,3 +50,19 @@ def git(repo: Path | str, *args: str) -> str:
     result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
     assert result.returncode == 0, f"git {' '.join(args)} failed: {result.stderr}"
     return result.stdout
+
+
+def edit_line(path: Path, asset_id: str, **changes) -> None:
+    """Change one entry of a canonical catalogue in place, as a person editing the file would."""
+    lines = path.read_text("utf-8").split("\n")
+    prefix = json.dumps(asset_id, ensure_ascii=False) + ": "
+    for number, line in enumerate(lines):
+        if line.startswith(prefix):
+            comma = "," if line.endswith(",") else ""
+            value = json.loads(line[len(prefix):len(line) - len(comma)])
+            value.update(changes)
+            lines[number] = prefix + json.dumps(value, ensure_ascii=False) + comma
+            break
+    else:
+        raise AssertionError(f"{asset_id} not in {path}")
+    path.write_text("\n".join(lines), "utf-8")

@@ -18,7 +18,7 @@ import pytest
 
 from app.githttp import HOOK_SCRIPT, HookChannel
 from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, start_server
-from tests.support import require_tool
+from tests.support import edit_line, require_tool
 
 PROJECT = "acme-notes"
 
@@ -56,22 +56,6 @@ def cloned(server: Server, tmp_path: Path, key: str, name: str = "clone") -> Pat
     result = clone(server, tmp_path, key, name)
     assert result.returncode == 0, result.stderr
     return tmp_path / name
-
-
-def edit_line(path: Path, asset_id: str, **changes) -> None:
-    """Change one entry of a canonical catalogue in place, as a person editing the file would."""
-    lines = path.read_text("utf-8").split("\n")
-    prefix = json.dumps(asset_id, ensure_ascii=False) + ": "
-    for number, line in enumerate(lines):
-        if line.startswith(prefix):
-            comma = "," if line.endswith(",") else ""
-            value = json.loads(line[len(prefix):len(line) - len(comma)])
-            value.update(changes)
-            lines[number] = prefix + json.dumps(value, ensure_ascii=False) + comma
-            break
-    else:
-        raise AssertionError(f"{asset_id} not in {path}")
-    path.write_text("\n".join(lines), "utf-8")
 
 
 def commit_all(repo: Path, message: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from storage.checks import CommitChecker
 from storage.errors import Invalid
 from storage.gitrepo import GitRepo
-from tests.support import git
+from tests.support import edit_line as edit, git
 
 LIVE_KEY = "A" * 16 + "b_-" + "c" * 13  # 32 URL-safe characters, like a Gloss key
 
@@ -31,18 +31,6 @@ def check(clone: Path, full: bool) -> None:
     git(clone, "commit", "-q", "--allow-empty", "-m", "change")
     commit = git(clone, "rev-parse", "HEAD").strip().encode()
     CommitChecker(GitRepo(clone), lambda key: key == LIVE_KEY).check(commit, full=full)
-
-
-def edit(path: Path, asset_id: str, **changes) -> None:
-    lines = path.read_text("utf-8").split("\n")
-    prefix = json.dumps(asset_id) + ": "
-    for number, line in enumerate(lines):
-        if line.startswith(prefix):
-            comma = "," if line.endswith(",") else ""
-            value = json.loads(line[len(prefix):len(line) - len(comma)])
-            value.update(changes)
-            lines[number] = prefix + json.dumps(value, ensure_ascii=False) + comma
-    path.write_text("\n".join(lines), "utf-8")
 
 
 def edit_project(clone: Path, **changes) -> None:
