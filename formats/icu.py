@@ -207,3 +207,46 @@ def quote_literal(text: str) -> str:
 def as_message(text: str, plural_form: bool = False) -> str:
     """The text itself when it is already a valid ICU pattern (placeholders kept), else its quoted literal."""
     return text if is_valid_message(text, plural_form) else quote_literal(text)
+
+
+def literal_text(message: str, plural_form: bool = False) -> str:
+    """What ICU shows of a message's literal text: quoted sections unquoted, `''` as one apostrophe;
+    arguments stay as they are written."""
+    out: list[str] = []
+    position, length = 0, len(message)
+    while position < length:
+        char = message[position]
+        if char != "'":
+            out.append(char)
+            position += 1
+            continue
+        following = message[position + 1:position + 2]
+        if following == "'":
+            out.append("'")
+            position += 2
+        elif following and (following in "{}" or (plural_form and following == "#")):
+            position += 1
+            while position < length:  # the quoted literal, up to the next lone apostrophe
+                if message[position] == "'":
+                    if message[position + 1:position + 2] != "'":
+                        position += 1
+                        break
+                    position += 1
+                out.append(message[position])
+                position += 1
+        else:
+            out.append(char)
+            position += 1
+    return "".join(out)
+
+
+def from_message(message: str, plural_form: bool = False) -> str:
+    """The text to store for an ICU message read from a file: the inverse of `as_message`.
+
+    A message whose quoting only makes literal braces (what `as_message` writes for text that is not ICU) is
+    stored as the text it shows; any other message (placeholders, plurals) is stored as it is.
+    """
+    if "'" not in message:
+        return message
+    shown = literal_text(message, plural_form)
+    return shown if shown != message and not is_valid_message(shown, plural_form) else message

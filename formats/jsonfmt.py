@@ -26,7 +26,7 @@ from .catalogue import Catalogue, Translation
 from limits import MAX_NESTING_DEPTH, describe
 
 from .errors import FormatError, LimitExceeded
-from .icu import as_message, parse_plural, plural_message
+from .icu import as_message, from_message, parse_plural, plural_message
 from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
@@ -570,9 +570,10 @@ def _add_arb_message(builder: CatalogueBuilder, key: str, value: Any, metadata: 
     plural = parse_plural(value) if value else None
     if plural is not None:
         meta["arb.plural_variable"] = plural[0]
-        target = plural_translation(dict(plural[1]), builder.locale)
+        forms = {name: from_message(text, plural_form=True) for name, text in plural[1].items()}
+        target = plural_translation(forms, builder.locale)
     else:
-        target = Translation(text=value) if value is not None else None
+        target = Translation(text=from_message(value)) if value is not None else None
     builder.add(
         key, target, plural=plural is not None, meta=meta,
         notes=str(metadata.get("description") or ""), context=str(metadata.get("context") or ""),

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from formats.icu import as_message, is_valid_message, quote_literal
+from formats.icu import as_message, from_message, is_valid_message, literal_text, quote_literal
 
 from .validators import icu_format, icu_format_all
 
@@ -50,3 +50,17 @@ def test_random_texts_quote_exactly_and_nothing_icu_refuses_is_called_valid():
     called_valid_but_refused = [text for text, (ok, _) in zip(texts, accepted) if is_valid_message(text) and not ok]
     assert called_valid_but_refused == []
     assert sum(is_valid_message(text) for text in texts) > 300  # the sample holds valid messages too
+
+
+def test_reading_back_what_an_export_wrote_gives_the_stored_text():
+    atoms = ["{", "}", "'", "''", "#", "n", " ", ",", "plural", "other", "{n}", "{n, plural, other{#}}", "é"]
+    generator = random.Random(7)
+    for _ in range(3000):
+        text = "".join(generator.choice(atoms) for _ in range(generator.randint(1, 8)))
+        expected = from_message(text) if is_valid_message(text) else text
+        assert from_message(as_message(text)) == expected, text
+
+
+def test_the_literal_text_of_a_message_is_what_icu_shows():
+    messages = ["It''s '{'here'}'", "'{{'name'}}'", "a '{' b ''", "It's", "'#'"]
+    assert [literal_text(message) for message in messages] == [icu_format(message) for message in messages]
