@@ -384,26 +384,26 @@ def _unit(
     target: Translation, *, notes: bool, context: bool, indent: str = "      ",
 ) -> str:
     """One <trans-unit>: source, target with its state, notes, context and references."""
-    key = entry.key
-    xml = entry.unit.type == "xml"
-    named = f' resname="{escape_attribute(resname)}"' if resname is not None else ""
-    parts = [f'{indent}<trans-unit id="{escape_attribute(unit_id)}"{named} xml:space="preserve">\n',
-             f"{indent}  <source>{_inline(source if source is not None else key, key, xml)}</source>\n"]
+    key, unit = entry.key, entry.unit
+    # this runs once per unit of every export: the common case is one f-string, no helper calls per part
+    escape = escape_text if unit.type != "xml" else (lambda text: _inline(text, key, True))
+    escaped_id = escape_attribute(unit_id)
+    named = "" if resname is None else (
+        f' resname="{escaped_id if resname == unit_id else escape_attribute(resname)}"')
+    text = (f'{indent}<trans-unit id="{escaped_id}"{named} xml:space="preserve">\n'
+            f"{indent}  <source>{escape(source if source is not None else key)}</source>\n")
     if locale is not None and target.text is not None:
-        parts.append(f'{indent}  <target state="{state_for(target)}">{_inline(target.text, key, xml)}</target>\n')
-    if notes and entry.unit.notes:
-        parts.append(f"{indent}  <note>{escape_text(entry.unit.notes)}</note>\n")
+        text += f'{indent}  <target state="{state_for(target)}">{escape(target.text)}</target>\n'
+    if notes and unit.notes:
+        text += f"{indent}  <note>{escape_text(unit.notes)}</note>\n"
     if notes and locale is not None and target.comment:
-        parts.append(f'{indent}  <note from="translator">{escape_text(target.comment)}</note>\n')
-    if context and entry.unit.context:
-        parts.append(
-            f'{indent}  <context-group purpose="information"><context context-type="{CONTEXT_TYPE}">'
-            f"{escape_text(entry.unit.context)}</context></context-group>\n"
-        )
-    if context:
-        parts.extend(_location(reference, key, indent) for reference in entry.unit.references)
-    parts.append(f"{indent}</trans-unit>\n")
-    return "".join(parts)
+        text += f'{indent}  <note from="translator">{escape_text(target.comment)}</note>\n'
+    if context and unit.context:
+        text += (f'{indent}  <context-group purpose="information"><context context-type="{CONTEXT_TYPE}">'
+                 f"{escape_text(unit.context)}</context></context-group>\n")
+    if context and unit.references:
+        text += "".join(_location(reference, key, indent) for reference in unit.references)
+    return text + f"{indent}</trans-unit>\n"
 
 
 def _location(reference: str, key: str, indent: str) -> str:
