@@ -53,7 +53,10 @@ DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024  # per pack; see GitRepo.__init__
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
 # during a push), and the age after which a lock file is taken for the leftover of a killed writer.
 REF_LOCK_TIMEOUT = 2.0
-STALE_REF_LOCK = 30.0
+# A lock nobody recorded (a writer killed between creating it and recording its inode, or git's own) is
+# stale after this long: git holds a ref lock for milliseconds, and a waiting writer must clear a dead
+# one well within REF_LOCK_TIMEOUT.
+STALE_REF_LOCK = 1.0
 ANY = object()  # move_head's `expected` when the branch may point anywhere
 
 
