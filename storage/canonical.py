@@ -53,6 +53,16 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
     return list(keys)
 
 
+def split_lines(text: str) -> list[str]:
+    """The entry lines of a canonical file, without their separating commas."""
+    body = text[2:-3]
+    if text.startswith("{\n") and text.endswith("\n}\n") and body.count("\n") == body.count(",\n"):
+        return body.split(",\n") if body else []  # as `to_bytes` writes it: one split in C
+    # written by other hands (a push): blank lines, a last comma, braces with the first or last entry …
+    return [line[:-1] if line.endswith(",") else line
+            for line in text.split("\n") if line not in ("{", "}", "")]
+
+
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
@@ -76,31 +86,60 @@ class Chunk:
         keys and the entries already parsed on unchanged lines are reused, so derived data is updated from
         a diff of lines instead of recomputed from every entry.
         """
+        lines = split_lines(data.decode("utf-8"))
+        if previous is not None:
+            chunk = cls._edited(previous, lines)
+            if chunk is not None:
+                return chunk
         # a line unchanged since `previous` has a known key: only the differing lines are decoded
         known = {line: key for key, line in previous._lines.items()} if previous is not None else {}
-        lines: dict[str, str] = {}
-        for line in data.decode("utf-8").split("\n"):
-            if line in ("{", "}", ""):
-                continue
-            if line.endswith(","):
-                line = line[:-1]
+        by_key: dict[str, str] = {}
+        for line in lines:
             key = known.get(line)
             # interned: the same asset ID keys the asset chunk and every locale's chunk (one string, not 6)
-            lines[sys.intern(_line_key(line)) if key is None else key] = line
-        chunk = cls(lines)  # `data` is not kept: its lines are (to_bytes joins them again if ever needed)
+            by_key[sys.intern(_line_key(line)) if key is None else key] = line
+        chunk = cls(by_key)  # `data` is not kept: its lines are (to_bytes joins them again if ever needed)
         if previous is not None:
             chunk._descend_from(previous)
+        return chunk
+
+    @classmethod
+    def _edited(cls, previous: "Chunk", lines: list[str]) -> "Chunk | None":
+        """The new version when it only rewrites lines of `previous` in place (same entries, same order: what
+        a translation write does), found with set operations instead of a loop over every line; else None."""
+        if len(lines) != len(previous._lines):
+            return None
+        new_lines = set(lines).difference(previous._lines.values())
+        by_key = dict(previous._lines)
+        changed = []
+        for line in new_lines:
+            key = _line_key(line)
+            if key not in by_key:
+                return None
+            by_key[key] = line
+            changed.append(key)
+        # the same keys in the same positions, with the rewritten lines: otherwise an entry moved or a
+        # line repeats, and the general path sorts it out
+        if list(by_key.values()) != lines:
+            return None
+        chunk = cls(by_key)
+        chunk._inherit(previous, changed)
         return chunk
 
     def _descend_from(self, parent: "Chunk") -> None:
         old = parent._lines
         changed = [key for key, line in self._lines.items() if old.get(key) != line]
         changed += [key for key in old if key not in self._lines]
+        self._inherit(parent, changed)
+
+    def _inherit(self, parent: "Chunk", changed: list[str]) -> None:
+        """Become `parent` with the entries `changed`: the lineage, and the parsed entries still valid."""
         self.origin = (parent, tuple(changed))
         parent.origin = None
         if parent._parsed:
-            differs = set(changed)
-            self._parsed = {key: value for key, value in parent._parsed.items() if key not in differs}
+            self._parsed = dict(parent._parsed)
+            for key in changed:
+                self._parsed.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._lines)

@@ -1,0 +1,53 @@
+"""Canonical chunk files read back after another writer changed them: every kind of change gives the same
+chunk as a fresh parse, with the changed keys as its lineage."""
+from __future__ import annotations
+
+import pytest
+
+from storage.canonical import Chunk
+
+BASE = {"a": {"text": "A", "rev": 1}, "b": {"text": "B", "rev": 1}, "c": {"text": "C", "rev": 1}}
+ORDER = {"a": 0, "b": 1, "c": 2, "d": 3}.__getitem__
+
+
+def chunk_of(entries: dict) -> Chunk:
+    return Chunk({}).with_changes(entries, ORDER)
+
+
+CHANGES = {
+    "one line rewritten": ({"b": {"text": "B2", "rev": 2}}, ("b",)),
+    "two lines rewritten": ({"a": {"text": "A2", "rev": 2}, "c": {"text": "C2", "rev": 2}}, ("a", "c")),
+    "an entry added": ({"d": {"text": "D", "rev": 1}}, ("d",)),
+    "an entry removed": ({"b": None}, ("b",)),
+    "nothing": ({}, ()),
+}
+
+
+@pytest.mark.parametrize("name", CHANGES)
+def test_a_chunk_parsed_against_its_previous_version_equals_a_fresh_parse_and_names_what_changed(name):
+    changes, expected_keys = CHANGES[name]
+    previous = Chunk.parse(chunk_of(BASE).to_bytes())
+    previous.get("a"), previous.get("b")  # parsed entries, reused where their line is unchanged
+    data = chunk_of(BASE).with_changes(changes, ORDER).to_bytes()
+    parsed = Chunk.parse(data, previous)
+    fresh = Chunk.parse(data)
+    assert list(parsed.items()) == list(fresh.items())
+    assert parsed.to_bytes() == data
+    assert parsed.origin is not None and parsed.origin[0] is previous
+    assert sorted(parsed.origin[1]) == sorted(expected_keys)
+    if "a" not in expected_keys:
+        assert parsed.get("a") is previous.get("a")
+
+
+def test_a_chunk_with_entries_swapped_is_read_in_its_new_order():
+    previous = Chunk.parse(chunk_of(BASE).to_bytes())
+    swapped = b'{\n"b": {"text": "B", "rev": 1},\n"a": {"text": "A", "rev": 1},\n"c": {"text": "C", "rev": 1}\n}\n'
+    parsed = Chunk.parse(swapped, previous)
+    assert list(parsed.keys()) == ["b", "a", "c"]
+    assert parsed.origin is not None and parsed.origin[1] == ()
+
+
+def test_a_hand_written_chunk_with_blank_lines_and_a_trailing_comma_reads_like_the_canonical_one():
+    written = b'{\n\n"a": {"text": "A", "rev": 1},\n"b": {"text": "B", "rev": 1},\n"c": {"text": "C", "rev": 1},\n}\n'
+    assert list(Chunk.parse(written).items()) == list(Chunk.parse(chunk_of(BASE).to_bytes()).items())
+    assert list(Chunk.parse(written, Chunk.parse(chunk_of(BASE).to_bytes())).items()) == list(BASE.items())
