@@ -120,6 +120,45 @@ def commit_message(summary: str, trailers: list[tuple[str, str]]) -> str:
     return text + "".join(f"{key}: {trailer_value(value)}\n" for key, value in trailers)
 
 
+# Commits one hold of the project lock may gather before they are made durable, so that a busy process
+# still lets the other processes' writers in.
+MAX_GROUP = 16
+
+
+class CommitGroup:
+    """Commits made one on top of the other under one hold of the project lock, then made durable together.
+
+    Each write is still its own commit (its author, message and trailers), but the group pays once for what
+    dominates a write's cost: reading the other processes' commits, one pack, one fsync round with the ref,
+    the working tree and the index. No writer's answer leaves before the group is durable.
+    """
+
+    def __init__(self, base: Snapshot):
+        self.base = base  # the published head the group started from
+        self.tip = base  # its last commit
+        self.commits: list[bytes] = []
+        self.objects: dict[str, tuple[int, bytes]] = {}
+        self.changed: dict[str, bytes | None] = {}  # path -> its content after the last commit, None = deleted
+        self.blob_ids: dict[str, bytes] = {}
+        self.removed_dirs: set[str] = set()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def add(self, snapshot: Snapshot, objects: dict[str, tuple[int, bytes]],
+            changed: dict[str, bytes | None], blob_ids: dict[str, bytes]) -> None:
+        assert snapshot.commit is not None
+        self.tip = snapshot
+        self.commits.append(snapshot.commit)
+        self.objects.update(objects)
+        for path, data in changed.items():
+            self.changed[path] = data
+            if data is None:
+                self.blob_ids.pop(path, None)
+                self.removed_dirs.add(parent_dir(path))
+            else:
+                self.blob_ids[path] = blob_ids[path]
+
+
 class Project:
     """A project repository. Safe to share between threads; several processes may open the same one."""
 
@@ -130,7 +169,10 @@ class Project:
         self._snapshot: Snapshot | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
         self._refresh_lock = threading.Lock()
-        self._thread_lock = threading.Lock()
+        self._thread_lock = threading.Lock()  # one writer thread of this process at a time
+        self._waiting = 0  # writer threads of this process waiting for the thread lock
+        self._waiting_lock = threading.Lock()
+        self._group: CommitGroup | None = None  # commits made under the file lock, not yet durable
         # One lock file per project outside its repository, shared by every worker process.
         self._file_lock = ProcessLock(lock_path)
         self._swept = False  # temp files of dead writers are swept at this process's first write
@@ -178,17 +220,78 @@ class Project:
     @contextmanager
     def transaction(self, author: Person, summary: str, action: str,
                     trailers: list[tuple[str, str]] | None = None,
-                    when: float | None = None) -> Iterator[Transaction]:
+                    when: float | None = None, first_in_group: bool = False) -> Iterator[Transaction]:
         """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
 
         An exception inside the block discards every change: nothing is written and the ref does not move.
+        Writers of this process that queue up meanwhile commit on top of it in the same hold of the project
+        lock (a commit group, see CommitGroup), and the block's exit returns once the group is durable.
+        `first_in_group`: publish the pending group first and start a new one on the published head: for
+        long writes (imports), which should not hold back the answers to small ones made before them, and
+        for pushes, which compare the head with commits that only Git can read.
         """
-        with self._thread_lock, self._file_lock:
-            self.repair()
-            tx = Transaction(self.snapshot())
-            tx.trailers.extend(trailers or [])
+        with self._waiting_lock:
+            self._waiting += 1
+        self._thread_lock.acquire()
+        with self._waiting_lock:
+            self._waiting -= 1
+        try:
+            group = self._open_group(first_in_group)
+        except BaseException:
+            self._thread_lock.release()
+            raise
+        tx = Transaction(group.tip)
+        tx.trailers.extend(trailers or [])
+        try:
             yield tx
-            tx.result = self._commit(tx, author, summary, action, when)
+            tx.result = self._stage(group, tx, author, summary, action, when)
+        except BaseException:
+            self._hand_over_or_publish(group)
+            raise
+        self._hand_over_or_publish(group)
+        if group.commits:  # the answer shows the group's commits: only once they are durable
+            group.done.wait()
+            if group.error is not None:
+                raise group.error
+
+    def _open_group(self, first_in_group: bool) -> "CommitGroup":
+        """Under the thread lock: the open commit group of this process, or a new one under the file lock."""
+        group = self._group
+        if group is not None and (first_in_group or len(group.commits) >= MAX_GROUP):
+            self._publish(group)
+            group = None
+        if group is None:
+            self._file_lock.__enter__()
+            try:
+                self.repair()
+                group = self._group = CommitGroup(self.snapshot())
+            except BaseException:
+                self._file_lock.__exit__()
+                raise
+        return group
+
+    def _hand_over_or_publish(self, group: "CommitGroup") -> None:
+        """Leave the group to the next writer of this process that waits for it, else make it durable."""
+        try:
+            with self._waiting_lock:
+                waiting = self._waiting
+            if not (waiting and len(group.commits) < MAX_GROUP):
+                self._publish(group)
+        finally:
+            self._thread_lock.release()
+
+    def _publish(self, group: "CommitGroup") -> None:
+        """Move the branch to the group's last commit in one durable step, release the project lock and
+        wake the group's writers (with the error when that failed: then none of their commits exists)."""
+        self._group = None
+        try:
+            if group.commits:
+                self._make_durable(group)
+        except BaseException as error:
+            group.error = error
+        finally:
+            self._file_lock.__exit__()
+            group.done.set()
 
     def repair(self) -> None:
         """Under the write lock: sweep dead writers' temp files once, and bring the working tree to HEAD
@@ -203,7 +306,9 @@ class Project:
                 log.warning("project %s: %d path(s) of HEAD cannot be written to the working tree",
                             self.id, len(skipped))
 
-    def _commit(self, tx: Transaction, author: Person, summary: str, action: str, when: float | None) -> Snapshot:
+    def _stage(self, group: "CommitGroup", tx: Transaction, author: Person, summary: str, action: str,
+               when: float | None) -> Snapshot:
+        """Make the transaction's commit on top of the group's last one; the objects stay in memory."""
         base = tx.base
         snapshot, changed = tx.build()
         if not changed and not tx.merge_parents:
@@ -211,7 +316,7 @@ class Project:
         check_writable_paths(path for path, data in changed.items() if data is not None)
         files = dict(base.files)
         blob_ids: dict[str, bytes] = {}
-        with self.repo.object_batch(store=False) as objects:  # one pack per commit, stored by move_head
+        with self.repo.object_batch(store=False) as objects:  # stored with the ref by _make_durable
             for path, data in changed.items():
                 if data is None:
                     files.pop(path, None)
@@ -221,23 +326,29 @@ class Project:
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
+        snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
+        group.add(snapshot, objects, changed, blob_ids)
+        return snapshot
+
+    def _make_durable(self, group: "CommitGroup") -> None:
+        tip = group.tip
+        assert tip.commit is not None
         # the pack is flushed with the ref's lock file, and the ref's directory with the working-tree files:
-        # two rounds of fsync per commit
-        self.repo.move_head(commit, expected=base.commit, flush_directory=False, objects=objects)
-        # The commit is durable from here on: a failure below (disk full while rewriting the working tree)
+        # two rounds of fsync per group of commits
+        self.repo.move_head(tip.commit, expected=group.base.commit, flush_directory=False,
+                            objects=group.objects)
+        # The commits are durable from here on: a failure below (disk full while rewriting the working tree)
         # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
-        removed_dirs = {parent_dir(path) for path, data in changed.items() if data is None}
         try:
-            self.repo.update_worktree(changed, blob_ids, commit, removed_dirs)
+            self.repo.update_worktree(group.changed, group.blob_ids, tip.commit, group.removed_dirs)
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
-                        "repairs it", self.id, commit.decode()[:12], error.strerror or error)
-        snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
+                        "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)
         with self._refresh_lock:
-            self._snapshot = snapshot
-        keep_out_of_collector(snapshot)
-        self.repo.note_commit()
-        return snapshot
+            self._snapshot = tip
+        keep_out_of_collector(tip)
+        for _ in group.commits:
+            self.repo.note_commit()
 
     def _write_trees(self, files: dict[str, bytes], changed: dict[str, bytes | None],
                      base_trees: dict[str, bytes]) -> dict[str, bytes]:

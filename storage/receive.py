@@ -90,7 +90,7 @@ def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
     author = Person.parse(pushed_commit.author)
     actor = Actor(user_id, author.name, author.email)
     with project.transaction(author, f"Merge push {new.decode()[:12]} into main", "push",
-                             [("Pushed", new.decode()), ("Pushed-To", ref)]) as tx:
+                             [("Pushed", new.decode()), ("Pushed-To", ref)], first_in_group=True) as tx:
         head = tx.base.commit
         if head is None:
             raise Refused("the project has no commit to merge into yet")

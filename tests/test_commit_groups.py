@@ -1,0 +1,160 @@
+"""Commit groups: writers of one process that queue up behind each other commit one on top of the other and
+become durable together, each still its own commit, none answered before its commit is durable."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from storage import operations as ops
+from storage.errors import Invalid
+from storage.gitrepo import Person
+from storage.store import Store, utc_now
+from tests.support import git
+
+ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
+
+
+@pytest.fixture
+def project(tmp_path):
+    project = Store(tmp_path / "data").create_project("Shop", "en", "English")
+    with project.transaction(Person("Alice", "alice@example.com"), "Add key", "create-asset") as tx:
+        ops.create_asset(tx, "greeting", utc_now(), text="Hello", actor=ACTOR)
+    return project
+
+
+def wait_until(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.002)
+
+
+def count_ref_moves(project, monkeypatch) -> list[bytes]:
+    moves: list[bytes] = []
+    move_head = project.repo.move_head
+
+    def counting(commit, *args, **kwargs):
+        moves.append(commit)
+        return move_head(commit, *args, **kwargs)
+
+    monkeypatch.setattr(project.repo, "move_head", counting)
+    return moves
+
+
+class Writers:
+    """A first writer held inside its transaction until `queued` more writers wait behind it."""
+
+    def __init__(self, project, queued: int, body=None):
+        self.project = project
+        self.release = threading.Event()
+        self.results: dict[int, object] = {}
+        self.heads_at_return: dict[int, bytes] = {}
+        self.body = body or (lambda number, tx: ops.create_asset(tx, f"key{number}", utc_now(), text=f"t{number}",
+                                                                  actor=ACTOR))
+        self.threads = [threading.Thread(target=self.write, args=(0,))]
+        self.threads += [threading.Thread(target=self.write, args=(n,)) for n in range(1, queued + 1)]
+
+    def write(self, number: int) -> None:
+        author = Person(f"Writer {number}", f"w{number}@example.com")
+        try:
+            with self.project.transaction(author, f"Write {number}", "create-asset") as tx:
+                if number == 0:
+                    self.release.wait(10)
+                self.body(number, tx)
+            self.results[number] = tx.result.commit
+            self.heads_at_return[number] = self.project.repo.head()
+        except Exception as error:  # noqa: BLE001 - the test inspects it
+            self.results[number] = error
+
+    def run(self) -> None:
+        self.threads[0].start()
+        wait_until(lambda: self.project._group is not None)
+        for thread in self.threads[1:]:
+            thread.start()
+        wait_until(lambda: self.project._waiting == len(self.threads) - 1)
+        self.release.set()
+        for thread in self.threads:
+            thread.join(20)
+
+
+def test_queued_writers_each_get_their_own_commit_and_share_one_ref_update(project, monkeypatch):
+    moves = count_ref_moves(project, monkeypatch)
+    writers = Writers(project, queued=4)
+    writers.run()
+    commits = [writers.results[n] for n in range(5)]
+    assert all(isinstance(commit, bytes) for commit in commits), commits
+    assert len(moves) < 5  # at least two of the five commits became durable in one ref update
+    log = git(project.path, "log", "--format=%an|%s", "-6").splitlines()
+    assert sorted(log[:5]) == sorted(f"Writer {n}|Write {n}" for n in range(5))
+    assert git(project.path, "rev-list", "--count", "HEAD").strip() == "7"  # create, add key, five writes
+    for number in range(5):  # nobody was answered before their commit was on the branch
+        git(project.path, "merge-base", "--is-ancestor", commits[number].decode(),
+            writers.heads_at_return[number].decode())
+    assert {f"key{n}" for n in range(5)} <= set(Store(project.path.parent.parent).project(project.id).snapshot().asset_ids())
+    git(project.path, "fsck", "--strict")
+    assert git(project.path, "status", "--porcelain") == ""
+
+
+def test_a_writer_whose_change_is_refused_leaves_the_others_of_its_group_committed(project):
+    def body(number, tx):
+        if number == 2:
+            raise Invalid("refused on purpose")
+        ops.create_asset(tx, f"key{number}", utc_now(), text="t", actor=ACTOR)
+
+    writers = Writers(project, queued=3, body=body)
+    writers.run()
+    assert isinstance(writers.results[2], Invalid)
+    assert all(isinstance(writers.results[n], bytes) for n in (0, 1, 3))
+    ids = set(project.snapshot().asset_ids())
+    assert {"key0", "key1", "key3"} <= ids and "key2" not in ids
+    git(project.path, "fsck", "--strict")
+
+
+def test_when_a_group_cannot_be_made_durable_no_writer_of_it_is_answered_and_nothing_is_written(project,
+                                                                                                monkeypatch):
+    head = project.repo.head()
+
+    def failing(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(project.repo, "move_head", failing)
+    writers = Writers(project, queued=3)
+    writers.run()
+    assert all(isinstance(writers.results[n], OSError) for n in range(4)), writers.results
+    assert project.repo.head() == head and project.snapshot().commit == head
+    monkeypatch.undo()
+    with project.transaction(Person("Bob", "bob@example.com"), "Later", "create-asset") as tx:
+        ops.create_asset(tx, "later", utc_now(), text="t", actor=ACTOR)
+    assert set(project.snapshot().asset_ids()) == {"greeting", "later"}
+    git(project.path, "fsck", "--strict")
+
+
+def test_a_write_that_starts_its_own_group_lets_the_pending_group_answer_first(project):
+    finished = threading.Event()
+    first_in = threading.Event()
+    order: list[str] = []
+
+    def small() -> None:
+        with project.transaction(Person("Small", "s@example.com"), "Small", "create-asset") as tx:
+            first_in.set()
+            wait_until(lambda: project._waiting == 1)
+            ops.create_asset(tx, "small", utc_now(), text="t", actor=ACTOR)
+        order.append("small answered")
+        finished.set()
+
+    def big() -> None:
+        with project.transaction(Person("Big", "b@example.com"), "Import", "import", first_in_group=True) as tx:
+            finished.wait(10)  # a long import: the small write, made before it, is answered meanwhile
+            order.append("import still running")
+            ops.create_asset(tx, "big", utc_now(), text="t", actor=ACTOR)
+
+    threads = [threading.Thread(target=small), threading.Thread(target=big)]
+    threads[0].start()
+    first_in.wait(10)
+    threads[1].start()
+    for thread in threads:
+        thread.join(20)
+    assert order == ["small answered", "import still running"]
+    assert git(project.path, "log", "--format=%s", "-2").splitlines() == ["Import", "Small"]
