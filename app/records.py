@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from formats.plurals import plural_rules
+from storage.canonical import DERIVATIONS
 from storage.snapshot import Snapshot
 
 
@@ -142,19 +143,23 @@ def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
 
 
 def _chunk_progress(chunk) -> dict[str, Any]:
-    """Counts of one locale chunk; from its parent's counts and the changed entries when it has them."""
-    origin = chunk.origin
-    if origin is not None and "progress" in origin[0].derived:
-        parent, keys = origin
-        counts = _copy_counts(parent.derived["progress"])
-        for key in keys:
-            _count(counts, parent.get(key), -1)
-            _count(counts, chunk.get(key), +1)
-        return counts
+    """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_progress)."""
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
     for _, entry in chunk.peek_items():
         _count(counts, entry, +1)
     return counts
+
+
+def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...]) -> dict[str, Any]:
+    """A chunk's counts from its parent's and the entries that changed between them."""
+    counts = _copy_counts(counts)
+    for key in keys:
+        _count(counts, parent.get(key), -1)
+        _count(counts, chunk.get(key), +1)
+    return counts
+
+
+DERIVATIONS["progress"] = _updated_progress
 
 
 def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:

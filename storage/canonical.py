@@ -53,6 +53,13 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
     return list(keys)
 
 
+# Derived data that follows a chunk from one version to the next, updated from the changed entries alone:
+# name -> update(parent's value, parent, child, changed keys) -> child's value. Callers register them (the
+# progress counts, say); a chunk made from a parent that has the value gets its own at once, so a chain of
+# versions made before anyone reads them (a commit group) never needs a full recount.
+DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...]], Any]] = {}
+
+
 def split_lines(text: str) -> list[str]:
     """The entry lines of a canonical file, without their separating commas."""
     body = text[2:-3]
@@ -140,6 +147,7 @@ class Chunk:
             self._parsed = dict(parent._parsed)
             for key in changed:
                 self._parsed.pop(key, None)
+        self._carry_derived(parent, self.origin[1])
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -198,7 +206,13 @@ class Chunk:
         for key, value in self._parsed.items():
             if key in lines and key not in changes:
                 chunk._parsed[key] = value
+        chunk._carry_derived(self, tuple(changes))
         return chunk
+
+    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...]) -> None:
+        for name, update in DERIVATIONS.items():
+            if name in parent.derived:
+                self.derived[name] = update(parent.derived[name], parent, self, changed)
 
     def to_bytes(self) -> bytes:
         if self._bytes is None:

@@ -51,3 +51,17 @@ def test_a_hand_written_chunk_with_blank_lines_and_a_trailing_comma_reads_like_t
     written = b'{\n\n"a": {"text": "A", "rev": 1},\n"b": {"text": "B", "rev": 1},\n"c": {"text": "C", "rev": 1},\n}\n'
     assert list(Chunk.parse(written).items()) == list(Chunk.parse(chunk_of(BASE).to_bytes()).items())
     assert list(Chunk.parse(written, Chunk.parse(chunk_of(BASE).to_bytes())).items()) == list(BASE.items())
+
+
+def test_progress_counts_follow_a_chain_of_versions_made_before_anyone_read_them():
+    from app.records import _chunk_progress  # registers the progress derivation
+
+    entries = {key: {"text": f"{key} words here", "rev": 1} for key in ("a", "b", "c")}
+    first = chunk_of(entries)
+    first.derived["progress"] = _chunk_progress(first)
+    second = first.with_changes({"a": {"text": "one", "rev": 2, "flag": "fuzzy"}}, ORDER)
+    third = second.with_changes({"b": None, "d": {"text": "two more", "rev": 1}}, ORDER)  # as a commit group does
+    reread = Chunk.parse(third.with_changes({"c": {"text": "x", "rev": 2}}, ORDER).to_bytes(), third)
+    for chunk in (second, third, reread):
+        assert chunk.derived["progress"] == _chunk_progress(chunk)
+    assert third.derived["progress"]["flagged"] == 1 and third.derived["progress"]["translated"] == 3
