@@ -35,7 +35,9 @@ class GlossServer(BaseApplication):
     def load(self):
         from . import create_app
 
-        return create_app(self.data_dir)
+        app = create_app(self.data_dir)  # in each worker (no preloading): the election is between workers
+        app.extensions["gloss.writer"].start_election()
+        return app
 
 
 API_THREADS = 4  # threads per worker for the API; Git requests get GIT_SLOTS more of their own
