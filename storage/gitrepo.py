@@ -53,10 +53,9 @@ DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024  # per pack; see GitRepo.__init__
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
 # during a push), and the age after which a lock file is taken for the leftover of a killed writer.
 REF_LOCK_TIMEOUT = 2.0
-# A lock nobody recorded (a writer killed between creating it and recording its inode, or git's own) is
-# stale after this long: git holds a ref lock for milliseconds, and a waiting writer must clear a dead
-# one well within REF_LOCK_TIMEOUT.
-STALE_REF_LOCK = 1.0
+# A lock that is not a Gloss writer's (git's own) is taken for a killed git's leftover after this long: git
+# holds a ref lock for milliseconds. (A killed Gloss writer's lock is known as such and removed at once.)
+STALE_REF_LOCK = 10.0
 ANY = object()  # move_head's `expected` when the branch may point anywhere
 
 
@@ -577,27 +576,48 @@ class GitRepo:
             os.unlink(self._ref_lock_path)
 
     def _create_ref_lock(self) -> int:
-        """Create `refs/heads/main.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder."""
+        """Create `refs/heads/main.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder.
+
+        The lock is made as a private file whose inode is recorded as Gloss's before it is linked into place
+        (atomically, failing if the lock exists): a writer killed at any moment leaves either no lock or one
+        that the next writer knows for a dead Gloss writer's, never one that passes for git's.
+        """
         lock = self._ref_lock_path
         deadline = time.monotonic() + REF_LOCK_TIMEOUT
         pause = 0.001
-        while True:
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileNotFoundError:
-                lock.parent.mkdir(parents=True, exist_ok=True)
-                continue
-            except FileExistsError:
-                if self._remove_dead_ref_lock(lock):
+        temp = self.git_dir / f"gloss-ref-lock-{os.getpid()}-{threading.get_ident()}.tmp"  # swept if left
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            while True:
+                if os.path.lexists(lock):  # judged by the record of its maker, before ours replaces it
+                    if self._remove_dead_ref_lock(lock):
+                        continue
+                    if time.monotonic() >= deadline:
+                        raise Busy(f"The branch is locked by another git process ({lock.name} in refs/heads); "
+                                   "retry the request") from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
                     continue
-                if time.monotonic() >= deadline:
-                    raise Busy(f"The branch is locked by another git process ({lock.name} in refs/heads); "
-                               "retry the request") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
-                continue
-            self._record_ref_lock_owner(os.fstat(fd).st_ino)
-            return fd
+                self._record_ref_lock_owner(os.fstat(fd).st_ino)
+                try:
+                    os.link(temp, lock)
+                    return self._reopen_as(lock, fd)
+                except FileNotFoundError:
+                    lock.parent.mkdir(parents=True, exist_ok=True)
+                except FileExistsError:
+                    pass  # git took it meanwhile: wait for it as above
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            _unlink_quietly(temp)
+
+    @staticmethod
+    def _reopen_as(lock: Path, fd: int) -> int:
+        """The lock opened by its own name (so the descriptor names the lock, as git's does), for `fd`'s file."""
+        reopened = os.open(lock, os.O_WRONLY)
+        os.close(fd)
+        return reopened
 
     def _record_ref_lock_owner(self, inode: int) -> None:
         path = self.git_dir / REF_LOCK_OWNER

@@ -93,3 +93,16 @@ def test_a_branch_locked_by_git_answers_503_with_a_json_error_through_http(clien
     assert response.status_code == 503
     assert response.get_json()["status"] == 503 and "lock" in response.get_json()["error"]
     assert git(project.path, "rev-parse", "HEAD").strip() == head
+
+
+def test_a_fresh_lock_left_by_a_gloss_writer_killed_at_any_moment_is_removed_by_the_next_write(project,
+                                                                                            monkeypatch):
+    monkeypatch.setattr(gitrepo, "REF_LOCK_TIMEOUT", 0.2)  # far below STALE_REF_LOCK: no waiting it out
+    fd = project.repo._create_ref_lock()  # what a writer holds when it is killed
+    os.close(fd)
+    assert lock_path(project).exists()
+    assert list((project.path / ".git").glob("gloss-ref-lock-*")) == []  # its private name is gone already
+    translate(project, "After the crash")
+    assert project.snapshot().translation("greeting", "en")["text"] == "After the crash"
+    assert not lock_path(project).exists()
+    git(project.path, "fsck", "--strict")
