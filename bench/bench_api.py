@@ -324,13 +324,16 @@ def main() -> int:
                                  first_pair=PAIRS_PER_PHASE)
                 print(line("POST, one connection", single, "(the peer: no queueing behind other writers)"),
                       flush=True)
-                p99_target = 60.0 if args.assets <= 10000 else 100.0
-                scaled_ok = (post["per_second"] >= single["per_second"] and post["p95"] <= TARGET_POST_P95_MS
-                             and post["p99"] <= p99_target)
+                # issue #10's rows: at 10k throughput >= 1 client's, p95 <= 25 ms, p99 <= 60 ms; at 100k p99 <= 100 ms
+                small = args.assets <= 10000
+                p99_target = 60.0 if small else 100.0
+                scaled_ok = (post["p99"] <= p99_target and (not small or (
+                    post["per_second"] >= single["per_second"] and post["p95"] <= TARGET_POST_P95_MS)))
+                wanted = (f">= 1 client's, p95 <= {TARGET_POST_P95_MS:.0f} ms, p99 <= {p99_target:.0f} ms" if small
+                          else f"p99 <= {p99_target:.0f} ms")
                 print(f"{'POST scaling':<24} {args.connections} clients {post['per_second']:.1f} req/s vs 1 client "
                       f"{single['per_second']:.1f} req/s; p95 {post['p95']:.1f} ms, p99 {post['p99']:.1f} ms\n"
-                      f"{'':<24} target: >= 1 client's, p95 <= {TARGET_POST_P95_MS:.0f} ms, p99 <= {p99_target:.0f} ms: "
-                      f"{verdict(scaled_ok)}", flush=True)
+                      f"{'':<24} target: {wanted}: {verdict(scaled_ok)}", flush=True)
             extra = measure_reads_after_writes(port, key, args.assets, run_tag, server.pid)
             commits_after = git_count(project.path) - extra["commits"]
         finally:
