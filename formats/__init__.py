@@ -1,7 +1,7 @@
 """Gloss file formats: pure bytes <-> exchange catalogue conversion (no Flask, no storage).
 
 Public surface:
-    export_file(catalogue, ext, variant, options) -> ExportedFile
+    export_file(catalogue, ext, variant, options, cache) -> ExportedFile (cache: a RenderCache, optional)
     read_file(ext, variant, data, options) -> Catalogue
     convert(from_ext, to_ext, variant, data, read_options, export_options) -> ExportedFile
     supported() -> list of format records
@@ -16,6 +16,7 @@ from .errors import (
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
 from .registry import FORMATS, Capabilities, FormatSpec, supported
+from .segments import RenderCache
 
 __all__ = [
     "convert", "export_file", "read_file", "supported",
@@ -24,4 +25,5 @@ __all__ = [
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
     "KeyCollision", "TooLarge",
     "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
+    "RenderCache",
 ]

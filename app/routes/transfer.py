@@ -22,7 +22,7 @@ from storage.snapshot import Snapshot
 from ..auth import requires
 from ..context import committer_identity, now, project, snapshot, store
 from ..errors import ApiError
-from ..exchange import Importer, ImportOptions, snapshot_catalogue
+from ..exchange import EXPORT_CACHE, Importer, ImportOptions, snapshot_catalogue
 from ..jsonio import render
 from ..locales import parse_locale_code, resolve_project_locale
 from ..records import locale_record
@@ -122,7 +122,7 @@ def _export(snap: Snapshot, ext: str, options: formats.ExportOptions, filename: 
     if cached is not None:
         return cached
     variant = _variant(ext) if variant is None else variant
-    exported = formats.export_file(snapshot_catalogue(snap, locales), ext, variant, options)
+    exported = formats.export_file(snapshot_catalogue(snap, locales), ext, variant, options, EXPORT_CACHE)
     return _file_response(exported.data, exported.content_type, filename, snap)
 
 
@@ -166,12 +166,12 @@ def export_archive(ext: str):
     catalogue = snapshot_catalogue(snap)  # built once for every locale (and shared with the other exports)
     if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
         options = export_options(snap, all_locales=True)
-        exported = formats.export_file(catalogue, ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
         files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
     for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
-        exported = formats.export_file(catalogue, ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
         files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
     stamp = _exported_at(snap)
     comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"

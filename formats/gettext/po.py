@@ -62,14 +62,21 @@ def _po_message(message: Message) -> str:
 
 def write_po(doc: ExportDocument) -> str:
     """A PO file (a POT when the document is a template: every msgstr empty)."""
+    return po_head(doc) + po_body(doc)
+
+
+def po_head(doc: ExportDocument) -> str:
+    """The banner comments and the header entry."""
     header = "".join(f"{name}: {value}\n" for name, value in header_fields(doc))
     parts = [f"# {line}".rstrip() + "\n" for line in doc.banner]
     parts.append(_po_string("msgid", ""))
     parts.append(_po_string("msgstr", header))
-    for message in messages(doc):
-        parts.append("\n")
-        parts.append(_po_message(message))
     return "".join(parts)
+
+
+def po_body(doc: ExportDocument) -> str:
+    """Every message, each after a blank line: the body of a run of entries depends on those entries only."""
+    return "".join(["\n" + _po_message(message) for message in messages(doc)])
 
 
 # --- reading PO ------------------------------------------------------------------------------------
