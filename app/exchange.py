@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from types import MappingProxyType
+from typing import Any, Callable, Hashable, cast
 
 from formats import Catalogue, RenderCache, Translation, Unit, plural_rules
 from storage import operations as ops
@@ -20,10 +21,18 @@ from .locales import display_name, parse_locale_code
 
 
 # ----------------------------------------------------------------------------- export
+# Read-only empties shared by the export catalogue's units and translations (writers only read them, and a
+# mutation would raise): an empty dict or list of their own took 70 MB at 100k assets x 5 locales.
+_NO_PLURALS = cast(dict[str, str], MappingProxyType({}))
+_NO_MAPPING = cast(dict[str, Any], MappingProxyType({}))
+_NO_LIST = cast(list[str], ())
+_UNTRANSLATED = Translation(plurals=_NO_PLURALS)
+
+
 def _translation(entry: dict[str, Any] | None) -> Translation:
     if entry is None:
-        return Translation()
-    return Translation(text=entry["text"], flag=entry.get("flag", ""))
+        return _UNTRANSLATED
+    return Translation(entry["text"], _NO_PLURALS, entry.get("flag", ""))
 
 
 def _plural_translation(entries: dict[str, dict[str, Any]], group: list[str], code: str) -> Translation:
@@ -82,7 +91,7 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
     """
     asset_chunk = snapshot.asset_chunks[number]
     needed = {number}
-    assets = list(asset_chunk.peek_items())  # parsed for the units only: a chunk keeps its lines
+    assets = list(asset_chunk.peek_all().items())  # parsed for the units only: a chunk keeps its lines
     for _, asset in assets:
         for member in asset.get("plurals", ()):
             needed.add(snapshot.asset_index[member])
@@ -96,16 +105,17 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
     for code, n in read:
         chunk = snapshot.locale_chunks.get(code, {}).get(n)
         if chunk is not None:
-            entries[code].update(chunk.peek_items())  # the units keep what they need
+            entries[code].update(chunk.peek_all())  # the units keep what they need
     units = []
     for asset_id, asset in assets:
         if asset.get("plural_of"):
             continue  # exported inside its singular's unit
         members = asset.get("plurals")
+        tags, aliases, meta = asset.get("tags"), asset.get("aliases"), asset.get("meta")
         unit = Unit(id=asset_id, context=asset.get("context", ""), notes=asset.get("notes", ""),
                     type=asset.get("type", "text"), printf=asset.get("printf", ""),
-                    tags=list(asset.get("tags", [])), aliases=dict(asset.get("aliases", {})),
-                    plural=bool(members), meta=dict(asset.get("meta", {})))
+                    tags=tags or _NO_LIST, aliases=aliases or _NO_MAPPING,  # parsed for this unit alone
+                    plural=bool(members), references=_NO_LIST, meta=meta or _NO_MAPPING)
         if members:
             group = [asset_id] + members
             unit.translations = {code: _plural_translation(entries[code], group, code) for code in wanted}
