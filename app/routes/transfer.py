@@ -180,7 +180,8 @@ def export_archive(ext: str):
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.comment = comment.encode("utf-8")
             for name, data in files:
-                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED)
+                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED,
+                                 _zip_level(len(data)))
         return _file_response(buffer.getvalue(), "application/zip", f"{g.key.project}-{ext}.zip", snap)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:
@@ -189,6 +190,12 @@ def export_archive(ext: str):
             info.size, info.mtime = len(data), int(stamp.timestamp())
             archive.addfile(info, io.BytesIO(data))
     return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
+
+
+def _zip_level(size: int) -> int:
+    """zlib's level for an archive member: the fastest beyond 1 MB, where the default level 6 costs 80 ms
+    per 9 MB PO file (400 ms of a 100k-asset po.zip) for a result about 15% smaller; 6 below."""
+    return 1 if size > 1024 * 1024 else 6
 
 
 # ----------------------------------------------------------------------------- import
