@@ -134,24 +134,40 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
-    entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
+    if not template and not options.fallback:  # the common case, without a call per unit
+        entries = [Entry(unit, "", (), unit.translations) for unit in units]
+    else:
+        entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
     if options.printf:
         entries = [_convert_entry_printf(entry, options.printf, source, wanted) for entry in entries]
     if index == "id" and spec.key_filter is None:
-        for entry in entries:  # the common case, without a call per unit
+        for entry in entries:  # the common cases, without a call per unit
             entry.key = entry.unit.id
+    elif index == "text" and spec.key_filter is None:
+        for entry in entries:  # as _raw_key: the source text, else the asset ID
+            found = entry.translations.get(source)
+            entry.key = (found.text if found is not None else None) or entry.unit.id
     else:
         for entry in entries:
             entry.key = _raw_key(entry, index, source, spec)
     return KeyedEntries(source, template, locales, wanted, index, entries)
 
 
-def document_of(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions, keyed: KeyedEntries) -> ExportDocument:
-    """The document of keyed entries: collisions resolved, charset checked, banner and file facts added."""
+def document_of(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions, keyed: KeyedEntries,
+                keys_unique: bool = False) -> ExportDocument:
+    """The document of keyed entries: collisions resolved, charset checked, banner and file facts added.
+
+    keys_unique: the caller has checked that no two entries share a key identity (no collision to resolve).
+    """
     source, template, locales = keyed.source, keyed.template, keyed.locales
     locale = None if template or options.all_locales else locales[0]
     nested = nests_keys(spec, options, keyed.index)
-    entries = resolve_keys(keyed.entries, options.collisions, nested, spec.context_in_key)
+    if keys_unique and not nested:
+        entries = keyed.entries
+        for entry in entries:
+            entry.path = (entry.key,)
+    else:
+        entries = resolve_keys(keyed.entries, options.collisions, nested, spec.context_in_key)
     charset = _charset(options.charset or spec.default_charset)
     if not spec.escapes_charset:
         check_encodable(entries, charset, keyed.wanted)

@@ -91,7 +91,7 @@ def render_segmented(catalogue: Catalogue, spec: FormatSpec, options: ExportOpti
         body = cache.get(key)
         if body is None:
             run = replace(frame, units=units)
-            body = spec.body_writer(document_of(run, spec, options, keyed_entries(run, spec, options)))
+            body = spec.body_writer(document_of(run, spec, options, keyed_entries(run, spec, options), True))
             cache.put(key, body, sys.getsizeof(body))
         bodies.append(body)
     return head_document, "".join(bodies)  # type: ignore[arg-type]

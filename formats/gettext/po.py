@@ -34,6 +34,8 @@ def _po_escape(text: str) -> str:
 
 def _po_string(keyword: str, text: str) -> str:
     """`keyword "text"`, multi-line texts split after each newline as gettext tools do."""
+    if not _NEEDS_PO_ESCAPE.search(text):  # most texts: no escape, hence no newline to split at
+        return f'{keyword} "{text}"\n'
     escaped = _po_escape(text)
     if "\\n" not in escaped[:-2]:
         return f'{keyword} "{escaped}"\n'
@@ -44,9 +46,11 @@ def _po_string(keyword: str, text: str) -> str:
 
 def _po_message(message: Message) -> str:
     """One message in PO syntax."""
-    parts = [f"# {line}".rstrip() + "\n" for line in message.comments]
-    parts += [f"#. {line}".rstrip() + "\n" for line in message.notes]
-    parts += [f"#: {reference}\n" for reference in message.references]
+    parts = [f"# {line}".rstrip() + "\n" for line in message.comments] if message.comments else []
+    if message.notes:
+        parts += [f"#. {line}".rstrip() + "\n" for line in message.notes]
+    if message.references:
+        parts += [f"#: {reference}\n" for reference in message.references]
     if message.flags:
         parts.append("#, " + ", ".join(message.flags) + "\n")
     if message.msgctxt is not None:
