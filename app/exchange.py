@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, cast
 
-from formats import Catalogue, RenderCache, Translation, Unit, plural_rules
+from formats import Catalogue, RenderCache, Translation, Unit, collector_paused, plural_rules
 from storage import operations as ops
 from storage.snapshot import Snapshot, asset_path, locale_path
 from storage.transaction import Transaction
@@ -27,12 +27,6 @@ _NO_PLURALS = cast(dict[str, str], MappingProxyType({}))
 _NO_MAPPING = cast(dict[str, Any], MappingProxyType({}))
 _NO_LIST = cast(list[str], ())
 _UNTRANSLATED = Translation(plurals=_NO_PLURALS)
-
-
-def _translation(entry: dict[str, Any] | None) -> Translation:
-    if entry is None:
-        return _UNTRANSLATED
-    return Translation(entry["text"], _NO_PLURALS, entry.get("flag", ""))
 
 
 def _plural_translation(entries: dict[str, dict[str, Any]], group: list[str], code: str) -> Translation:
@@ -57,7 +51,8 @@ def snapshot_catalogue(snapshot: Snapshot, locales: list[str] | None = None) -> 
     wanted = [code for code in codes if locales is None or code in locales or code == snapshot.source_locale]
     key = ("catalogue", tuple(wanted))
     if key not in snapshot.memo:
-        snapshot.memo[key] = _build_catalogue(snapshot, wanted)
+        with collector_paused():  # hundreds of thousands of new objects: the collector would rescan them
+            snapshot.memo[key] = _build_catalogue(snapshot, wanted)
     return snapshot.memo[key]
 
 
@@ -106,6 +101,9 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
         chunk = snapshot.locale_chunks.get(code, {}).get(n)
         if chunk is not None:
             entries[code].update(chunk.peek_all())  # the units keep what they need
+    # every locale's translations made in one comprehension each, not by a call per asset and locale
+    made = {code: {key: Translation(entry["text"], _NO_PLURALS, entry.get("flag", ""))
+                   for key, entry in entries[code].items()} for code in wanted}
     units = []
     for asset_id, asset in assets:
         if asset.get("plural_of"):
@@ -120,7 +118,7 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
             group = [asset_id] + members
             unit.translations = {code: _plural_translation(entries[code], group, code) for code in wanted}
         else:
-            unit.translations = {code: _translation(entries[code].get(asset_id)) for code in wanted}
+            unit.translations = {code: made[code].get(asset_id, _UNTRANSLATED) for code in wanted}
         units.append(unit)
     asset_chunk.derived[("units", tuple(wanted))] = (sources, units)
     return units, content

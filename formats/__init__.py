@@ -7,7 +7,7 @@ Public surface:
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
-from .api import convert, export_file, read_file
+from .api import collector_paused, convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
     CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError, TooLarge,
@@ -19,7 +19,7 @@ from .registry import FORMATS, Capabilities, FormatSpec, supported
 from .segments import RenderCache
 
 __all__ = [
-    "convert", "export_file", "read_file", "supported",
+    "convert", "export_file", "read_file", "supported", "collector_paused",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",

@@ -31,7 +31,7 @@ def export_file(
     """
     options = options or ExportOptions()
     spec, options = _export_spec(catalogue, ext, variant, options)
-    with _collector_paused():
+    with collector_paused():
         segmented = render_segmented(catalogue, spec, options, cache) if cache is not None else None
         if segmented is not None:
             document, rendered = segmented
@@ -49,7 +49,7 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
-    with _collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
+    with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
             return spec.reader(data, options or ReadOptions())
         except RecursionError:
@@ -66,7 +66,7 @@ _BULK_THRESHOLD = 200_000
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Make Python's cyclic garbage collector run rarely during a bulk read or write.
 
     Raising the gen-0 threshold beats disabling the collector: disabling defers one big collection to the
