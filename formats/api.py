@@ -33,6 +33,7 @@ def export_file(
     spec, options = _export_spec(catalogue, ext, variant, options)
     with collector_paused():
         segmented = render_segmented(catalogue, spec, options, cache) if cache is not None else None
+        rendered: str | bytes
         if segmented is not None:
             document, rendered = segmented
         else:

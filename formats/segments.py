@@ -16,9 +16,9 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import astuple, replace
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING, Hashable, cast
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, Unit
 from .options import ExportOptions
 from .pipeline import ExportDocument, document_of, key_identity, keyed_entries, nests_keys
 
@@ -68,8 +68,9 @@ class RenderCache:
             self._bytes = 0
 
 
-# ExportOptions fields that reach the file's head only (header and banner), never an entry's block
-_HEAD_ONLY = {"project_name": "", "exported_at": None, "exported_by": ""}
+def _without_head_facts(options: ExportOptions) -> ExportOptions:
+    """The options with those that reach the file's head only (header and banner) blanked."""
+    return replace(options, project_name="", exported_at=None, exported_by="")
 
 
 def render_segmented(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions,
@@ -83,18 +84,19 @@ def render_segmented(catalogue: Catalogue, spec: FormatSpec, options: ExportOpti
     head_document = document_of(frame, spec, options, keyed_entries(frame, spec, options))
     if not _keys_unique(catalogue, spec, options, cache):
         return None
-    facts = (spec.ext, spec.variant, astuple(replace(options, **_HEAD_ONLY)), catalogue.source_locale,
+    facts = (spec.ext, spec.variant, astuple(_without_head_facts(options)), catalogue.source_locale,
              tuple(catalogue.locales))
-    bodies = [spec.head_writer(head_document)]
+    bodies = [cast(str, spec.head_writer(head_document))]
     for run_key, units in _runs(catalogue):
         key = ("body", run_key, facts)
-        body = cache.get(key)
+        body = cast("str | None", cache.get(key))
         if body is None:
             run = replace(frame, units=units)
-            body = spec.body_writer(document_of(run, spec, options, keyed_entries(run, spec, options), True))
+            body = cast(str, spec.body_writer(document_of(run, spec, options, keyed_entries(run, spec, options),
+                                                          True)))
             cache.put(key, body, sys.getsizeof(body))
         bodies.append(body)
-    return head_document, "".join(bodies)  # type: ignore[arg-type]
+    return head_document, "".join(bodies)
 
 
 def _segmentable(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> bool:
@@ -104,9 +106,10 @@ def _segmentable(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions)
             and not nests_keys(spec, options, options.index or spec.default_index))
 
 
-def _runs(catalogue: Catalogue) -> list[tuple[Hashable, list]]:
+def _runs(catalogue: Catalogue) -> list[tuple[Hashable, list[Unit]]]:
     """The catalogue's runs as (key, units)."""
-    runs, start = [], 0
+    runs: list[tuple[Hashable, list[Unit]]] = []
+    start = 0
     for key, count in catalogue.segments:
         runs.append((key, catalogue.units[start:start + count]))
         start += count
@@ -121,31 +124,40 @@ def _keys_unique(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions,
     """
     if sum(count for _, count in catalogue.segments) != len(catalogue.units):
         return False  # runs that do not cover the units exactly: trust nothing
-    keying = replace(options, locale=None, all_locales=False, filter="", status="", **_HEAD_ONLY)
+    keying = _without_head_facts(replace(options, locale=None, all_locales=False, filter="", status=""))
     facts = (spec.ext, spec.variant, astuple(keying), catalogue.source_locale, tuple(catalogue.locales))
     verdict_key = ("unique", tuple(key for key, _ in catalogue.segments), facts)
     verdict = cache.get(verdict_key)
     if verdict is None:
-        seen: set[int] = set()
-        total = 0
-        for run_key, units in _runs(catalogue):
-            key = ("identities", run_key, facts)
-            identities = cache.get(key)
-            if identities is None:
-                run = replace(catalogue, units=units, segments=[])
-                keyed = keyed_entries(run, spec, keying).entries
-                # hashes, not the keys themselves: a shared hash only sends the export down the whole path
-                identities = frozenset(hash(key_identity(entry, spec.context_in_key)) for entry in keyed)
-                if len(identities) != len(keyed):
-                    identities = frozenset()  # a collision inside the run
-                    total = -1
-                cache.put(key, identities, sys.getsizeof(identities) + 36 * len(identities))
-            if total < 0 or not identities and units:
-                verdict = False
-                break
-            seen.update(identities)  # type: ignore[arg-type]
-            total += len(identities)  # type: ignore[arg-type]
-        else:
-            verdict = total == len(seen)
+        verdict = _identities_disjoint([_run_identities(run_key, units, catalogue, spec, keying, facts, cache)
+                                        for run_key, units in _runs(catalogue)])
         cache.put(verdict_key, verdict, sys.getsizeof(verdict_key[1]))
     return bool(verdict)
+
+
+def _run_identities(run_key: Hashable, units: list[Unit], catalogue: Catalogue, spec: FormatSpec,
+                    keying: ExportOptions, facts: tuple, cache: RenderCache) -> frozenset[int] | None:
+    """The hashed key identities of a run's units (None when two of them collide), cached."""
+    key = ("identities", run_key, facts)
+    found = cache.get(key)
+    if found is not None:
+        return None if found is False else cast("frozenset[int]", found)
+    run = replace(catalogue, units=units, segments=[])
+    keyed = keyed_entries(run, spec, keying).entries
+    # hashes, not the keys themselves: a shared hash only sends the export down the whole path
+    identities = frozenset(hash(key_identity(entry, spec.context_in_key)) for entry in keyed)
+    unique = len(identities) == len(keyed)
+    cache.put(key, identities if unique else False, sys.getsizeof(identities) + 36 * len(identities))
+    return identities if unique else None
+
+
+def _identities_disjoint(runs: list[frozenset[int] | None]) -> bool:
+    """Whether no run has a collision inside and no two runs share an identity."""
+    seen: set[int] = set()
+    total = 0
+    for identities in runs:
+        if identities is None:
+            return False
+        seen.update(identities)
+        total += len(identities)
+    return total == len(seen)
