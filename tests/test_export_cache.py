@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import zipfile
+from datetime import datetime, timezone
 from urllib.parse import quote
 
 import pytest
 
 import app.routes.transfer as transfer
-from formats import RenderCache
+from app.exchange import snapshot_catalogue
+from formats import FORMATS, ExportOptions, RenderCache, export_file
 from tests.api import Api
 from tests.conftest import auth
 
@@ -127,3 +129,18 @@ def _write(api: Api, method: str, path: str, kwargs: dict) -> None:
     sixth = api.get("/api/assets")[1][5]["id"]
     status, body = api.call(method, quote(path.format(sixth=sixth), safe="/"), **kwargs)
     assert status < 300, (path, body)
+
+
+def test_templates_from_the_whole_catalogue_equal_templates_from_the_source_locale_alone(demo):
+    """Template exports share the project's catalogue with every other export (no second set of units)."""
+    snap = demo[0].snapshot()
+    options = ExportOptions(template=True, exported_at=datetime(2024, 5, 1, tzinfo=timezone.utc))
+    checked = 0
+    for spec in FORMATS:
+        if not spec.writable:
+            continue
+        whole = export_file(snapshot_catalogue(snap), spec.ext, spec.variant, options)
+        source_only = export_file(snapshot_catalogue(snap, []), spec.ext, spec.variant, options)
+        assert whole == source_only, spec.name
+        checked += 1
+    assert checked > 20
