@@ -205,7 +205,10 @@ def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, s
     client.request("GET", "/api/export/archive/po.zip")
     archive.append((time.perf_counter() - t0) * 1000)
     zip_ms = statistics.median(archive)
-    print(f"{'GET archive/po.zip':<24} median {zip_ms:.0f} ms of {len(archive)}; target <= 1200 ms at 100k: "
+    # each one shown: the first follows the writes above and renders the chunks they changed (and, in a worker
+    # that never exported this project, every chunk of the four locales fr.po did not render)
+    print(f"{'GET archive/po.zip':<24} median {zip_ms:.0f} ms of {len(archive)} ("
+          + ", ".join(f"{ms:.0f}" for ms in archive) + f" ms in turn); target <= 1200 ms at 100k: "
           f"{verdict(zip_ms <= 1200)}", flush=True)
     after = rss_mb(server_pid)
     print(f"{'worker RSS':<24} after exporting fr.po, all.json, po.zip: "

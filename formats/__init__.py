@@ -1,13 +1,13 @@
 """Gloss file formats: pure bytes <-> exchange catalogue conversion (no Flask, no storage).
 
 Public surface:
-    export_file(catalogue, ext, variant, options) -> ExportedFile
+    export_file(catalogue, ext, variant, options, cache) -> ExportedFile (cache: a RenderCache, optional)
     read_file(ext, variant, data, options) -> Catalogue
     convert(from_ext, to_ext, variant, data, read_options, export_options) -> ExportedFile
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
-from .api import convert, export_file, read_file
+from .api import collector_paused, convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
     CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError, TooLarge,
@@ -16,12 +16,14 @@ from .errors import (
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
 from .registry import FORMATS, Capabilities, FormatSpec, supported
+from .segments import RenderCache
 
 __all__ = [
-    "convert", "export_file", "read_file", "supported",
+    "convert", "export_file", "read_file", "supported", "collector_paused",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
     "KeyCollision", "TooLarge",
     "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
+    "RenderCache",
 ]

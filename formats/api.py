@@ -15,20 +15,32 @@ from .errors import LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
+from .segments import RenderCache, render_segmented
 
 _TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/sql")
 
 
 def export_file(
-    catalogue: Catalogue, ext: str, variant: str = "", options: ExportOptions | None = None
+    catalogue: Catalogue, ext: str, variant: str = "", options: ExportOptions | None = None,
+    cache: RenderCache | None = None,
 ) -> ExportedFile:
-    """Render a catalogue as a file of (ext, variant); all_locales on plain json means json multi."""
+    """Render a catalogue as a file of (ext, variant); all_locales on plain json means json multi.
+
+    With a cache, a catalogue that comes in segments reuses the rendering of unchanged runs of units where
+    the format allows (formats/segments.py); the file is the same either way.
+    """
     options = options or ExportOptions()
     spec, options = _export_spec(catalogue, ext, variant, options)
-    with _collector_paused():
-        document = prepare(catalogue, spec, options)
-        assert spec.writer is not None  # _export_spec only returns writable formats
-        data = finish(document, spec.writer(document))
+    with collector_paused():
+        segmented = render_segmented(catalogue, spec, options, cache) if cache is not None else None
+        rendered: str | bytes
+        if segmented is not None:
+            document, rendered = segmented
+        else:
+            document = prepare(catalogue, spec, options)
+            assert spec.writer is not None  # _export_spec only returns writable formats
+            rendered = spec.writer(document)
+        data = finish(document, rendered)
     return ExportedFile(data=data, content_type=_content_type(spec, document.charset_label))
 
 
@@ -38,7 +50,7 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
-    with _collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
+    with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
             return spec.reader(data, options or ReadOptions())
         except RecursionError:
@@ -55,7 +67,7 @@ _BULK_THRESHOLD = 200_000
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Make Python's cyclic garbage collector run rarely during a bulk read or write.
 
     Raising the gen-0 threshold beats disabling the collector: disabling defers one big collection to the

@@ -6,7 +6,7 @@ locale included. Plural units keep every form in `Translation.plurals`, keyed by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Hashable
 
 from vocabulary import ASSET_TYPES as UNIT_TYPES
 from vocabulary import FLAGS, PRINTF_STYLES  # Loco's flags: at most one per translation, "fuzzy" the gettext one
@@ -82,6 +82,8 @@ class Catalogue:
     source_locale: the project's (or file's) source language; locales: every locale that has
     translations in the catalogue, source first when present; project: project name;
     headers: format metadata read from a file (PO header fields, ARB @@ attributes, Jed header).
+    segments: optional runs of units as (content key, count), in order, covering every unit: the
+    caller's promise that a run with the same key always holds the same units (see formats/segments.py).
     """
 
     source_locale: str = "en"
@@ -90,6 +92,7 @@ class Catalogue:
     project: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # what the reader read but could not map, for the user
+    segments: list[tuple[Hashable, int]] = field(default_factory=list)
 
     @property
     def target_locales(self) -> list[str]:

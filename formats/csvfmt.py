@@ -57,6 +57,8 @@ def read_csv(data: bytes, options: ReadOptions) -> Catalogue:
     if not rows:
         raise FormatError("empty CSV: a header row is needed")
     header = [cell.strip() for cell in rows[0]]
+    if not header:  # a blank first line
+        raise FormatError("empty CSV header: the first row must name the columns", 1)
     fixed, locales = _columns(header)
     default_index = "text" if header[0].lower() == "text" else "id"
     builder = CatalogueBuilder(options, default_index, detected_source=locales[0][1] if locales else None)

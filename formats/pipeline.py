@@ -108,29 +108,69 @@ class ExportDocument:
 
 def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> ExportDocument:
     """Apply every export option to a catalogue and return what the writer renders."""
+    keyed = keyed_entries(catalogue, spec, options)
+    return document_of(catalogue, spec, options, keyed)
+
+
+@dataclass(slots=True)
+class KeyedEntries:
+    """The selected, ordered entries with the keys the index option gives them, before collisions."""
+
+    source: str
+    template: bool
+    locales: list[str]
+    wanted: list[str]  # the source, then the exported locales
+    index: str
+    entries: list[Entry]
+
+
+def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> KeyedEntries:
+    """Selection, order, fallback, printf and raw keys: everything of `prepare` that is per unit."""
     _check_options(options)
     source = options.source_locale or catalogue.source_locale
     template = options.template or spec.template_only
     locales = _export_locales(catalogue, options, source, template)
-    locale = None if template or options.all_locales else locales[0]
     index = options.index or spec.default_index
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
-    entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
+    if not template and not options.fallback:  # the common case, without a call per unit
+        entries = [Entry(unit, "", (), unit.translations) for unit in units]
+    else:
+        entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
     if options.printf:
         entries = [_convert_entry_printf(entry, options.printf, source, wanted) for entry in entries]
     if index == "id" and spec.key_filter is None:
-        for entry in entries:  # the common case, without a call per unit
+        for entry in entries:  # the common cases, without a call per unit
             entry.key = entry.unit.id
+    elif index == "text" and spec.key_filter is None:
+        for entry in entries:  # as _raw_key: the source text, else the asset ID
+            found = entry.translations.get(source)
+            entry.key = (found.text if found is not None else None) or entry.unit.id
     else:
         for entry in entries:
             entry.key = _raw_key(entry, index, source, spec)
-    nested = spec.nests_keys and not options.no_expand and index != "text"
-    entries = resolve_keys(entries, options.collisions, nested, spec.context_in_key)
+    return KeyedEntries(source, template, locales, wanted, index, entries)
+
+
+def document_of(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions, keyed: KeyedEntries,
+                keys_unique: bool = False) -> ExportDocument:
+    """The document of keyed entries: collisions resolved, charset checked, banner and file facts added.
+
+    keys_unique: the caller has checked that no two entries share a key identity (no collision to resolve).
+    """
+    source, template, locales = keyed.source, keyed.template, keyed.locales
+    locale = None if template or options.all_locales else locales[0]
+    nested = nests_keys(spec, options, keyed.index)
+    if keys_unique and not nested:
+        entries = keyed.entries
+        for entry in entries:
+            entry.path = (entry.key,)
+    else:
+        entries = resolve_keys(keyed.entries, options.collisions, nested, spec.context_in_key)
     charset = _charset(options.charset or spec.default_charset)
     if not spec.escapes_charset:
-        check_encodable(entries, charset, wanted)
+        check_encodable(entries, charset, keyed.wanted)
     project = options.project_name or catalogue.project
     exported_at = options.exported_at or datetime.now(timezone.utc).replace(microsecond=0)
     banner = [] if options.no_comments else banner_lines(
@@ -139,10 +179,15 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
     )
     return ExportDocument(
         spec=spec, options=options, source_locale=source, locale=locale,
-        locales=[] if template else locales, entries=entries, index=index, project=project,
+        locales=[] if template else locales, entries=entries, index=keyed.index, project=project,
         namespace=options.namespace or project, charset=charset, exported_at=exported_at,
         banner=banner,
     )
+
+
+def nests_keys(spec: FormatSpec, options: ExportOptions, index: str) -> bool:
+    """Whether dotted keys become nested objects in this export (source-text keys never do)."""
+    return spec.nests_keys and not options.no_expand and index != "text"
 
 
 def finish(document: ExportDocument, rendered: str | bytes) -> bytes:
@@ -350,7 +395,7 @@ def resolve_keys(entries: list[Entry], mode: str, nested: bool, context_in_key: 
     return _drop_nesting_conflicts(entries, mode)
 
 
-def _identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
+def key_identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
     """What must be unique in the file: the key, with the context where the format holds one."""
     return (entry.unit.context if context_in_key else "", entry.key)
 
@@ -358,7 +403,7 @@ def _identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
 def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -> list[Entry]:
     """Entries whose identities are unique: first or last wins, suffixed, or an error."""
     if mode in ("overwrite", "legacy"):
-        kept = {_identity(entry, context_in_key): entry for entry in entries}
+        kept = {key_identity(entry, context_in_key): entry for entry in entries}
         chosen = {id(entry) for entry in kept.values()}
         return [entry for entry in entries if id(entry) in chosen]
     names = UniqueNames()

@@ -62,6 +62,9 @@ class FormatSpec:
     unless no_expand; context_in_key: the format keeps contexts beside keys, so (context, key) must be
     unique rather than key; template_only: always a template (pot); key_filter: rewrites keys the format
     cannot hold.
+    head_writer, body_writer: the writer in two parts, for formats whose file is a head followed by one
+    independent block per entry (writer = head + body, and the body of the entries a + b is body(a) +
+    body(b)): exports then reuse the body of runs of units that have not changed (formats/segments.py).
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
     """
@@ -84,6 +87,8 @@ class FormatSpec:
     context_in_key: bool = False
     template_only: bool = False
     key_filter: Callable[[str], str] | None = None
+    head_writer: Writer | None = None
+    body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
 
@@ -142,6 +147,7 @@ icu_binary, icu_text = _FormatModule(".resbundle.binary"), _FormatModule(".resbu
 resource_key = _FormatModule(".resbundle.tree").resource_key
 
 _GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
+_PO_PARTS: dict[str, Any] = dict(head_writer=gettext.po_head, body_writer=gettext.po_body)
 _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
 _JSON_TYPE = "application/json"
@@ -165,11 +171,11 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
                "GNU gettext portable object: msgid/msgstr pairs with context, comments and plural forms",
                capabilities=Capabilities(blank=False, comments=True, references=True),
-               archive_path=_GETTEXT_ARCHIVE, **_GETTEXT),
+               archive_path=_GETTEXT_ARCHIVE, **_GETTEXT, **_PO_PARTS),
     FormatSpec("pot", "", "Gettext template", _PO_TYPE, gettext.read_po, gettext.write_po,
                "GNU gettext template: the source messages with empty translations",
                capabilities=Capabilities(blank=False, comments=True, references=True),
-               template_only=True, **_GETTEXT),
+               template_only=True, **_GETTEXT, **_PO_PARTS),
     FormatSpec("mo", "", "Gettext MO", "application/x-gettext-translation", gettext.read_mo, gettext.write_mo,
                "GNU gettext compiled binary catalogue (translated messages only)",
                capabilities=Capabilities(notes=False, flags=False, untranslated=False, blank=False, ordered=False),

@@ -182,6 +182,11 @@ class Chunk:
         for key in self._lines:
             yield key, self.peek(key)  # type: ignore[misc]
 
+    def peek_all(self) -> dict[str, dict[str, Any]]:
+        """Every entry, parsed in one pass of the C decoder and not kept: for reads of a whole chunk, where a
+        decode per line costs several times more (a 100k-asset export reads 600,000 entries)."""
+        return json.loads("{" + ",".join(self._lines.values()) + "}") if self._lines else {}
+
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for key in self._lines:
             yield key, self.get(key)  # type: ignore[misc]

@@ -22,7 +22,7 @@ from storage.snapshot import Snapshot
 from ..auth import requires
 from ..context import committer_identity, now, project, snapshot, store
 from ..errors import ApiError
-from ..exchange import Importer, ImportOptions, snapshot_catalogue
+from ..exchange import EXPORT_CACHE, Importer, ImportOptions, snapshot_catalogue
 from ..jsonio import render
 from ..locales import parse_locale_code, resolve_project_locale
 from ..records import locale_record
@@ -117,12 +117,12 @@ def _file_response(data: bytes, content_type: str, filename: str, snap: Snapshot
 
 
 def _export(snap: Snapshot, ext: str, options: formats.ExportOptions, filename: str,
-            locales: list[str] | None = None, variant: str | None = None) -> Response:
+            variant: str | None = None) -> Response:
     cached = _not_modified(snap)
     if cached is not None:
         return cached
     variant = _variant(ext) if variant is None else variant
-    exported = formats.export_file(snapshot_catalogue(snap, locales), ext, variant, options)
+    exported = formats.export_file(snapshot_catalogue(snap), ext, variant, options, EXPORT_CACHE)
     return _file_response(exported.data, exported.content_type, filename, snap)
 
 
@@ -140,7 +140,9 @@ def export_locale(locale: str, ext: str):
 @requires("export")
 def export_template(ext: str):
     snap = snapshot()
-    return _export(snap, ext, export_options(snap, template=True), f"{g.key.project}.{ext}", [])
+    # the whole project's catalogue, as for every other export: a template reads its source texts only,
+    # and a catalogue of its own would hold a second set of units (45 MB at 100k assets)
+    return _export(snap, ext, export_options(snap, template=True), f"{g.key.project}.{ext}")
 
 
 @bp.get("/api/export/all.<ext>")
@@ -166,12 +168,12 @@ def export_archive(ext: str):
     catalogue = snapshot_catalogue(snap)  # built once for every locale (and shared with the other exports)
     if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
         options = export_options(snap, all_locales=True)
-        exported = formats.export_file(catalogue, ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
         files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
     for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
-        exported = formats.export_file(catalogue, ext, variant, options)
+        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
         files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
     stamp = _exported_at(snap)
     comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"
@@ -180,7 +182,8 @@ def export_archive(ext: str):
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.comment = comment.encode("utf-8")
             for name, data in files:
-                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED)
+                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED,
+                                 _zip_level(len(data)))
         return _file_response(buffer.getvalue(), "application/zip", f"{g.key.project}-{ext}.zip", snap)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:
@@ -189,6 +192,12 @@ def export_archive(ext: str):
             info.size, info.mtime = len(data), int(stamp.timestamp())
             archive.addfile(info, io.BytesIO(data))
     return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
+
+
+def _zip_level(size: int) -> int:
+    """zlib's level for an archive member: the fastest beyond 1 MB, where the default level 6 costs 80 ms
+    per 9 MB PO file (400 ms of a 100k-asset po.zip) for a result about 15% smaller; 6 below."""
+    return 1 if size > 1024 * 1024 else 6
 
 
 # ----------------------------------------------------------------------------- import

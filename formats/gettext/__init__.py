@@ -18,9 +18,10 @@ Mapping between the catalogue and gettext:
 """
 from .common import FORMAT_FLAGS, Message, header_fields, messages, parse_header
 from .mo import parse_mo, read_mo, write_mo
-from .po import _parse_po_fast, decode_po, parse_po, parse_po_lines, read_po, write_po
+from .po import _parse_po_fast, decode_po, parse_po, parse_po_lines, po_body, po_head, read_po, write_po
 
 __all__ = [
     "FORMAT_FLAGS", "Message", "header_fields", "messages", "parse_header", "parse_mo", "read_mo", "write_mo",
-    "_parse_po_fast", "decode_po", "parse_po", "parse_po_lines", "read_po", "write_po",
+    "_parse_po_fast", "decode_po", "parse_po", "parse_po_lines", "po_body", "po_head", "read_po",
+    "write_po",
 ]

@@ -34,6 +34,8 @@ def _po_escape(text: str) -> str:
 
 def _po_string(keyword: str, text: str) -> str:
     """`keyword "text"`, multi-line texts split after each newline as gettext tools do."""
+    if not _NEEDS_PO_ESCAPE.search(text):  # most texts: no escape, hence no newline to split at
+        return f'{keyword} "{text}"\n'
     escaped = _po_escape(text)
     if "\\n" not in escaped[:-2]:
         return f'{keyword} "{escaped}"\n'
@@ -44,9 +46,11 @@ def _po_string(keyword: str, text: str) -> str:
 
 def _po_message(message: Message) -> str:
     """One message in PO syntax."""
-    parts = [f"# {line}".rstrip() + "\n" for line in message.comments]
-    parts += [f"#. {line}".rstrip() + "\n" for line in message.notes]
-    parts += [f"#: {reference}\n" for reference in message.references]
+    parts = [f"# {line}".rstrip() + "\n" for line in message.comments] if message.comments else []
+    if message.notes:
+        parts += [f"#. {line}".rstrip() + "\n" for line in message.notes]
+    if message.references:
+        parts += [f"#: {reference}\n" for reference in message.references]
     if message.flags:
         parts.append("#, " + ", ".join(message.flags) + "\n")
     if message.msgctxt is not None:
@@ -62,14 +66,21 @@ def _po_message(message: Message) -> str:
 
 def write_po(doc: ExportDocument) -> str:
     """A PO file (a POT when the document is a template: every msgstr empty)."""
+    return po_head(doc) + po_body(doc)
+
+
+def po_head(doc: ExportDocument) -> str:
+    """The banner comments and the header entry."""
     header = "".join(f"{name}: {value}\n" for name, value in header_fields(doc))
     parts = [f"# {line}".rstrip() + "\n" for line in doc.banner]
     parts.append(_po_string("msgid", ""))
     parts.append(_po_string("msgstr", header))
-    for message in messages(doc):
-        parts.append("\n")
-        parts.append(_po_message(message))
     return "".join(parts)
+
+
+def po_body(doc: ExportDocument) -> str:
+    """Every message, each after a blank line: the body of a run of entries depends on those entries only."""
+    return "".join(["\n" + _po_message(message) for message in messages(doc)])
 
 
 # --- reading PO ------------------------------------------------------------------------------------

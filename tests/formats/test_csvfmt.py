@@ -73,6 +73,8 @@ def test_multi_locale_round_trip_keeps_every_locale() -> None:
         ('"id","plural","fr"\n"a","several","x"\n', "not one of zero, one", 2),
         ('"id","fr"\n"a","x","extra"\n', "row has 3 cells", 2),
         ("", "empty CSV", None),
+        ("\n", "empty CSV header", 1),
+        ("\r\n\"id\",\"fr\"\n", "empty CSV header", 1),
     ],
 )
 def test_broken_csv_raises_format_error(text: str, reason: str, line: int | None) -> None:
