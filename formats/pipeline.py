@@ -117,7 +117,10 @@ def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> E
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
-    entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
+    if template or options.fallback:
+        entries = [Entry(unit, "", (), _translations(unit, wanted, options, template, source)) for unit in units]
+    else:  # the unit's own translations, shared (see _translations), without a call per unit
+        entries = [Entry(unit, "", (), unit.translations) for unit in units]
     if options.printf:
         entries = [_convert_entry_printf(entry, options.printf, source, wanted) for entry in entries]
     if index == "id" and spec.key_filter is None:
@@ -357,6 +360,10 @@ def _identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
 
 def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -> list[Entry]:
     """Entries whose identities are unique: first or last wins, suffixed, or an error."""
+    identities = ({(entry.unit.context, entry.key) for entry in entries} if context_in_key
+                  else {entry.key for entry in entries})
+    if len(identities) == len(entries):
+        return entries  # no two alike (the usual case): every mode keeps every entry as it is
     if mode in ("overwrite", "legacy"):
         kept = {_identity(entry, context_in_key): entry for entry in entries}
         chosen = {id(entry) for entry in kept.values()}
