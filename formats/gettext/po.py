@@ -360,8 +360,8 @@ def _scan_po(text: str) -> _Scan | None:
 def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
 
-    Strings are unescaped column by column; singular entries whose comments are at most one `#:` line (most
-    of a file) become units without an intermediate Message.
+    Strings are unescaped column by column; singular entries whose comments are only notes and references
+    (most of a file) become units without an intermediate Message.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
     texts = _values([text or '""' for text in scan.msgstr])
