@@ -104,6 +104,16 @@ def convert(
     The target locale defaults to the file's own (its first non-source locale, else the source).
     NothingExtracted when the source parsed but held no units.
     """
+    # One collector pause for both halves, left only once the catalogue is gone: the collector then has no
+    # reason to scan the tens of thousands of objects the conversion made (as it would if each half restored
+    # the threshold while they were alive).
+    with _collector_paused():
+        return _convert(from_ext, to_ext, variant, data, read_options, export_options, from_variant, budget)
+
+
+def _convert(from_ext: str, to_ext: str, variant: str, data: bytes, read_options: ReadOptions | None,
+             export_options: ExportOptions | None, from_variant: str, budget: str) -> ExportedFile:
+    """convert(), whose catalogue is freed when it returns."""
     read_options = read_options or ReadOptions()
     export_options = export_options or ExportOptions()
     lookup(to_ext, variant, writing=True)  # fail on the target before parsing anything

@@ -402,6 +402,9 @@ def key_identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
 
 def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -> list[Entry]:
     """Entries whose identities are unique: first or last wins, suffixed, or an error."""
+    identities = {key_identity(entry, context_in_key) for entry in entries}
+    if len(identities) == len(entries):
+        return entries  # no two alike (the usual case): every mode keeps every entry as it is
     if mode in ("overwrite", "legacy"):
         kept = {key_identity(entry, context_in_key): entry for entry in entries}
         chosen = {id(entry) for entry in kept.values()}

@@ -1,5 +1,9 @@
 """Plural rules and locale names from Babel's CLDR data, shaped like Loco's locale `plurals` record.
 
+Every locale Babel knows is answered from `cldr_table.py`, generated from Babel by tools/make_cldr_table.py
+(tests/formats/test_plurals.py proves the two agree), so that a command-line run never loads Babel's locale
+data; other codes (unknown trailing subtags, aliases) still go to Babel.
+
 `forms` are the CLDR categories that integers 0..1000 fall into, in canonical order; `equation` is a
 gettext C expression in n giving an index into `forms`.
 """
@@ -14,7 +18,7 @@ if TYPE_CHECKING:  # Babel is imported where it is first needed: `import formats
     from babel import Locale
     from babel.plural import PluralRule
 
-from vocabulary import is_locale_tag
+from vocabulary import canonical_locale, is_locale_tag
 
 from limits import MAX_PLURAL_FORMS, MAX_PLURAL_FORMULA_CHARS, describe
 
@@ -63,13 +67,40 @@ def babel_locale(code: str) -> Locale | None:
 
 def is_locale_code(code: str) -> bool:
     """Whether Babel recognises the code as a locale (used to tell locale keys from other keys)."""
-    return is_locale_tag(code) and babel_locale(code) is not None
+    return is_locale_tag(code) and (_table_entry(code) is not None or babel_locale(code) is not None)
 
 
 def locale_display_name(code: str) -> str:
     """The English name of a locale from CLDR, e.g. "French (France)"; the code itself if unknown."""
+    entry = _table_entry(code)
+    if entry is not None:
+        return entry[1]
     locale = babel_locale(code)
     return locale.english_name if locale is not None and locale.english_name else code
+
+
+def table_key(code: str) -> str | None:
+    """How the built-in table spells a code (canonically, as Babel reads codes case-insensitively), if a tag."""
+    code = normalise_code(code)
+    return canonical_locale(code) if is_locale_tag(code) else None
+
+
+@lru_cache(maxsize=1024)
+def _table_entry(code: str) -> tuple[int, str] | None:
+    """(rule index, English name) of a code in the built-in table, None when it is not there."""
+    from .cldr_table import LOCALES  # imported on first use: most commands never need it
+
+    key = table_key(code)
+    return LOCALES.get(key) if key is not None else None
+
+
+def babel_table_entry(code: str) -> tuple[str, list[str], str] | None:
+    """(equation, forms, English name) Babel gives a code: what the built-in table holds for it."""
+    locale = babel_locale(code)
+    if locale is None or not locale.english_name:
+        return None
+    rules = _babel_plural_rules(code)
+    return rules.equation, rules.forms, locale.english_name
 
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|(n)|(\|\||&&|==|!=|<=|>=|[-+*/%<>!?:()]))")
@@ -217,7 +248,18 @@ def plural_rules(locale_code: str) -> PluralRules:
 
 @lru_cache(maxsize=512)
 def _plural_rules(locale_code: str) -> PluralRules:
-    """plural_rules, computed once per code."""
+    """plural_rules, computed once per code: from the built-in table, else from Babel."""
+    entry = _table_entry(locale_code)
+    if entry is None:
+        return _babel_plural_rules(locale_code)
+    from .cldr_table import RULES
+
+    equation, forms = RULES[entry[0]]
+    return PluralRules(len(forms.split()), equation, forms.split())
+
+
+def _babel_plural_rules(locale_code: str) -> PluralRules:
+    """The plural rules Babel's CLDR data gives a code (English-like when Babel does not know it)."""
     locale = babel_locale(locale_code)
     if locale is None:
         return PluralRules(2, "n != 1", ["one", "other"])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from vocabulary import locale_from_posix
 
@@ -139,19 +140,49 @@ def parse_header(text: str) -> dict[str, str]:
 def catalogue_of(parsed: list[Message], options: ReadOptions) -> Catalogue:
     """Messages turned into units through the shared builder."""
     header_message = next((m for m in parsed if m.msgid == "" and m.msgctxt is None), None)
-    headers = parse_header(header_message.msgstr[0]) if header_message and header_message.msgstr else {}
     body = [m for m in parsed if m is not header_message]
-    detected = _detected_locale(headers)
-    if requested_locale(options) is None and detected is None and any(any(m.msgstr) for m in body):
-        raise FormatError(
-            "the file does not say its language (no Language or X-Loco-Target-Locale header); "
-            "give the locale option"
-        )
-    builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
-    plural_names = _PluralNames(builder.locale, headers.get("Plural-Forms", ""))
+    reader = MessageReader(header_fields_of(header_message), options, lambda: any(any(m.msgstr) for m in body))
     for message in body:
-        _add_message(builder, message, plural_names)
-    return builder.build(headers, project=headers.get("Project-Id-Version", ""))
+        reader.add(message)
+    return reader.build()
+
+
+def header_fields_of(header: Message | None) -> dict[str, str]:
+    """The header entry's fields (its first msgstr), none without a header."""
+    return parse_header(header.msgstr[0]) if header and header.msgstr else {}
+
+
+class MessageReader:
+    """Turns the messages of one file into units: the file's locale and plural names, then one unit each."""
+
+    def __init__(self, headers: dict[str, str], options: ReadOptions, translated: Callable[[], bool]) -> None:
+        """`translated` says whether any message has a msgstr (asked only when no locale is known)."""
+        detected = _detected_locale(headers)
+        if requested_locale(options) is None and detected is None and translated():
+            raise FormatError(
+                "the file does not say its language (no Language or X-Loco-Target-Locale header); "
+                "give the locale option"
+            )
+        self.headers = headers
+        self.builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
+        self.plural_names = _PluralNames(self.builder.locale, headers.get("Plural-Forms", ""))
+
+    def add_plain(self, key: str, text: str, context: str | None, notes: str, references: list[str]) -> None:
+        """A singular message without flags or translator comments (most messages of a file)."""
+        self.builder.add(key, Translation(text) if text else None, context=context or "", notes=notes,
+                         references=references)
+
+    def add(self, message: Message) -> None:
+        """One message as a unit (target translation, source forms for plurals, flags, comments)."""
+        if message.msgid_plural is None and not message.flags and not message.comments:
+            self.add_plain(message.msgid, message.msgstr[0], message.msgctxt,
+                           "\n".join(message.notes) if message.notes else "", message.references)
+        else:
+            _add_message(self.builder, message, self.plural_names)
+
+    def build(self) -> Catalogue:
+        """The catalogue of every message added."""
+        return self.builder.build(self.headers, project=self.headers.get("Project-Id-Version", ""))
 
 
 class _PluralNames:

@@ -9,7 +9,7 @@ from ..charsets import text_codec
 from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
-from .common import Message, catalogue_of, header_fields, messages
+from .common import Message, MessageReader, catalogue_of, header_fields, header_fields_of, messages
 
 _PO_ESCAPES = str.maketrans({
     "\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r",
@@ -96,8 +96,19 @@ _SIMPLE_ESCAPES = {"\\" + code: char for code, char in {
 
 
 def read_po(data: bytes, options: ReadOptions) -> Catalogue:
-    """A PO or POT file as a catalogue (obsolete `#~` entries are ignored)."""
-    return catalogue_of(parse_po(decode_po(data)), options)
+    """A PO or POT file as a catalogue (obsolete `#~` entries are ignored).
+
+    Files in the everyday shape are scanned in one pass straight into units; any doubt about an entry
+    (other spacing, obsolete entries, a suspicious string) sends the whole file through `parse_po`.
+    """
+    text = _one_newline_kind(decode_po(data))
+    scanned = _scan_po(text)
+    if scanned is not None:
+        try:
+            return _catalogue_of_scan(scanned, options)
+        except _Unsure:
+            pass
+    return catalogue_of(parse_po(text), options)
 
 
 def decode_po(data: bytes) -> str:
@@ -132,10 +143,16 @@ def parse_po(text: str) -> list[Message]:
     A whole-entry regular expression handles well-formed files quickly; anything it does not cover
     goes through the line-by-line parser, which accepts the same syntax and names the line of an error.
     """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _one_newline_kind(text)
     fast = _parse_po_fast(text)
     return fast if fast is not None else parse_po_lines(text)
+
+
+def _one_newline_kind(text: str) -> str:
+    """Text with DOS and Mac line ends turned into \\n."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def parse_po_lines(text: str) -> list[Message]:
@@ -222,8 +239,9 @@ def _fast_message(match: re.Match[str]) -> Message | None:
 def _strings_value(strings: str) -> str:
     """The value of one or more adjacent quoted strings (already validated by the entry regex)."""
     body = strings[1:-1]
-    if "\n" in body:
-        body = "".join(_STRING_BODY.findall(strings))
+    if "\n" in body:  # each string on its own: an escape never spans two (`"\\x41" "1"` is "A1", as in C)
+        return "".join([_unescape_all(piece, None) if "\\" in piece else piece
+                        for piece in _STRING_BODY.findall(strings)])
     return body if "\\" not in body else _unescape_all(body, None)
 
 
@@ -246,10 +264,30 @@ def _comment_into(message: Message, line: str) -> None:
         _file_comment(message, line[1:2], line[2:])
 
 
+def _reference_line(block: str) -> list[str] | None:
+    """The references of a comment block that is one `#:` line (the most common block), else None."""
+    if block.startswith("#:") and block.count("\n") == 1:
+        return block[2:].split()
+    return None
+
+
+def _plain_comments(block: str) -> tuple[str, list[str]] | None:
+    """(notes, references) of a comment block holding no flags and no translator comments, else None."""
+    references = _reference_line(block)
+    if references is not None:
+        return "", references
+    sorted_out = Message("")
+    _comments_into(sorted_out, block)
+    if sorted_out.flags or sorted_out.comments:
+        return None
+    return "\n".join(sorted_out.notes), sorted_out.references
+
+
 def _comments_into(message: Message, block: str) -> None:
     """File every comment line of a block (as matched by the entry regex) into the message."""
-    if block.startswith("#:") and block.count("\n") == 1:  # the most common block: one reference line
-        message.references.extend(block[2:].split())
+    references = _reference_line(block)
+    if references is not None:
+        message.references.extend(references)
         return
     for kind, rest in _COMMENT_LINE.findall(block):
         _file_comment(message, kind, rest)
@@ -265,6 +303,186 @@ def _file_comment(message: Message, kind: str, rest: str) -> None:
         message.flags.extend(flag.strip() for flag in rest.split(",") if flag.strip())
     elif kind != "|":  # `#|` previous msgid: of no use to a translation store
         message.comments.append((rest if kind == " " else kind + rest).rstrip())
+
+
+# --- reading PO: the everyday shape in one pass ----------------------------------------------------------
+
+
+class _Unsure(Exception):
+    """The scan met something it leaves to the careful parsers (which accept it or name the line)."""
+
+
+# One quoted string running to the last quote of its line; its inside is checked when its value is taken
+# (`_values`), which is cheaper than checking it character by character here. Atomic: never re-entered.
+_LINE_STRING = r'(?>"[^\n]*")'
+_SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
+# An entry exactly as gettext tools and Gloss write it: comment lines, then keywords at the start of their
+# lines, one space before the first string, continued strings on lines of their own, entries apart by blank
+# lines. Anything else (other spacing, `#~` obsolete lines, stray text) is caught whole by `rest`: since one
+# of the two branches matches at every position, `split` never searches ahead, so the scan is linear.
+_SCAN_ENTRY = re.compile(
+    rf"""\n*+(?P<comments>(?:\#(?!~)[^\n]*+\n)*+)
+    (?:msgctxt\ (?P<ctx>{_SCAN_STRINGS})\n)?
+    msgid\ (?P<id>{_SCAN_STRINGS})\n
+    (?:msgid_plural\ (?P<plural>{_SCAN_STRINGS})\n(?P<strs>(?:msgstr\[\d+\]\ {_SCAN_STRINGS}(?:\n|\Z))++)
+      |msgstr\ (?P<str>{_SCAN_STRINGS})(?:\n|\Z))
+    |(?P<rest>[\s\S]+)""",
+    re.X,
+)
+_SCAN_GROUPS = 7  # groups of _SCAN_ENTRY: `split` gives them per entry after the (always empty) gap before it
+_SCAN_MSGSTR = re.compile(rf"msgstr\[(\d+)\] ({_SCAN_STRINGS})")
+_ESCAPED_BODY = re.compile(r'(?:[^"\\]++|\\.)*+')
+_WIDE_ESCAPE = re.compile(r"\\[0-7x]")  # octal and hex escapes: their length depends on what follows
+# Stand-ins while many strings are unescaped at once; a text holding any of them is left to the careful path.
+_ITEM_END, _BACKSLASH, _QUOTE = "\x00", "\x01", "\x02"
+
+
+class _Scan:
+    """The entries of a PO text in the everyday shape, column by column (None where an entry has no such part).
+
+    comments: comment blocks; contexts, msgids, plurals: strings as matched (`"a"`, or `"a"\n"b"` continued);
+    msgstrs: `msgstr[n]` lines of plural entries; msgstr: the msgstr of singular entries.
+    """
+
+    def __init__(self, parts: list[str | None]) -> None:
+        step = _SCAN_GROUPS + 1
+        columns = [parts[group::step] for group in range(1, _SCAN_GROUPS)]
+        self.comments: list[str] = columns[0]  # type: ignore[assignment]  # the group always takes part
+        self.contexts, self.msgids, self.plurals, self.msgstrs, self.msgstr = columns[1:]
+
+    def __len__(self) -> int:
+        return len(self.msgids)
+
+
+def _scan_po(text: str) -> _Scan | None:
+    """The entries of a PO text in the everyday shape, or None when some part of it is not."""
+    if _ITEM_END in text or _BACKSLASH in text or _QUOTE in text:
+        return None
+    parts: list[str | None] = _SCAN_ENTRY.split(text)
+    rest = parts[-2] if len(parts) > 1 else None
+    if rest is not None:
+        if rest.strip("\n"):
+            return None
+        del parts[-(_SCAN_GROUPS + 1):]  # only blank lines after the last entry
+    scan = _Scan(parts)
+    return scan if len(scan) else None  # no entry at all: the careful parsers say what the file is
+
+
+def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
+    """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
+
+    Strings are unescaped column by column; singular entries whose comments are only notes and references
+    (most of a file) become units without an intermediate Message.
+    """
+    keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
+    texts = _values([text or '""' for text in scan.msgstr])
+    contexts = _optional_values(scan.contexts)
+    comments, plurals, msgstrs = scan.comments, scan.plurals, scan.msgstrs
+    header_at = _header_index(keys, contexts)
+    header = None
+    if header_at is not None:
+        header = _scanned_message(comments[header_at], contexts[header_at], keys[header_at], plurals[header_at],
+                                  msgstrs[header_at], texts[header_at])
+    rows = list(zip(comments, contexts, keys, plurals, msgstrs, texts))
+    if header_at is not None:
+        del rows[header_at]
+    reader = MessageReader(header_fields_of(header), options,
+                           lambda: any(any(_scanned_message(*row).msgstr) for row in rows))
+    add_plain, add = reader.add_plain, reader.add
+    for row in rows:
+        block, context, key, plural, _, text = row
+        if plural is None:
+            if not block:
+                add_plain(key, text, context, "", [])
+                continue
+            notes_and_references = _plain_comments(block)
+            if notes_and_references is not None:
+                add_plain(key, text, context, *notes_and_references)
+                continue
+        add(_scanned_message(*row))
+    return reader.build()
+
+
+def _header_index(keys: list[str], contexts: list[str | None]) -> int | None:
+    """Where the header entry is: the first with an empty msgid and no msgctxt."""
+    found = -1
+    try:
+        while True:
+            found = keys.index("", found + 1)
+            if contexts[found] is None:
+                return found
+    except ValueError:
+        return None
+
+
+def _scanned_message(block: str, context: str | None, key: str, plural: str | None, msgstrs: str | None,
+                     text: str) -> Message:
+    """A scanned entry (its msgid, msgctxt and singular msgstr already unescaped) as a message."""
+    if msgstrs is not None:
+        strings = _SCAN_MSGSTR.findall(msgstrs)
+        if [index for index, _ in strings] != [str(i) for i in range(len(strings))]:
+            raise _Unsure  # out of order: the line parser names the line
+        forms = _values([value for _, value in strings])
+    else:
+        forms = [text]
+    message = Message(key, forms, context, None if plural is None else _values([plural])[0], [], [], [], [], 0)
+    if block:
+        _comments_into(message, block)
+    return message
+
+
+def _optional_values(strings: list[str | None]) -> list[str | None]:
+    """`_values` of a column where some entries have no such string (None stays None)."""
+    present = iter(_values([value for value in strings if value is not None]))
+    return [None if value is None else next(present) for value in strings]
+
+
+def _values(strings: list[str]) -> list[str]:
+    """The values of scanned strings (`"a"`, or `"a"\n"b"` continued on lines), unescaped all at once.
+
+    One pass of C-level replaces over their concatenation instead of Python steps per string: escaped
+    backslashes, then escaped quotes, are set aside as stand-ins, so that any quote left inside a string is a
+    bare one (the string ended earlier, or a backslash escaped its closing quote): _Unsure.
+    """
+    if not strings:
+        return []
+    joined = _ITEM_END.join(strings)
+    if "\\\\" in joined:
+        joined = joined.replace("\\\\", _BACKSLASH)
+    if '\\"' in joined:
+        joined = joined.replace('\\"', _QUOTE)
+    if '"\n"' in joined:  # no string holds a newline, so every `"\n"` joins a continued string's lines
+        joined = joined.replace('"\n"', "")
+    inner = joined[1:-1].replace(f'"{_ITEM_END}"', _ITEM_END)
+    if '"' in inner or joined[0] != '"' or joined[-1] != '"':
+        raise _Unsure
+    if "\\" in inner:
+        if _WIDE_ESCAPE.search(inner):
+            # `\1` ending one line and `2` starting the next are two characters, joined they would be one.
+            return [_scan_value(value) for value in strings]
+        inner = inner.replace("\\n", "\n").replace("\\t", "\t")
+        if "\\" in inner:
+            try:
+                inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
+            except FormatError:  # an unknown escape: the line parser names its line
+                raise _Unsure from None
+    if _QUOTE in inner:
+        inner = inner.replace(_QUOTE, '"')
+    if _BACKSLASH in inner:
+        inner = inner.replace(_BACKSLASH, "\\")
+    return inner.split(_ITEM_END)
+
+
+def _scan_value(strings: str) -> str:
+    """The value of one scanned string, line by line (strings with octal or hex escapes)."""
+    pieces = strings[1:-1].split('"\n"')
+    for piece in pieces:
+        if _ESCAPED_BODY.fullmatch(piece) is None:
+            raise _Unsure
+    try:
+        return "".join([_unescape_all(piece, None) if "\\" in piece else piece for piece in pieces])
+    except FormatError:
+        raise _Unsure from None
 
 
 class _PoParser:

@@ -11,7 +11,10 @@ import pytest
 from formats import (
     Catalogue, CharsetError, FormatError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file,
 )
-from formats.gettext import _parse_po_fast, decode_po, parse_po_lines
+from formats.errors import FormatsError
+from formats.gettext import _parse_po_fast, decode_po, parse_po, parse_po_lines
+from formats.gettext.common import catalogue_of
+from formats.gettext.po import _scan_po
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue, run_tool
@@ -291,10 +294,94 @@ def test_fast_parser_and_line_parser_agree() -> None:
     for name in ("po/polib__test_iso-8859-15.po", "po/polib__test_msgctxt.po",
                  "po/loco-translate__languages_loco-translate-ru_RU.po", "pot/loco-translate__languages_loco-translate.pot"):
         texts.append(decode_po(corpus_path(name).read_bytes()))
+    texts += [_HEADER + entry for entry in SCANNED_SHAPES]  # e.g. an escape never spans two continued strings
     for text in texts:
         fast = _parse_po_fast(text)
         assert fast is not None
         assert [replace(m, line=0) for m in fast] == [replace(m, line=0) for m in parse_po_lines(text)]
+
+
+_HEADER = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"Plural-Forms: nplurals=2; plural=(n > 1);\\n"\n\n'
+# Entries in the everyday shape the one-pass scan reads itself, each with something its string handling must get
+# right (escapes, continued lines, escaped backslashes before quotes, octal and hex escapes split over lines).
+SCANNED_SHAPES = [
+    'msgid "a"\nmsgstr "b"\n',
+    'msgid "say \\"hi\\""\nmsgstr "dis \\"salut\\"\\n"\n',
+    'msgid "path\\\\"\nmsgstr "C:\\\\dir\\\\"\n',
+    'msgid "tab\\there"\nmsgstr "a\\\\nb\\\\\\"c"\n',
+    'msgid ""\n"first line\\n"\n"second"\nmsgstr ""\n"premi\\303\\250re\\n"\n"\\x41"\n"1"\n',
+    'msgid "octal split"\nmsgstr "\\1"\n"2"\n',
+    'msgid "bell \\a and \\r and \\\' and \\?"\nmsgstr "x"\n',
+    '#. note one\n#. note two\n#: a.c:1 b.c:2\n#: c.c:3\n#| msgid "old"\nmsgctxt "menu"\nmsgid "Open"\nmsgstr "Ouvrir"\n',
+    '# translator says\n#, fuzzy, loco-incorrect, php-format\nmsgid "%s file"\nmsgstr "%s fichier"\n',
+    'msgctxt ""\nmsgid "empty context"\nmsgstr ""\n',
+    'msgctxt "ctx"\nmsgid ""\nmsgstr "a context with an empty msgid is no header"\n',
+    'msgid "one"\nmsgid_plural "many"\nmsgstr[0] "un"\nmsgstr[1] "plusieurs \\"x\\""\n',
+    '#: only.c:1\nmsgid "dup"\nmsgstr "1"\n\nmsgid "dup"\nmsgstr "2"\n',
+    '#\n#:\nmsgid "bare markers"\nmsgstr "y"\n',
+]
+# Files the scan leaves to the careful parsers: they must read them, or refuse them, exactly as before.
+UNSCANNED_SHAPES = [
+    '  msgid "indented"\n  msgstr "x"\n',
+    'msgid  "two spaces"\nmsgstr "x"\n',
+    'msgid "a" \nmsgstr "trailing space"\n',
+    '#~ msgid "obsolete"\n#~ msgstr "x"\n\nmsgid "a"\nmsgstr "b"\n',
+    '#, fuzzy\n#~ msgid "obsolete with comments"\n#~ msgstr "x"\n\nmsgid "a"\nmsgstr "b"\n',
+    'msgid "a"\nmsgstr "b"\n# trailing comment\n',
+    'msgid "bare "quote""\nmsgstr "x"\n',
+    'msgid "escaped end\\"\nmsgstr "x"\n',
+    'msgid "escaped end\\"\n"continued"\nmsgstr "x"\n',
+    'msgid "a\\q"\nmsgstr "b"\n',
+    'msgid "a"\nmsgstr "b" "c"\n',
+    'msgid "a"\nmsgid_plural "as"\nmsgstr[1] "b"\nmsgstr[0] "c"\n',
+    'msgid "a"\nmsgid_plural "as"\nmsgstr "b"\n',
+    'msgid "a"\nmsgstr[0] "b"\n',
+    'msgid "a"\n#. note\nmsgstr "b"\n',
+    'msgid "a"\n',
+    'msgid "a"\nmsgstr "b\n',
+    'msgid "nul \x00"\nmsgstr "x"\n',
+    '#: ref\n\nmsgid "comment apart"\nmsgstr "x"\n',
+]
+
+
+def _careful_read(text: str, options: ReadOptions) -> object:
+    """What the line-oriented parsers make of a text: a catalogue, or the error they raise."""
+    try:
+        return catalogue_of(parse_po(text), options)
+    except FormatsError as error:
+        return (type(error), str(error), getattr(error, "line", None))
+
+
+def _read(text: str, options: ReadOptions) -> object:
+    """What read_file makes of a text: a catalogue, or the error it raises."""
+    try:
+        return read_file("po", "", text.encode(), options)
+    except FormatsError as error:
+        return (type(error), str(error), getattr(error, "line", None))
+
+
+@pytest.mark.parametrize("entry", SCANNED_SHAPES)
+@pytest.mark.parametrize("header", [_HEADER, ""])
+def test_one_pass_scan_reads_like_the_careful_parsers(header: str, entry: str) -> None:
+    for text in (header + entry, header + entry + "\n\n", header + entry.rstrip("\n"), entry + "\n" + header):
+        assert _scan_po(text) is not None, text
+        for options in (ReadOptions(locale="fr"), ReadOptions(locale="fr", index="id"), ReadOptions()):
+            assert _read(text, options) == _careful_read(text, options), text
+
+
+@pytest.mark.parametrize("entry", UNSCANNED_SHAPES)
+def test_files_the_scan_leaves_alone_read_as_before(entry: str) -> None:
+    text = _HEADER + entry
+    assert _read(text, ReadOptions(locale="fr")) == _careful_read(text, ReadOptions(locale="fr"))
+
+
+def test_scan_reads_exports_and_corpus_files_like_the_careful_parsers() -> None:
+    texts = [export_text(rich_catalogue(), "po", locale=code) for code in PLURAL_LOCALES] + [PO_BY_TEXT]
+    for name in ("po/polib__test_iso-8859-15.po", "po/polib__test_msgctxt.po",
+                 "po/loco-translate__languages_loco-translate-ru_RU.po", "pot/loco-translate__languages_loco-translate.pot"):
+        texts.append(decode_po(corpus_path(name).read_bytes()))
+    for text in texts:
+        assert _read(text, ReadOptions()) == _careful_read(text, ReadOptions())
 
 
 # --- MO ----------------------------------------------------------------------------------------

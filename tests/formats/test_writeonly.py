@@ -147,3 +147,15 @@ def test_sql_statements_are_one_per_line() -> None:
     assert statements[0].startswith("SET ")
     assert all(line.startswith("INSERT INTO `loco_sample` (`id`, `en`, `fr`, `ru`, `ar`, `ja`, `pl`) VALUES (")
                and line.endswith(");") for line in statements[1:])
+
+
+def test_banner_date_is_the_rfc_2822_date_email_utils_writes() -> None:
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    from formats.banner import rfc2822_date
+
+    for moment in (datetime(2024, 1, 1, tzinfo=timezone.utc), datetime(1999, 12, 31, 23, 59, 58),
+                   datetime(2026, 7, 4, 5, 6, 7, tzinfo=timezone(timedelta(hours=-3, minutes=-30))),
+                   datetime(2026, 2, 28, 12, 0, 0, tzinfo=timezone(timedelta(hours=5, minutes=45)))):
+        assert rfc2822_date(moment) == format_datetime(moment)
