@@ -107,7 +107,7 @@ def convert(
     # One collector pause for both halves, left only once the catalogue is gone: the collector then has no
     # reason to scan the tens of thousands of objects the conversion made (as it would if each half restored
     # the threshold while they were alive).
-    with _collector_paused():
+    with collector_paused():
         return _convert(from_ext, to_ext, variant, data, read_options, export_options, from_variant, budget)
 
 
