@@ -159,12 +159,9 @@ class Chunk:
         return iter(self._lines)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        value = self._parsed.get(key)
-        if value is None:
-            line = self._lines.get(key)
-            if line is None:
-                return None
-            value = self._parsed[key] = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
+        value = self.peek(key)
+        if value is not None:
+            self._parsed[key] = value
         return value
 
     def peek(self, key: str) -> dict[str, Any] | None:
@@ -206,12 +203,7 @@ class Chunk:
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)
-        chunk.origin = (self, tuple(changes))
-        self.origin = None
-        for key, value in self._parsed.items():
-            if key in lines and key not in changes:
-                chunk._parsed[key] = value
-        chunk._carry_derived(self, tuple(changes))
+        chunk._inherit(self, list(changes))
         return chunk
 
     def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...]) -> None:

@@ -139,24 +139,16 @@ class CommitGroup:
         self.commits: list[bytes] = []
         self.objects: dict[str, tuple[int, bytes]] = {}
         self.changed: dict[str, bytes | None] = {}  # path -> its content after the last commit, None = deleted
-        self.blob_ids: dict[str, bytes] = {}
-        self.removed_dirs: set[str] = set()
         self.done = threading.Event()
         self.error: BaseException | None = None
 
     def add(self, snapshot: Snapshot, objects: dict[str, tuple[int, bytes]],
-            changed: dict[str, bytes | None], blob_ids: dict[str, bytes]) -> None:
+            changed: dict[str, bytes | None]) -> None:
         assert snapshot.commit is not None
         self.tip = snapshot
         self.commits.append(snapshot.commit)
         self.objects.update(objects)
-        for path, data in changed.items():
-            self.changed[path] = data
-            if data is None:
-                self.blob_ids.pop(path, None)
-                self.removed_dirs.add(parent_dir(path))
-            else:
-                self.blob_ids[path] = blob_ids[path]
+        self.changed.update(changed)
 
 
 class Project:
@@ -257,7 +249,7 @@ class Project:
     def _open_group(self, first_in_group: bool) -> "CommitGroup":
         """Under the thread lock: the open commit group of this process, or a new one under the file lock."""
         group = self._group
-        if group is not None and (first_in_group or len(group.commits) >= MAX_GROUP):
+        if group is not None and first_in_group:  # (a full group was published when it filled up)
             self._publish(group)
             group = None
         if group is None:
@@ -315,19 +307,18 @@ class Project:
             return base
         check_writable_paths(path for path, data in changed.items() if data is not None)
         files = dict(base.files)
-        blob_ids: dict[str, bytes] = {}
         with self.repo.object_batch(store=False) as objects:  # stored with the ref by _make_durable
             for path, data in changed.items():
                 if data is None:
                     files.pop(path, None)
                 else:
-                    blob_ids[path] = files[path] = self.repo.write_blob(data)
+                    files[path] = self.repo.write_blob(data)
             trees = self._write_trees(files, changed, base.trees)
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
-        group.add(snapshot, objects, changed, blob_ids)
+        group.add(snapshot, objects, changed)
         return snapshot
 
     def _make_durable(self, group: "CommitGroup") -> None:
@@ -339,8 +330,9 @@ class Project:
                             objects=group.objects)
         # The commits are durable from here on: a failure below (disk full while rewriting the working tree)
         # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
-        try:
-            self.repo.update_worktree(group.changed, group.blob_ids, tip.commit, group.removed_dirs)
+        removed_dirs = {parent_dir(path) for path, data in group.changed.items() if data is None}
+        try:  # the tip's files hold the blob id of every file the group wrote
+            self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs)
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
                         "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)
