@@ -93,7 +93,7 @@ class KeyStore:
         """Make a new key; returns the key (shown once) and its stored record."""
         if access not in ACCESS_TYPES:
             raise Invalid(f"access must be one of {', '.join(ACCESS_TYPES)}")
-        key = secrets.token_urlsafe(24)
+        key = _new_secret()
         with self._lock:
             records = self._load_records()
             user_id = self._user_id(records, user_name, user_email)
@@ -135,3 +135,15 @@ class KeyStore:
         temp.write_text(json.dumps({"keys": records}, indent=2) + "\n", "utf-8")
         os.chmod(temp, 0o600)
         os.replace(temp, self.path)
+
+
+def _new_secret() -> str:
+    """32 URL-safe characters (just under 192 random bits) that never start with "-".
+
+    A key that starts with a dash reads as an option to command-line tools (`gloss key revoke -x...`,
+    `git -c` helpers, many scripts): one key in 64 would be awkward to pass on a command line.
+    """
+    while True:
+        key = secrets.token_urlsafe(24)
+        if not key.startswith("-"):
+            return key

@@ -52,6 +52,25 @@ def git(repo: Path | str, *args: str) -> str:
     return result.stdout
 
 
+def assert_fsck_clean(repo: Path | str) -> None:
+    """`git fsck --strict` finds nothing wrong with `repo`.
+
+    It runs holding Gloss's maintenance lock: a background `git repack -d` deletes the packs it rewrote, and
+    an fsck that listed them a moment before reports "packfile ... index not opened" for each, which says
+    nothing about the repository (git's own gc races fsck the same way).
+    """
+    import fcntl
+
+    from storage.gitrepo import MAINTENANCE_LOCK
+
+    fd = os.open(Path(repo) / ".git" / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        git(repo, "fsck", "--strict")
+    finally:
+        os.close(fd)
+
+
 def edit_line(path: Path, asset_id: str, **changes) -> None:
     """Change one entry of a canonical catalogue in place, as a person editing the file would."""
     lines = path.read_text("utf-8").split("\n")

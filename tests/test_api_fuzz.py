@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from app import create_app
 from app.routes import is_api_rule
 from app.seed import seed_demo
-from tests.support import git
+from tests.support import assert_fsck_clean, git
 
 # No shrinking: the assertion message names the whole failing request, and shrinking many failing routes
 # would cost minutes on the 2-core machine.
@@ -86,7 +86,7 @@ def wait_for_background_work() -> None:
 def assert_repository_clean_and_valid(project) -> None:
     wait_for_background_work()
     assert git(project.path, "status", "--porcelain") == ""
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def commit_count(project) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO_ROOT, git
+from tests.support import assert_fsck_clean, REPO_ROOT, git
 
 GLOSS = [sys.executable, "-m", "app.cli"]
 
@@ -139,5 +139,5 @@ def test_seeded_project_clones_with_a_readable_history(served, tmp_path):
     authors = {line.split("|")[0] for line in log.splitlines()}
     assert {"Demo Owner", "Alice Martin", "Jonas Becker", "Yuki Tanaka", "Layla Haddad"} <= authors
     assert len(log.splitlines()) >= 12
-    git(repo, "fsck", "--strict")
+    assert_fsck_clean(repo)
     assert git(repo, "status", "--porcelain") == ""

@@ -11,7 +11,7 @@ from storage import operations as ops
 from storage.errors import Invalid
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
-from tests.support import git
+from tests.support import assert_fsck_clean, git
 
 ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
 
@@ -93,7 +93,7 @@ def test_queued_writers_each_get_their_own_commit_and_share_one_ref_update(proje
         git(project.path, "merge-base", "--is-ancestor", commits[number].decode(),
             writers.heads_at_return[number].decode())
     assert {f"key{n}" for n in range(5)} <= set(Store(project.path.parent.parent).project(project.id).snapshot().asset_ids())
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
     assert git(project.path, "status", "--porcelain") == ""
 
 
@@ -109,7 +109,7 @@ def test_a_writer_whose_change_is_refused_leaves_the_others_of_its_group_committ
     assert all(isinstance(writers.results[n], bytes) for n in (0, 1, 3))
     ids = set(project.snapshot().asset_ids())
     assert {"key0", "key1", "key3"} <= ids and "key2" not in ids
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def test_when_a_group_cannot_be_made_durable_no_writer_of_it_is_answered_and_nothing_is_written(project,
@@ -128,7 +128,7 @@ def test_when_a_group_cannot_be_made_durable_no_writer_of_it_is_answered_and_not
     with project.transaction(Person("Bob", "bob@example.com"), "Later", "create-asset") as tx:
         ops.create_asset(tx, "later", utc_now(), text="t", actor=ACTOR)
     assert set(project.snapshot().asset_ids()) == {"greeting", "later"}
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def test_a_write_that_starts_its_own_group_lets_the_pending_group_answer_first(project):

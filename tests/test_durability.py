@@ -13,7 +13,7 @@ from pathlib import Path
 from storage import operations as ops
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
-from tests.support import REPO_ROOT, git
+from tests.support import assert_fsck_clean, REPO_ROOT, git
 
 WRITER = Person("Writer", "writer@example.com")
 PROCESSES, WRITES = 8, 50
@@ -56,7 +56,7 @@ def test_eight_processes_writing_fifty_times_lose_no_update(tmp_path):
     # every write bumped the shared translation: a lost read-modify-write would show as a smaller revision
     assert snapshot.translation("shared", "en")["rev"] == 1 + PROCESSES * WRITES
     assert git(project.path, "status", "--porcelain") == ""
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 CRASH_WRITER = textwrap.dedent("""
@@ -112,7 +112,7 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
         acked = _acknowledged(output)
         assert acked, "the writer made no write before it was killed"
         _wait_for_orphaned_maintenance(project.path)
-        git(project.path, "fsck", "--strict")
+        assert_fsck_clean(project.path)
         snapshot = Store(store.data_dir).project(project.id).snapshot()
         for asset_id, value in acked.items():
             entry = snapshot.translation(asset_id, "en")
@@ -122,7 +122,7 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
     with survivor.transaction(WRITER, "after the crash", "translate") as tx:
         ops.translate(tx, "k0", "en", "after", None, utc_now())
     assert git(project.path, "status", "--porcelain") == ""
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_by_the_next_write(tmp_path):
@@ -147,7 +147,7 @@ def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_
     with survivor.transaction(WRITER, "next", "translate") as tx:
         ops.translate(tx, "b", "en", "next", None, utc_now())
     assert git(project.path, "status", "--porcelain") == ""
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
     assert '"committed but not checked out"' in (Path(project.path) / "locales/en/0000.json").read_text()
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from app.githttp import HOOK_SCRIPT, HookChannel
 from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, start_server
-from tests.support import edit_line, require_tool
+from tests.support import assert_fsck_clean, edit_line, require_tool
 
 PROJECT = "acme-notes"
 
@@ -74,8 +74,7 @@ def assert_server_clean(server: Server) -> None:
     """The served working tree equals HEAD and the repository is sound."""
     repo = server_repo(server)
     assert run_git(repo, "status", "--porcelain").stdout == ""
-    fsck = run_git(repo, "fsck", "--strict")
-    assert fsck.returncode == 0, fsck.stderr
+    assert_fsck_clean(repo)
 
 
 # ----------------------------------------------------------------------------- who may clone

@@ -15,7 +15,7 @@ import limits
 from app.routes import transfer
 from storage import gitrepo
 from storage.jobs import COMMITTED, INTERRUPTED, JobStore
-from tests.support import git
+from tests.support import assert_fsck_clean, git
 
 LONG_CODE = "en" + "-abcdefgh" * 29  # 263 characters, valid language-tag syntax
 
@@ -476,7 +476,7 @@ def test_an_import_creating_an_unaddressable_asset_id_is_refused_whole(api, demo
 def test_a_nul_character_in_a_text_never_reaches_a_commit_message(api, demo):
     status, _ = api.post("/api/assets", data={"text": "nul\x00inside"})
     assert status == 201
-    assert git(demo[0].path, "fsck", "--strict") is not None
+    assert_fsck_clean(demo[0].path)
 
 
 def test_a_convert_beyond_its_time_budget_is_refused_naming_it(client, monkeypatch):

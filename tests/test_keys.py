@@ -54,6 +54,14 @@ def test_unknown_access_type_is_refused(keystore):
         keystore.create("p", "admin")
 
 
+def test_a_new_key_never_starts_with_a_dash_so_command_lines_take_it_as_an_argument(keystore, monkeypatch):
+    drawn = iter(["-" + "a" * 31, "_" + "b" * 31])
+    monkeypatch.setattr("storage.keys.secrets.token_urlsafe", lambda size: next(drawn))
+    key, record = keystore.create("p", "full")
+    assert key == "_" + "b" * 31
+    assert keystore.verify(key) == record
+
+
 def test_same_person_keeps_one_user_id_across_keys(keystore):
     _, first = keystore.create("p", "full", "Ann", "ann@example.com")
     _, second = keystore.create("p", "readonly", "Ann", "ann@example.com")

@@ -12,7 +12,7 @@ from storage.errors import Busy, Conflict
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
 from tests.conftest import auth
-from tests.support import git
+from tests.support import assert_fsck_clean, git
 
 ALICE = Person("Alice Martin", "alice@example.com")
 
@@ -46,7 +46,7 @@ def test_a_write_whose_branch_moved_meanwhile_is_a_conflict_and_writes_nothing(p
     assert not lock_path(project).exists()
     translate(project, "Hi again")  # the next write builds on git's commit
     assert git(project.path, "rev-parse", "HEAD^").strip() == foreign
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def test_git_cannot_move_the_branch_while_gloss_holds_the_ref_lock(project):
@@ -81,7 +81,7 @@ def test_a_lock_left_by_a_killed_writer_long_ago_does_not_wedge_the_project(proj
     translate(project, "Hi")
     assert project.snapshot().translation("greeting", "en")["text"] == "Hi"
     assert not lock.exists()
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
 
 
 def test_a_branch_locked_by_git_answers_503_with_a_json_error_through_http(client, demo, monkeypatch):
@@ -105,4 +105,4 @@ def test_a_fresh_lock_left_by_a_gloss_writer_killed_at_any_moment_is_removed_by_
     translate(project, "After the crash")
     assert project.snapshot().translation("greeting", "en")["text"] == "After the crash"
     assert not lock_path(project).exists()
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)

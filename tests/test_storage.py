@@ -10,7 +10,7 @@ from storage.errors import Conflict, NotFound
 from storage.gitrepo import Person
 from storage.history import revisions
 from storage.store import Store, utc_now
-from tests.support import git
+from tests.support import assert_fsck_clean, git
 
 ALICE = Person("Alice Martin", "alice@example.com")
 ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
@@ -77,7 +77,7 @@ def test_working_tree_equals_head_after_writes_and_fsck_is_clean(project):
     with project.transaction(ALICE, "Delete", "delete-asset") as tx:
         ops.delete_asset(tx, "k")
     assert git(project.path, "status", "--porcelain") == ""
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
     assert not (project.path / "locales" / "fr").exists()
 
 
@@ -172,7 +172,7 @@ def test_each_commit_is_one_pack_and_small_packs_are_rolled_up(tmp_path, monkeyp
     project.repo.pack_loose_objects()  # what the background maintenance runs every GC_EVERY commits
     counts = dict(line.split(": ") for line in git(project.path, "count-objects", "-v").splitlines())
     assert int(counts["packs"]) <= 4
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)
     assert project.snapshot().translation("k", "en")["text"] == "v39"
     assert git(project.path, "status", "--porcelain") == ""
 
@@ -223,4 +223,4 @@ def test_packs_grown_past_their_size_after_the_last_full_repack_get_a_full_repac
     translate(project, "k", "en", "last")
     project.repo.pack_loose_objects()
     assert _pack_count(project) == 1
-    git(project.path, "fsck", "--strict")
+    assert_fsck_clean(project.path)

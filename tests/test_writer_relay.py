@@ -14,6 +14,7 @@ import pytest
 
 from app.writer import WriterRelay
 from tests.reliability.harness import Server, git
+from tests.support import assert_fsck_clean
 
 
 def recording_app(name: str, calls: list):
@@ -145,7 +146,7 @@ def test_writes_through_both_workers_all_land_one_commit_each_and_read_back_at_o
     assert texts == [f"relayed {asset_id}" for asset_id in assets]
     project = server.data_dir / "projects" / "acme-notes"
     assert git(project, "rev-list", "--count", f"{head}..HEAD").strip() == str(len(assets))
-    git(project, "fsck", "--strict")
+    assert_fsck_clean(project)
     assert server.tracebacks() == []
 
 
