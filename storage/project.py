@@ -325,9 +325,13 @@ class Project:
         tip = group.tip
         assert tip.commit is not None
         # the pack is flushed with the ref's lock file, and the ref's directory with the working-tree files:
-        # two rounds of fsync per group of commits
-        self.repo.move_head(tip.commit, expected=group.base.commit, flush_directory=False,
-                            objects=group.objects)
+        # two rounds of fsync per group of commits. The refresh lock is held until the snapshot is the tip:
+        # a reader of this process that sees the moved ref meanwhile waits for it instead of loading the tip
+        # again from Git (which under steady writes made every few writers re-parse chunks).
+        with self._refresh_lock:
+            self.repo.move_head(tip.commit, expected=group.base.commit, flush_directory=False,
+                                objects=group.objects)
+            self._snapshot = tip
         # The commits are durable from here on: a failure below (disk full while rewriting the working tree)
         # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
         removed_dirs = {parent_dir(path) for path, data in group.changed.items() if data is None}
@@ -336,8 +340,6 @@ class Project:
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
                         "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)
-        with self._refresh_lock:
-            self._snapshot = tip
         keep_out_of_collector(tip)
         for _ in group.commits:
             self.repo.note_commit()

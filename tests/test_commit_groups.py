@@ -158,3 +158,28 @@ def test_a_write_that_starts_its_own_group_lets_the_pending_group_answer_first(p
         thread.join(20)
     assert order == ["small answered", "import still running"]
     assert git(project.path, "log", "--format=%s", "-2").splitlines() == ["Import", "Small"]
+
+
+def test_a_reader_of_the_writing_process_gets_the_published_tip_without_loading_it_from_git(project, monkeypatch):
+    from storage.snapshot import Snapshot
+
+    loads: list[bytes] = []
+    load = Snapshot.load.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(Snapshot, "load", classmethod(lambda cls, repo, head, *rest: loads.append(head) or
+                                                      load(cls, repo, head, *rest)))
+    seen: list[object] = []
+    move_head = project.repo.move_head
+
+    def move_then_read(commit, *args, **kwargs):
+        move_head(commit, *args, **kwargs)
+        # the branch has moved: a reader in this process now sees a new head before the writer is done
+        reader = threading.Thread(target=lambda: seen.append(project.snapshot()))
+        reader.start()
+        reader.join(0.2)  # it waits for the writer's snapshot instead of loading the commit from Git
+
+    monkeypatch.setattr(project.repo, "move_head", move_then_read)
+    with project.transaction(Person("Bob", "bob@example.com"), "Edit", "translate") as tx:
+        ops.translate(tx, "greeting", "en", "Hi", ACTOR, utc_now())
+    wait_until(lambda: seen)
+    assert seen[0] is project.snapshot() and project.snapshot().commit == project.repo.head()
+    assert loads == []
