@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -224,3 +225,64 @@ def test_packs_grown_past_their_size_after_the_last_full_repack_get_a_full_repac
     project.repo.pack_loose_objects()
     assert _pack_count(project) == 1
     assert_fsck_clean(project.path)
+
+
+def _commits(project, count: int) -> None:
+    for i in range(count):
+        translate(project, "k", "en", f"v{i} {time.monotonic()}")
+
+
+def test_a_due_repack_waits_for_a_lull_in_the_writes(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 3)
+    monkeypatch.setattr(gitrepo, "MAINTENANCE_LULL", 2.0)
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    create(project, "k", "v")
+    _commits(project, 3)
+    packs = _pack_count(project)
+    time.sleep(0.5)
+    assert _pack_count(project) == packs >= 4  # due, but writes just happened: it waits
+    deadline = time.monotonic() + 30
+    while _pack_count(project) == packs:
+        assert time.monotonic() < deadline, "the repack never ran"
+        time.sleep(0.05)
+    assert _pack_count(project) < packs
+    assert_fsck_clean(project.path)
+
+
+def test_writes_that_never_pause_still_get_their_packs_rolled_up(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 2)
+    monkeypatch.setattr(gitrepo, "GC_FORCE_EVERY", 6)
+    monkeypatch.setattr(gitrepo, "MAINTENANCE_LULL", 3600.0)  # never quiet enough
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    create(project, "k", "v")
+    rolled_up = False
+    deadline = time.monotonic() + 30
+    while not rolled_up:
+        assert time.monotonic() < deadline, "the packs were never rolled up"
+        before = _pack_count(project)
+        _commits(project, 1)
+        rolled_up = _pack_count(project) < before
+    assert_fsck_clean(project.path)
+
+
+def test_a_repack_forced_during_writes_is_full_only_past_a_much_bigger_growth(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    project = Store(tmp_path / "d").create_project("P", "en", "English", chunk_size=100)
+    with project.transaction(ALICE, "Many", "create-asset") as tx:
+        for i in range(500):
+            ops.create_asset(tx, f"a{i}", utc_now(), text=f"text number {i}")
+    create(project, "k", "v")
+    project.repo.pack_loose_objects()  # full: sets the size to compare with
+    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 1.0)
+    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH_BUSY", 10**6)
+    translate(project, "k", "en", "v1")
+    project.repo.pack_loose_objects(busy=True)
+    assert _pack_count(project) == 2  # geometric while writes are under way
+    project.repo.pack_loose_objects(busy=False)
+    assert _pack_count(project) == 1  # full once quiet
