@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from functools import partial
 from dataclasses import dataclass
@@ -192,7 +192,13 @@ def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = (),
         return
     if _flushers is None or _flushers[0] != os.getpid():  # a forked worker cannot use its parent's threads
         _flushers = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="gloss-fsync"))
-    for future in [_flushers[1].submit(job) for job in jobs]:
+    # the calling thread makes one of the fsyncs itself: one thread fewer to wake (and to hand the GIL to)
+    futures = [_flushers[1].submit(job) for job in jobs[1:]]
+    try:
+        jobs[0]()
+    finally:  # every fsync has ended before the caller goes on, even when one failed
+        wait(futures)
+    for future in futures:
         future.result()
 
 
