@@ -41,6 +41,8 @@ def _form_items() -> list[tuple[str, str]]:
         return list({key: value for key, value in reversed(pairs)}.items())[::-1]
     raw = request.get_data(cache=True) if request.mimetype == "multipart/form-data" else b""
     items = []
+    if None in request.form or None in request.files:  # werkzeug keeps a part whose Content-Disposition has no name
+        raise ApiError(400, "A multipart part has no name (Content-Disposition: form-data; name=\"...\")")
     for key, value in request.form.items():
         # werkzeug replaces undecodable bytes with U+FFFD: a value whose UTF-8 is not in the body was lossy
         if any("\ufffd" in text and text.encode("utf-8") not in raw for text in (key, value)):

@@ -53,6 +53,14 @@ def test_create_asset_accepts_multipart_forms(api):
     assert status == 201 and asset["id"] == "multi.part"
 
 
+def test_a_multipart_part_without_a_name_is_a_400_not_a_crash(api, demo):
+    before = commit_count(demo[0])
+    body = b'--XX\r\nContent-Disposition: form-data\r\n\r\nmulti.part\r\n--XX--\r\n'
+    status, answer = api.post("/api/assets", data=body, content_type="multipart/form-data; boundary=XX")
+    assert status == 400 and "no name" in answer["error"]
+    assert commit_count(demo[0]) == before
+
+
 def test_blank_id_makes_a_unique_id_from_the_text(api):
     first = api.post("/api/assets", data={"id": "", "text": "Hello World"})[1]["id"]
     second = api.post("/api/assets", data={"text": "Hello World"})[1]["id"]
