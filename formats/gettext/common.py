@@ -68,10 +68,10 @@ def header_fields(doc: ExportDocument) -> list[tuple[str, str]]:
 
 def messages(doc: ExportDocument) -> list[Message]:
     """The gettext messages of an export document (header excluded)."""
-    return [_message(entry, doc) for entry in doc.entries]
+    return [entry_message(entry, doc) for entry in doc.entries]
 
 
-def _message(entry: Entry, doc: ExportDocument) -> Message:
+def entry_message(entry: Entry, doc: ExportDocument) -> Message:
     """One entry as a gettext message."""
     unit = entry.unit
     target = entry.translation(doc.locale)
