@@ -13,7 +13,6 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
-from ..printf import placeholders
 from ..reading import CatalogueBuilder, requested_locale
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
@@ -119,8 +118,11 @@ def _flags(entry: Entry, doc: ExportDocument, target: Translation) -> list[str]:
     elif target.flag:
         flags.append(_LOCO_FLAG_PREFIX + target.flag)
     style = doc.options.printf or entry.unit.printf
-    if doc.index == "text" and style in FORMAT_FLAGS and placeholders(entry.key, style):
-        flags.append(FORMAT_FLAGS[style])
+    if doc.index == "text" and style in FORMAT_FLAGS:
+        from ..printf import placeholders  # imported on demand: a PO conversion rarely has format flags
+
+        if placeholders(entry.key, style):
+            flags.append(FORMAT_FLAGS[style])
     return flags
 
 
