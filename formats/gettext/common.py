@@ -82,14 +82,18 @@ def entry_message(entry: Entry, doc: ExportDocument) -> Message:
         comments=target.comment.splitlines() if target.comment else [],
     )
     if unit.plural:
-        forms = doc.rules(doc.locale).forms
-        source = entry.translation(doc.source_locale)
-        message.msgid_plural = _source_plural(source, entry.key) if doc.index == "text" else entry.key
-        message.msgstr = [_plural_form(target, name) for name in forms]
+        message.msgid_plural, message.msgstr = plural_strings(entry, doc, target)
     else:
         message.msgstr = [target.text or ""]
     message.flags = _flags(entry, doc, target)
     return message
+
+
+def plural_strings(entry: Entry, doc: ExportDocument, target: Translation) -> tuple[str, list[str]]:
+    """The msgid_plural of a plural entry and its msgstr forms, in the order of the locale's CLDR forms."""
+    forms = doc.rules(doc.locale).forms
+    plural = _source_plural(entry.translation(doc.source_locale), entry.key) if doc.index == "text" else entry.key
+    return plural, [_plural_form(target, name) for name in forms]
 
 
 def _source_plural(source: Translation, default: str) -> str:

@@ -8,8 +8,10 @@ from ..catalogue import Catalogue
 from ..charsets import text_codec
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
-from .common import Message, MessageReader, catalogue_of, entry_message, header_fields, header_fields_of
+from ..pipeline import Entry, ExportDocument
+from .common import (
+    Message, MessageReader, catalogue_of, entry_message, header_fields, header_fields_of, plural_strings,
+)
 
 _PO_ESCAPES = str.maketrans({
     "\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r",
@@ -90,8 +92,8 @@ def po_head(doc: ExportDocument) -> str:
 def po_body(doc: ExportDocument) -> str:
     """Every message, each after a blank line: the body of a run of entries depends on those entries only.
 
-    Plain entries (singular, without flag or translator comment: most of a file) are laid out straight
-    from the entry, their strings escaped all at once; any other goes through the gettext `Message`.
+    Plain entries (without flag or translator comment: most of a file) are laid out straight from the
+    entry, the strings of singular ones escaped all at once; any other goes through the gettext `Message`.
     """
     locale = doc.locale
     # A format flag needs a text msgid and a printf style: entries that may get one take the Message path.
@@ -104,9 +106,11 @@ def po_body(doc: ExportDocument) -> str:
     for entry in doc.entries:
         unit = entry.unit
         target = entry.translations.get(locale) if locale else None
-        if unit.plural or (may_flag_format and (printf or unit.printf)) or (
-                target is not None and (target.flag or target.comment)):
+        if (may_flag_format and (printf or unit.printf)) or (target is not None and (target.flag or target.comment)):
             others.append((len(keys), "\n" + _po_message(entry_message(entry, doc))))
+            continue
+        if unit.plural:
+            others.append((len(keys), _plain_plural(entry, doc)))
             continue
         openings.append(_plain_opening(unit.notes, unit.references, unit.context))
         keys.append(entry.key)
@@ -133,6 +137,15 @@ def _plain_opening(notes: str, references: list[str], context: str) -> str:
     if references:
         opening += "#: " + "\n#: ".join(references) + "\n"
     return opening + _po_string("msgctxt", context) if context else opening
+
+
+def _plain_plural(entry: Entry, doc: ExportDocument) -> str:
+    """A plural entry without flag or translator comment, as `_po_message` writes it."""
+    unit = entry.unit
+    msgid_plural, msgstrs = plural_strings(entry, doc, entry.translation(doc.locale))
+    return _plain_opening(unit.notes, unit.references, unit.context) + _po_string("msgid", entry.key) + \
+        _po_string("msgid_plural", msgid_plural) + \
+        "".join([_po_string(f"msgstr[{index}]", text) for index, text in enumerate(msgstrs)])
 
 
 def _merged(plain: list[str], others: list[tuple[int, str]]) -> list[str]:
