@@ -7,7 +7,7 @@ Public surface:
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
 from .api import collector_paused, convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit

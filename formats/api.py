@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterator
 
 from limits import LIMITS, describe
 
@@ -16,6 +16,7 @@ from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 if TYPE_CHECKING:
     from .segments import RenderCache
 

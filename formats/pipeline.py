@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
 
 from vocabulary import status_term
 
@@ -39,6 +39,7 @@ from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
 from .plurals import PluralRules, map_plural_forms, plural_rules
 from .unique import UniqueNames
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 if TYPE_CHECKING:
     from .registry import FormatSpec
 

@@ -16,7 +16,7 @@ Mapping between the catalogue and gettext:
   newline, so a translation that disagrees with its msgid there (always possible when msgids are
   asset IDs) makes msgfmt refuse that entry; the file is not "fixed" behind the user's back.
 """
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
 from .common import FORMAT_FLAGS, Message, header_fields, messages, parse_header
 from .po import _parse_po_fast, decode_po, parse_po, parse_po_lines, po_body, po_head, read_po, write_po

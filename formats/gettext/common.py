@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from vocabulary import locale_from_posix
 
