@@ -7,6 +7,8 @@ Public surface:
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+
 from .api import collector_paused, convert, export_file, read_file
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
@@ -16,7 +18,9 @@ from .errors import (
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
 from .registry import FORMATS, Capabilities, FormatSpec, supported
-from .segments import RenderCache
+
+if TYPE_CHECKING:
+    from .segments import RenderCache
 
 __all__ = [
     "convert", "export_file", "read_file", "supported", "collector_paused",
@@ -27,3 +31,12 @@ __all__ = [
     "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
     "RenderCache",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """RenderCache, imported on first use: a command-line conversion never caches renderings."""
+    if name == "RenderCache":
+        from .segments import RenderCache
+
+        return RenderCache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Iterator
 
 from limits import LIMITS, describe
 
@@ -15,7 +15,10 @@ from .errors import LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
-from .segments import RenderCache, render_segmented
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+if TYPE_CHECKING:
+    from .segments import RenderCache
 
 _TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/sql")
 
@@ -32,7 +35,11 @@ def export_file(
     options = options or ExportOptions()
     spec, options = _export_spec(catalogue, ext, variant, options)
     with collector_paused():
-        segmented = render_segmented(catalogue, spec, options, cache) if cache is not None else None
+        segmented = None
+        if cache is not None:
+            from .segments import render_segmented  # imported on first use: a conversion never caches
+
+            segmented = render_segmented(catalogue, spec, options, cache)
         rendered: str | bytes
         if segmented is not None:
             document, rendered = segmented

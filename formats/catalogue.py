@@ -5,11 +5,15 @@ locale included. Plural units keep every form in `Translation.plurals`, keyed by
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Hashable
 
 from vocabulary import ASSET_TYPES as UNIT_TYPES
 from vocabulary import FLAGS, PRINTF_STYLES  # Loco's flags: at most one per translation, "fuzzy" the gettext one
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FLAGS", "PRINTF_STYLES", "UNIT_TYPES", "Catalogue", "Translation", "Unit"]
 

@@ -36,1080 +36,1085 @@ RULES: list[tuple[str, str]] = [
     ('n%100==1 ? 0 : n%100==2 ? 1 : n%100==3 || n%100==4 ? 2 : 3', 'one two few other'),
     ('((n >= 0 && n <= 1) || (n >= 11 && n <= 99)) ? 0 : 1', 'one other'),
 ]
+# One line per locale: canonical code, index into RULES, English name. One string rather than a dict
+# literal: without a bytecode cache, Python compiles this module in about a millisecond, not ten.
+_LOCALE_LINES = """\
+aa 0 Afar
+aa-DJ 0 Afar (Djibouti)
+aa-ER 0 Afar (Eritrea)
+aa-ET 0 Afar (Ethiopia)
+ab 0 Abkhazian
+ab-GE 0 Abkhazian (Georgia)
+af 1 Afrikaans
+af-NA 1 Afrikaans (Namibia)
+af-ZA 1 Afrikaans (South Africa)
+agq 0 Aghem
+agq-CM 0 Aghem (Cameroon)
+ak 2 Akan
+ak-GH 2 Akan (Ghana)
+am 3 Amharic
+am-ET 3 Amharic (Ethiopia)
+an 1 Aragonese
+an-ES 1 Aragonese (Spain)
+ann 0 Obolo
+ann-NG 0 Obolo (Nigeria)
+ar 4 Arabic
+ar-001 4 Arabic (world)
+ar-AE 4 Arabic (United Arab Emirates)
+ar-BH 4 Arabic (Bahrain)
+ar-DJ 4 Arabic (Djibouti)
+ar-DZ 4 Arabic (Algeria)
+ar-EG 4 Arabic (Egypt)
+ar-EH 4 Arabic (Western Sahara)
+ar-ER 4 Arabic (Eritrea)
+ar-IL 4 Arabic (Israel)
+ar-IQ 4 Arabic (Iraq)
+ar-JO 4 Arabic (Jordan)
+ar-KM 4 Arabic (Comoros)
+ar-KW 4 Arabic (Kuwait)
+ar-LB 4 Arabic (Lebanon)
+ar-LY 4 Arabic (Libya)
+ar-MA 4 Arabic (Morocco)
+ar-MR 4 Arabic (Mauritania)
+ar-OM 4 Arabic (Oman)
+ar-PS 4 Arabic (Palestinian Territories)
+ar-QA 4 Arabic (Qatar)
+ar-SA 4 Arabic (Saudi Arabia)
+ar-SD 4 Arabic (Sudan)
+ar-SO 4 Arabic (Somalia)
+ar-SS 4 Arabic (South Sudan)
+ar-SY 4 Arabic (Syria)
+ar-TD 4 Arabic (Chad)
+ar-TN 4 Arabic (Tunisia)
+ar-YE 4 Arabic (Yemen)
+arn 0 Mapuche
+arn-CL 0 Mapuche (Chile)
+as 3 Assamese
+as-IN 3 Assamese (India)
+asa 1 Asu
+asa-TZ 1 Asu (Tanzania)
+ast 1 Asturian
+ast-ES 1 Asturian (Spain)
+az 1 Azerbaijani
+az-Arab 1 Azerbaijani (Arabic)
+az-Arab-IQ 1 Azerbaijani (Arabic, Iraq)
+az-Arab-IR 1 Azerbaijani (Arabic, Iran)
+az-Arab-TR 1 Azerbaijani (Arabic, Türkiye)
+az-Cyrl 1 Azerbaijani (Cyrillic)
+az-Cyrl-AZ 1 Azerbaijani (Cyrillic, Azerbaijan)
+az-Latn 1 Azerbaijani (Latin)
+az-Latn-AZ 1 Azerbaijani (Latin, Azerbaijan)
+ba 0 Bashkir
+ba-RU 0 Bashkir (Russia)
+bal 1 Baluchi
+bal-Arab 1 Baluchi (Arabic)
+bal-Arab-PK 1 Baluchi (Arabic, Pakistan)
+bal-Latn 1 Baluchi (Latin)
+bal-Latn-PK 1 Baluchi (Latin, Pakistan)
+bas 0 Basaa
+bas-CM 0 Basaa (Cameroon)
+be 5 Belarusian
+be-BY 5 Belarusian (Belarus)
+be-tarask 5 Belarusian (Taraskievica orthography)
+bem 1 Bemba
+bem-ZM 1 Bemba (Zambia)
+bew 0 Betawi
+bew-ID 0 Betawi (Indonesia)
+bez 1 Bena
+bez-TZ 1 Bena (Tanzania)
+bg 1 Bulgarian
+bg-BG 1 Bulgarian (Bulgaria)
+bgc 0 Haryanvi
+bgc-IN 0 Haryanvi (India)
+bgn 0 Western Balochi
+bgn-AE 0 Western Balochi (United Arab Emirates)
+bgn-AF 0 Western Balochi (Afghanistan)
+bgn-IR 0 Western Balochi (Iran)
+bgn-OM 0 Western Balochi (Oman)
+bgn-PK 0 Western Balochi (Pakistan)
+bho 2 Bhojpuri
+bho-IN 2 Bhojpuri (India)
+blo 6 Anii
+blo-BJ 6 Anii (Benin)
+blt 0 Tai Dam
+blt-VN 0 Tai Dam (Vietnam)
+bm 0 Bambara
+bm-ML 0 Bambara (Mali)
+bm-Nkoo 0 Bambara (N’Ko)
+bm-Nkoo-ML 0 Bambara (N’Ko, Mali)
+bn 3 Bangla
+bn-BD 3 Bangla (Bangladesh)
+bn-IN 3 Bangla (India)
+bo 0 Tibetan
+bo-CN 0 Tibetan (China)
+bo-IN 0 Tibetan (India)
+br 7 Breton
+br-FR 7 Breton (France)
+brx 1 Bodo
+brx-IN 1 Bodo (India)
+bs 8 Bosnian
+bs-Cyrl 8 Bosnian (Cyrillic)
+bs-Cyrl-BA 8 Bosnian (Cyrillic, Bosnia & Herzegovina)
+bs-Latn 8 Bosnian (Latin)
+bs-Latn-BA 8 Bosnian (Latin, Bosnia & Herzegovina)
+bss 0 Akoose
+bss-CM 0 Akoose (Cameroon)
+byn 0 Blin
+byn-ER 0 Blin (Eritrea)
+ca 1 Catalan
+ca-AD 1 Catalan (Andorra)
+ca-ES 1 Catalan (Spain)
+ca-ES-valencia 1 Catalan (Spain, Valencian)
+ca-FR 1 Catalan (France)
+ca-IT 1 Catalan (Italy)
+cad 0 Caddo
+cad-US 0 Caddo (United States)
+cch 0 Atsam
+cch-NG 0 Atsam (Nigeria)
+ccp 0 Chakma
+ccp-BD 0 Chakma (Bangladesh)
+ccp-IN 0 Chakma (India)
+ce 1 Chechen
+ce-RU 1 Chechen (Russia)
+ceb 9 Cebuano
+ceb-PH 9 Cebuano (Philippines)
+cgg 1 Chiga
+cgg-UG 1 Chiga (Uganda)
+cho 0 Choctaw
+cho-US 0 Choctaw (United States)
+chr 1 Cherokee
+chr-US 1 Cherokee (United States)
+cic 0 Chickasaw
+cic-US 0 Chickasaw (United States)
+ckb 1 Central Kurdish
+ckb-IQ 1 Central Kurdish (Iraq)
+ckb-IR 1 Central Kurdish (Iran)
+co 0 Corsican
+co-FR 0 Corsican (France)
+cop 0 Coptic
+cop-EG 0 Coptic (Egypt)
+cs 10 Czech
+cs-CZ 10 Czech (Czechia)
+csw 2 Swampy Cree
+csw-CA 2 Swampy Cree (Canada)
+cu 0 Church Slavic
+cu-RU 0 Church Slavic (Russia)
+cv 0 Chuvash
+cv-RU 0 Chuvash (Russia)
+cy 11 Welsh
+cy-GB 11 Welsh (United Kingdom)
+da 1 Danish
+da-DK 1 Danish (Denmark)
+da-GL 1 Danish (Greenland)
+dav 0 Taita
+dav-KE 0 Taita (Kenya)
+de 1 German
+de-AT 1 German (Austria)
+de-BE 1 German (Belgium)
+de-CH 1 German (Switzerland)
+de-DE 1 German (Germany)
+de-IT 1 German (Italy)
+de-LI 1 German (Liechtenstein)
+de-LU 1 German (Luxembourg)
+dje 0 Zarma
+dje-NE 0 Zarma (Niger)
+doi 3 Dogri
+doi-IN 3 Dogri (India)
+dsb 12 Lower Sorbian
+dsb-DE 12 Lower Sorbian (Germany)
+dua 0 Duala
+dua-CM 0 Duala (Cameroon)
+dv 1 Divehi
+dv-MV 1 Divehi (Maldives)
+dyo 0 Jola-Fonyi
+dyo-SN 0 Jola-Fonyi (Senegal)
+dz 0 Dzongkha
+dz-BT 0 Dzongkha (Bhutan)
+ebu 0 Embu
+ebu-KE 0 Embu (Kenya)
+ee 1 Ewe
+ee-GH 1 Ewe (Ghana)
+ee-TG 1 Ewe (Togo)
+el 1 Greek
+el-CY 1 Greek (Cyprus)
+el-GR 1 Greek (Greece)
+el-polyton 1 Greek (Polytonic)
+en 1 English
+en-001 1 English (world)
+en-150 1 English (Europe)
+en-AE 1 English (United Arab Emirates)
+en-AG 1 English (Antigua & Barbuda)
+en-AI 1 English (Anguilla)
+en-AS 1 English (American Samoa)
+en-AT 1 English (Austria)
+en-AU 1 English (Australia)
+en-BB 1 English (Barbados)
+en-BE 1 English (Belgium)
+en-BI 1 English (Burundi)
+en-BM 1 English (Bermuda)
+en-BS 1 English (Bahamas)
+en-BW 1 English (Botswana)
+en-BZ 1 English (Belize)
+en-CA 1 English (Canada)
+en-CC 1 English (Cocos (Keeling) Islands)
+en-CH 1 English (Switzerland)
+en-CK 1 English (Cook Islands)
+en-CM 1 English (Cameroon)
+en-CX 1 English (Christmas Island)
+en-CY 1 English (Cyprus)
+en-CZ 1 English (Czechia)
+en-DE 1 English (Germany)
+en-DG 1 English (Diego Garcia)
+en-DK 1 English (Denmark)
+en-DM 1 English (Dominica)
+en-Dsrt 1 English (Deseret)
+en-Dsrt-US 1 English (Deseret, United States)
+en-ER 1 English (Eritrea)
+en-ES 1 English (Spain)
+en-FI 1 English (Finland)
+en-FJ 1 English (Fiji)
+en-FK 1 English (Falkland Islands)
+en-FM 1 English (Micronesia)
+en-FR 1 English (France)
+en-GB 1 English (United Kingdom)
+en-GD 1 English (Grenada)
+en-GG 1 English (Guernsey)
+en-GH 1 English (Ghana)
+en-GI 1 English (Gibraltar)
+en-GM 1 English (Gambia)
+en-GS 1 English (South Georgia & South Sandwich Islands)
+en-GU 1 English (Guam)
+en-GY 1 English (Guyana)
+en-HK 1 English (Hong Kong SAR China)
+en-HU 1 English (Hungary)
+en-ID 1 English (Indonesia)
+en-IE 1 English (Ireland)
+en-IL 1 English (Israel)
+en-IM 1 English (Isle of Man)
+en-IN 1 English (India)
+en-IO 1 English (British Indian Ocean Territory)
+en-IT 1 English (Italy)
+en-JE 1 English (Jersey)
+en-JM 1 English (Jamaica)
+en-KE 1 English (Kenya)
+en-KI 1 English (Kiribati)
+en-KN 1 English (St. Kitts & Nevis)
+en-KY 1 English (Cayman Islands)
+en-LC 1 English (St. Lucia)
+en-LR 1 English (Liberia)
+en-LS 1 English (Lesotho)
+en-MG 1 English (Madagascar)
+en-MH 1 English (Marshall Islands)
+en-MO 1 English (Macao SAR China)
+en-MP 1 English (Northern Mariana Islands)
+en-MS 1 English (Montserrat)
+en-MT 1 English (Malta)
+en-MU 1 English (Mauritius)
+en-MV 1 English (Maldives)
+en-MW 1 English (Malawi)
+en-MY 1 English (Malaysia)
+en-NA 1 English (Namibia)
+en-NF 1 English (Norfolk Island)
+en-NG 1 English (Nigeria)
+en-NL 1 English (Netherlands)
+en-NO 1 English (Norway)
+en-NR 1 English (Nauru)
+en-NU 1 English (Niue)
+en-NZ 1 English (New Zealand)
+en-PG 1 English (Papua New Guinea)
+en-PH 1 English (Philippines)
+en-PK 1 English (Pakistan)
+en-PL 1 English (Poland)
+en-PN 1 English (Pitcairn Islands)
+en-PR 1 English (Puerto Rico)
+en-PT 1 English (Portugal)
+en-PW 1 English (Palau)
+en-RO 1 English (Romania)
+en-RW 1 English (Rwanda)
+en-SB 1 English (Solomon Islands)
+en-SC 1 English (Seychelles)
+en-SD 1 English (Sudan)
+en-SE 1 English (Sweden)
+en-SG 1 English (Singapore)
+en-SH 1 English (St. Helena)
+en-SI 1 English (Slovenia)
+en-SK 1 English (Slovakia)
+en-SL 1 English (Sierra Leone)
+en-SS 1 English (South Sudan)
+en-SX 1 English (Sint Maarten)
+en-SZ 1 English (Eswatini)
+en-Shaw 1 English (Shavian)
+en-Shaw-GB 1 English (Shavian, United Kingdom)
+en-TC 1 English (Turks & Caicos Islands)
+en-TK 1 English (Tokelau)
+en-TO 1 English (Tonga)
+en-TT 1 English (Trinidad & Tobago)
+en-TV 1 English (Tuvalu)
+en-TZ 1 English (Tanzania)
+en-UG 1 English (Uganda)
+en-UM 1 English (U.S. Outlying Islands)
+en-US 1 English (United States)
+en-US-posix 1 English (United States, Computer)
+en-VC 1 English (St. Vincent & Grenadines)
+en-VG 1 English (British Virgin Islands)
+en-VI 1 English (U.S. Virgin Islands)
+en-VU 1 English (Vanuatu)
+en-WS 1 English (Samoa)
+en-ZA 1 English (South Africa)
+en-ZM 1 English (Zambia)
+en-ZW 1 English (Zimbabwe)
+eo 1 Esperanto
+eo-001 1 Esperanto (world)
+es 1 Spanish
+es-419 1 Spanish (Latin America)
+es-AR 1 Spanish (Argentina)
+es-BO 1 Spanish (Bolivia)
+es-BR 1 Spanish (Brazil)
+es-BZ 1 Spanish (Belize)
+es-CL 1 Spanish (Chile)
+es-CO 1 Spanish (Colombia)
+es-CR 1 Spanish (Costa Rica)
+es-CU 1 Spanish (Cuba)
+es-DO 1 Spanish (Dominican Republic)
+es-EA 1 Spanish (Ceuta & Melilla)
+es-EC 1 Spanish (Ecuador)
+es-ES 1 Spanish (Spain)
+es-GQ 1 Spanish (Equatorial Guinea)
+es-GT 1 Spanish (Guatemala)
+es-HN 1 Spanish (Honduras)
+es-IC 1 Spanish (Canary Islands)
+es-MX 1 Spanish (Mexico)
+es-NI 1 Spanish (Nicaragua)
+es-PA 1 Spanish (Panama)
+es-PE 1 Spanish (Peru)
+es-PH 1 Spanish (Philippines)
+es-PR 1 Spanish (Puerto Rico)
+es-PY 1 Spanish (Paraguay)
+es-SV 1 Spanish (El Salvador)
+es-US 1 Spanish (United States)
+es-UY 1 Spanish (Uruguay)
+es-VE 1 Spanish (Venezuela)
+et 1 Estonian
+et-EE 1 Estonian (Estonia)
+eu 1 Basque
+eu-ES 1 Basque (Spain)
+ewo 0 Ewondo
+ewo-CM 0 Ewondo (Cameroon)
+fa 3 Persian
+fa-AF 3 Persian (Afghanistan)
+fa-IR 3 Persian (Iran)
+ff 3 Fula
+ff-Adlm 3 Fula (Adlam)
+ff-Adlm-BF 3 Fula (Adlam, Burkina Faso)
+ff-Adlm-CM 3 Fula (Adlam, Cameroon)
+ff-Adlm-GH 3 Fula (Adlam, Ghana)
+ff-Adlm-GM 3 Fula (Adlam, Gambia)
+ff-Adlm-GN 3 Fula (Adlam, Guinea)
+ff-Adlm-GW 3 Fula (Adlam, Guinea-Bissau)
+ff-Adlm-LR 3 Fula (Adlam, Liberia)
+ff-Adlm-MR 3 Fula (Adlam, Mauritania)
+ff-Adlm-NE 3 Fula (Adlam, Niger)
+ff-Adlm-NG 3 Fula (Adlam, Nigeria)
+ff-Adlm-SL 3 Fula (Adlam, Sierra Leone)
+ff-Adlm-SN 3 Fula (Adlam, Senegal)
+ff-Latn 3 Fula (Latin)
+ff-Latn-BF 3 Fula (Latin, Burkina Faso)
+ff-Latn-CM 3 Fula (Latin, Cameroon)
+ff-Latn-GH 3 Fula (Latin, Ghana)
+ff-Latn-GM 3 Fula (Latin, Gambia)
+ff-Latn-GN 3 Fula (Latin, Guinea)
+ff-Latn-GW 3 Fula (Latin, Guinea-Bissau)
+ff-Latn-LR 3 Fula (Latin, Liberia)
+ff-Latn-MR 3 Fula (Latin, Mauritania)
+ff-Latn-NE 3 Fula (Latin, Niger)
+ff-Latn-NG 3 Fula (Latin, Nigeria)
+ff-Latn-SL 3 Fula (Latin, Sierra Leone)
+ff-Latn-SN 3 Fula (Latin, Senegal)
+fi 1 Finnish
+fi-FI 1 Finnish (Finland)
+fil 9 Filipino
+fil-PH 9 Filipino (Philippines)
+fo 1 Faroese
+fo-DK 1 Faroese (Denmark)
+fo-FO 1 Faroese (Faroe Islands)
+fr 13 French
+fr-BE 13 French (Belgium)
+fr-BF 13 French (Burkina Faso)
+fr-BI 13 French (Burundi)
+fr-BJ 13 French (Benin)
+fr-BL 13 French (St. Barthélemy)
+fr-CA 13 French (Canada)
+fr-CD 13 French (Congo - Kinshasa)
+fr-CF 13 French (Central African Republic)
+fr-CG 13 French (Congo - Brazzaville)
+fr-CH 13 French (Switzerland)
+fr-CI 13 French (Côte d’Ivoire)
+fr-CM 13 French (Cameroon)
+fr-DJ 13 French (Djibouti)
+fr-DZ 13 French (Algeria)
+fr-FR 13 French (France)
+fr-GA 13 French (Gabon)
+fr-GF 13 French (French Guiana)
+fr-GN 13 French (Guinea)
+fr-GP 13 French (Guadeloupe)
+fr-GQ 13 French (Equatorial Guinea)
+fr-HT 13 French (Haiti)
+fr-KM 13 French (Comoros)
+fr-LU 13 French (Luxembourg)
+fr-MA 13 French (Morocco)
+fr-MC 13 French (Monaco)
+fr-MF 13 French (St. Martin)
+fr-MG 13 French (Madagascar)
+fr-ML 13 French (Mali)
+fr-MQ 13 French (Martinique)
+fr-MR 13 French (Mauritania)
+fr-MU 13 French (Mauritius)
+fr-NC 13 French (New Caledonia)
+fr-NE 13 French (Niger)
+fr-PF 13 French (French Polynesia)
+fr-PM 13 French (St. Pierre & Miquelon)
+fr-RE 13 French (Réunion)
+fr-RW 13 French (Rwanda)
+fr-SC 13 French (Seychelles)
+fr-SN 13 French (Senegal)
+fr-SY 13 French (Syria)
+fr-TD 13 French (Chad)
+fr-TG 13 French (Togo)
+fr-TN 13 French (Tunisia)
+fr-VU 13 French (Vanuatu)
+fr-WF 13 French (Wallis & Futuna)
+fr-YT 13 French (Mayotte)
+frr 0 Northern Frisian
+frr-DE 0 Northern Frisian (Germany)
+fur 14 Friulian
+fur-IT 14 Friulian (Italy)
+fy 1 Western Frisian
+fy-NL 1 Western Frisian (Netherlands)
+ga 15 Irish
+ga-GB 15 Irish (United Kingdom)
+ga-IE 15 Irish (Ireland)
+gaa 0 Ga
+gaa-GH 0 Ga (Ghana)
+gd 16 Scottish Gaelic
+gd-GB 16 Scottish Gaelic (United Kingdom)
+gez 0 Geez
+gez-ER 0 Geez (Eritrea)
+gez-ET 0 Geez (Ethiopia)
+gl 1 Galician
+gl-ES 1 Galician (Spain)
+gn 0 Guarani
+gn-PY 0 Guarani (Paraguay)
+gsw 1 Swiss German
+gsw-CH 1 Swiss German (Switzerland)
+gsw-FR 1 Swiss German (France)
+gsw-LI 1 Swiss German (Liechtenstein)
+gu 3 Gujarati
+gu-IN 3 Gujarati (India)
+guz 0 Gusii
+guz-KE 0 Gusii (Kenya)
+gv 17 Manx
+gv-IM 17 Manx (Isle of Man)
+ha 1 Hausa
+ha-Arab 1 Hausa (Arabic)
+ha-Arab-NG 1 Hausa (Arabic, Nigeria)
+ha-Arab-SD 1 Hausa (Arabic, Sudan)
+ha-GH 1 Hausa (Ghana)
+ha-NE 1 Hausa (Niger)
+ha-NG 1 Hausa (Nigeria)
+haw 1 Hawaiian
+haw-US 1 Hawaiian (United States)
+he 18 Hebrew
+he-IL 18 Hebrew (Israel)
+hi 3 Hindi
+hi-IN 3 Hindi (India)
+hi-Latn 3 Hindi (Latin)
+hi-Latn-IN 3 Hindi (Latin, India)
+hnj 0 Hmong Njua
+hnj-Hmnp 0 Hmong Njua (Nyiakeng Puachue Hmong)
+hnj-Hmnp-US 0 Hmong Njua (Nyiakeng Puachue Hmong, United States)
+hr 8 Croatian
+hr-BA 8 Croatian (Bosnia & Herzegovina)
+hr-HR 8 Croatian (Croatia)
+hsb 12 Upper Sorbian
+hsb-DE 12 Upper Sorbian (Germany)
+ht 3 Haitian Creole
+ht-HT 3 Haitian Creole (Haiti)
+hu 14 Hungarian
+hu-HU 14 Hungarian (Hungary)
+hy 3 Armenian
+hy-AM 3 Armenian (Armenia)
+ia 1 Interlingua
+ia-001 1 Interlingua (world)
+id 0 Indonesian
+id-ID 0 Indonesian (Indonesia)
+ie 0 Interlingue
+ie-EE 0 Interlingue (Estonia)
+ig 0 Igbo
+ig-NG 0 Igbo (Nigeria)
+ii 0 Sichuan Yi
+ii-CN 0 Sichuan Yi (China)
+io 1 Ido
+io-001 1 Ido (world)
+is 19 Icelandic
+is-IS 19 Icelandic (Iceland)
+it 1 Italian
+it-CH 1 Italian (Switzerland)
+it-IT 1 Italian (Italy)
+it-SM 1 Italian (San Marino)
+it-VA 1 Italian (Vatican City)
+iu 18 Inuktitut
+iu-CA 18 Inuktitut (Canada)
+iu-Latn 18 Inuktitut (Latin)
+iu-Latn-CA 18 Inuktitut (Latin, Canada)
+ja 0 Japanese
+ja-JP 0 Japanese (Japan)
+jbo 0 Lojban
+jbo-001 0 Lojban (world)
+jgo 1 Ngomba
+jgo-CM 1 Ngomba (Cameroon)
+jmc 1 Machame
+jmc-TZ 1 Machame (Tanzania)
+jv 0 Javanese
+jv-ID 0 Javanese (Indonesia)
+ka 14 Georgian
+ka-GE 14 Georgian (Georgia)
+kaa 0 Kara-Kalpak
+kaa-Cyrl 0 Kara-Kalpak (Cyrillic)
+kaa-Cyrl-UZ 0 Kara-Kalpak (Cyrillic, Uzbekistan)
+kaa-Latn 0 Kara-Kalpak (Latin)
+kaa-Latn-UZ 0 Kara-Kalpak (Latin, Uzbekistan)
+kab 3 Kabyle
+kab-DZ 3 Kabyle (Algeria)
+kaj 1 Jju
+kaj-NG 1 Jju (Nigeria)
+kam 0 Kamba
+kam-KE 0 Kamba (Kenya)
+kcg 1 Tyap
+kcg-NG 1 Tyap (Nigeria)
+kde 0 Makonde
+kde-TZ 0 Makonde (Tanzania)
+kea 0 Kabuverdianu
+kea-CV 0 Kabuverdianu (Cape Verde)
+ken 0 Kenyang
+ken-CM 0 Kenyang (Cameroon)
+kgp 0 Kaingang
+kgp-BR 0 Kaingang (Brazil)
+khq 0 Koyra Chiini
+khq-ML 0 Koyra Chiini (Mali)
+ki 0 Kikuyu
+ki-KE 0 Kikuyu (Kenya)
+kk 1 Kazakh
+kk-Arab 1 Kazakh (Arabic)
+kk-Arab-CN 1 Kazakh (Arabic, China)
+kk-Cyrl 1 Kazakh (Cyrillic)
+kk-Cyrl-KZ 1 Kazakh (Cyrillic, Kazakhstan)
+kk-KZ 1 Kazakh (Kazakhstan)
+kkj 1 Kako
+kkj-CM 1 Kako (Cameroon)
+kl 1 Kalaallisut
+kl-GL 1 Kalaallisut (Greenland)
+kln 0 Kalenjin
+kln-KE 0 Kalenjin (Kenya)
+km 0 Khmer
+km-KH 0 Khmer (Cambodia)
+kn 3 Kannada
+kn-IN 3 Kannada (India)
+ko 0 Korean
+ko-CN 0 Korean (China)
+ko-KP 0 Korean (North Korea)
+ko-KR 0 Korean (South Korea)
+kok 0 Konkani
+kok-Deva 0 Konkani (Devanagari)
+kok-Deva-IN 0 Konkani (Devanagari, India)
+kok-Latn 0 Konkani (Latin)
+kok-Latn-IN 0 Konkani (Latin, India)
+kpe 0 Kpelle
+kpe-GN 0 Kpelle (Guinea)
+kpe-LR 0 Kpelle (Liberia)
+ks 1 Kashmiri
+ks-Arab 1 Kashmiri (Arabic)
+ks-Arab-IN 1 Kashmiri (Arabic, India)
+ks-Deva 1 Kashmiri (Devanagari)
+ks-Deva-IN 1 Kashmiri (Devanagari, India)
+ksb 1 Shambala
+ksb-TZ 1 Shambala (Tanzania)
+ksf 0 Bafia
+ksf-CM 0 Bafia (Cameroon)
+ksh 6 Colognian
+ksh-DE 6 Colognian (Germany)
+ku 1 Kurdish
+ku-TR 1 Kurdish (Türkiye)
+kw 20 Cornish
+kw-GB 20 Cornish (United Kingdom)
+kxv 0 Kuvi
+kxv-Deva 0 Kuvi (Devanagari)
+kxv-Deva-IN 0 Kuvi (Devanagari, India)
+kxv-Latn 0 Kuvi (Latin)
+kxv-Latn-IN 0 Kuvi (Latin, India)
+kxv-Orya 0 Kuvi (Odia)
+kxv-Orya-IN 0 Kuvi (Odia, India)
+kxv-Telu 0 Kuvi (Telugu)
+kxv-Telu-IN 0 Kuvi (Telugu, India)
+ky 1 Kyrgyz
+ky-KG 1 Kyrgyz (Kyrgyzstan)
+la 0 Latin
+la-VA 0 Latin (Vatican City)
+lag 21 Langi
+lag-TZ 21 Langi (Tanzania)
+lb 1 Luxembourgish
+lb-LU 1 Luxembourgish (Luxembourg)
+lg 1 Ganda
+lg-UG 1 Ganda (Uganda)
+lij 1 Ligurian
+lij-IT 1 Ligurian (Italy)
+lkt 0 Lakota
+lkt-US 0 Lakota (United States)
+lmo 0 Lombard
+lmo-IT 0 Lombard (Italy)
+ln 2 Lingala
+ln-AO 2 Lingala (Angola)
+ln-CD 2 Lingala (Congo - Kinshasa)
+ln-CF 2 Lingala (Central African Republic)
+ln-CG 2 Lingala (Congo - Brazzaville)
+lo 0 Lao
+lo-LA 0 Lao (Laos)
+lrc 0 Northern Luri
+lrc-IQ 0 Northern Luri (Iraq)
+lrc-IR 0 Northern Luri (Iran)
+lt 22 Lithuanian
+lt-LT 22 Lithuanian (Lithuania)
+ltg 0 Latgalian
+ltg-LV 0 Latgalian (Latvia)
+lu 0 Luba-Katanga
+lu-CD 0 Luba-Katanga (Congo - Kinshasa)
+luo 0 Luo
+luo-KE 0 Luo (Kenya)
+luy 0 Luyia
+luy-KE 0 Luyia (Kenya)
+lv 23 Latvian
+lv-LV 23 Latvian (Latvia)
+mai 0 Maithili
+mai-IN 0 Maithili (India)
+mas 1 Masai
+mas-KE 1 Masai (Kenya)
+mas-TZ 1 Masai (Tanzania)
+mdf 0 Moksha
+mdf-RU 0 Moksha (Russia)
+mer 0 Meru
+mer-KE 0 Meru (Kenya)
+mfe 0 Morisyen
+mfe-MU 0 Morisyen (Mauritius)
+mg 2 Malagasy
+mg-MG 2 Malagasy (Madagascar)
+mgh 0 Makhuwa-Meetto
+mgh-MZ 0 Makhuwa-Meetto (Mozambique)
+mgo 1 Metaʼ
+mgo-CM 1 Metaʼ (Cameroon)
+mi 0 Māori
+mi-NZ 0 Māori (New Zealand)
+mic 0 Mi'kmaw
+mic-CA 0 Mi'kmaw (Canada)
+mk 24 Macedonian
+mk-MK 24 Macedonian (North Macedonia)
+ml 1 Malayalam
+ml-IN 1 Malayalam (India)
+mn 1 Mongolian
+mn-MN 1 Mongolian (Mongolia)
+mn-Mong 1 Mongolian (Mongolian)
+mn-Mong-CN 1 Mongolian (Mongolian, China)
+mn-Mong-MN 1 Mongolian (Mongolian, Mongolia)
+mni 0 Manipuri
+mni-Beng 0 Manipuri (Bangla)
+mni-Beng-IN 0 Manipuri (Bangla, India)
+mni-Mtei 0 Manipuri (Meitei Mayek)
+mni-Mtei-IN 0 Manipuri (Meitei Mayek, India)
+moh 0 Mohawk
+moh-CA 0 Mohawk (Canada)
+mr 1 Marathi
+mr-IN 1 Marathi (India)
+ms 0 Malay
+ms-Arab 0 Malay (Arabic)
+ms-Arab-BN 0 Malay (Arabic, Brunei)
+ms-Arab-MY 0 Malay (Arabic, Malaysia)
+ms-BN 0 Malay (Brunei)
+ms-ID 0 Malay (Indonesia)
+ms-MY 0 Malay (Malaysia)
+ms-SG 0 Malay (Singapore)
+mt 25 Maltese
+mt-MT 25 Maltese (Malta)
+mua 0 Mundang
+mua-CM 0 Mundang (Cameroon)
+mus 0 Muscogee
+mus-US 0 Muscogee (United States)
+my 0 Burmese
+my-MM 0 Burmese (Myanmar (Burma))
+myv 0 Erzya
+myv-RU 0 Erzya (Russia)
+mzn 0 Mazanderani
+mzn-IR 0 Mazanderani (Iran)
+naq 18 Nama
+naq-NA 18 Nama (Namibia)
+nb 1 Norwegian Bokmål
+nb-NO 1 Norwegian Bokmål (Norway)
+nb-SJ 1 Norwegian Bokmål (Svalbard & Jan Mayen)
+nd 1 North Ndebele
+nd-ZW 1 North Ndebele (Zimbabwe)
+nds 0 Low German
+nds-DE 0 Low German (Germany)
+nds-NL 0 Low German (Netherlands)
+ne 1 Nepali
+ne-IN 1 Nepali (India)
+ne-NP 1 Nepali (Nepal)
+nl 1 Dutch
+nl-AW 1 Dutch (Aruba)
+nl-BE 1 Dutch (Belgium)
+nl-BQ 1 Dutch (Caribbean Netherlands)
+nl-CW 1 Dutch (Curaçao)
+nl-NL 1 Dutch (Netherlands)
+nl-SR 1 Dutch (Suriname)
+nl-SX 1 Dutch (Sint Maarten)
+nmg 0 Kwasio
+nmg-CM 0 Kwasio (Cameroon)
+nn 1 Norwegian Nynorsk
+nn-NO 1 Norwegian Nynorsk (Norway)
+nnh 1 Ngiemboon
+nnh-CM 1 Ngiemboon (Cameroon)
+no 1 Norwegian
+nqo 0 N’Ko
+nqo-GN 0 N’Ko (Guinea)
+nr 1 South Ndebele
+nr-ZA 1 South Ndebele (South Africa)
+nso 2 Northern Sotho
+nso-ZA 2 Northern Sotho (South Africa)
+nus 0 Nuer
+nus-SS 0 Nuer (South Sudan)
+nv 0 Navajo
+nv-US 0 Navajo (United States)
+ny 1 Nyanja
+ny-MW 1 Nyanja (Malawi)
+nyn 1 Nyankole
+nyn-UG 1 Nyankole (Uganda)
+oc 0 Occitan
+oc-ES 0 Occitan (Spain)
+oc-FR 0 Occitan (France)
+om 1 Oromo
+om-ET 1 Oromo (Ethiopia)
+om-KE 1 Oromo (Kenya)
+or 1 Odia
+or-IN 1 Odia (India)
+os 1 Ossetic
+os-GE 1 Ossetic (Georgia)
+os-RU 1 Ossetic (Russia)
+osa 0 Osage
+osa-US 0 Osage (United States)
+pa 2 Punjabi
+pa-Arab 2 Punjabi (Arabic)
+pa-Arab-PK 2 Punjabi (Arabic, Pakistan)
+pa-Guru 2 Punjabi (Gurmukhi)
+pa-Guru-IN 2 Punjabi (Gurmukhi, India)
+pap 1 Papiamento
+pap-AW 1 Papiamento (Aruba)
+pap-CW 1 Papiamento (Curaçao)
+pcm 3 Nigerian Pidgin
+pcm-NG 3 Nigerian Pidgin (Nigeria)
+pis 0 Pijin
+pis-SB 0 Pijin (Solomon Islands)
+pl 26 Polish
+pl-PL 26 Polish (Poland)
+prg 23 Prussian
+prg-PL 23 Prussian (Poland)
+ps 1 Pashto
+ps-AF 1 Pashto (Afghanistan)
+ps-PK 1 Pashto (Pakistan)
+pt 2 Portuguese
+pt-AO 1 Portuguese (Angola)
+pt-BR 13 Portuguese (Brazil)
+pt-CH 1 Portuguese (Switzerland)
+pt-CV 1 Portuguese (Cape Verde)
+pt-GQ 1 Portuguese (Equatorial Guinea)
+pt-GW 1 Portuguese (Guinea-Bissau)
+pt-LU 1 Portuguese (Luxembourg)
+pt-MO 1 Portuguese (Macao SAR China)
+pt-MZ 1 Portuguese (Mozambique)
+pt-PT 1 Portuguese (Portugal)
+pt-ST 1 Portuguese (São Tomé & Príncipe)
+pt-TL 1 Portuguese (Timor-Leste)
+qu 0 Quechua
+qu-BO 0 Quechua (Bolivia)
+qu-EC 0 Quechua (Ecuador)
+qu-PE 0 Quechua (Peru)
+quc 0 Kʼicheʼ
+quc-GT 0 Kʼicheʼ (Guatemala)
+raj 0 Rajasthani
+raj-IN 0 Rajasthani (India)
+rhg 0 Rohingya
+rhg-Rohg 0 Rohingya (Hanifi)
+rhg-Rohg-BD 0 Rohingya (Hanifi, Bangladesh)
+rhg-Rohg-MM 0 Rohingya (Hanifi, Myanmar (Burma))
+rif 0 Riffian
+rif-MA 0 Riffian (Morocco)
+rm 1 Romansh
+rm-CH 1 Romansh (Switzerland)
+rn 0 Rundi
+rn-BI 0 Rundi (Burundi)
+ro 27 Romanian
+ro-MD 27 Romanian (Moldova)
+ro-RO 27 Romanian (Romania)
+rof 1 Rombo
+rof-TZ 1 Rombo (Tanzania)
+ru 5 Russian
+ru-BY 5 Russian (Belarus)
+ru-KG 5 Russian (Kyrgyzstan)
+ru-KZ 5 Russian (Kazakhstan)
+ru-MD 5 Russian (Moldova)
+ru-RU 5 Russian (Russia)
+ru-UA 5 Russian (Ukraine)
+rw 0 Kinyarwanda
+rw-RW 0 Kinyarwanda (Rwanda)
+rwk 1 Rwa
+rwk-TZ 1 Rwa (Tanzania)
+sa 0 Sanskrit
+sa-IN 0 Sanskrit (India)
+sah 0 Yakut
+sah-RU 0 Yakut (Russia)
+saq 1 Samburu
+saq-KE 1 Samburu (Kenya)
+sat 18 Santali
+sat-Deva 18 Santali (Devanagari)
+sat-Deva-IN 18 Santali (Devanagari, India)
+sat-Olck 18 Santali (Ol Chiki)
+sat-Olck-IN 18 Santali (Ol Chiki, India)
+sbp 0 Sangu
+sbp-TZ 0 Sangu (Tanzania)
+sc 1 Sardinian
+sc-IT 1 Sardinian (Italy)
+scn 1 Sicilian
+scn-IT 1 Sicilian (Italy)
+sd 1 Sindhi
+sd-Arab 1 Sindhi (Arabic)
+sd-Arab-PK 1 Sindhi (Arabic, Pakistan)
+sd-Deva 1 Sindhi (Devanagari)
+sd-Deva-IN 1 Sindhi (Devanagari, India)
+sdh 1 Southern Kurdish
+sdh-IQ 1 Southern Kurdish (Iraq)
+sdh-IR 1 Southern Kurdish (Iran)
+se 18 Northern Sami
+se-FI 18 Northern Sami (Finland)
+se-NO 18 Northern Sami (Norway)
+se-SE 18 Northern Sami (Sweden)
+seh 1 Sena
+seh-MZ 1 Sena (Mozambique)
+ses 0 Koyraboro Senni
+ses-ML 0 Koyraboro Senni (Mali)
+sg 0 Sango
+sg-CF 0 Sango (Central African Republic)
+shi 28 Tachelhit
+shi-Latn 28 Tachelhit (Latin)
+shi-Latn-MA 28 Tachelhit (Latin, Morocco)
+shi-Tfng 28 Tachelhit (Tifinagh)
+shi-Tfng-MA 28 Tachelhit (Tifinagh, Morocco)
+shn 0 Shan
+shn-MM 0 Shan (Myanmar (Burma))
+shn-TH 0 Shan (Thailand)
+si 3 Sinhala
+si-LK 3 Sinhala (Sri Lanka)
+sid 0 Sidamo
+sid-ET 0 Sidamo (Ethiopia)
+sk 10 Slovak
+sk-SK 10 Slovak (Slovakia)
+sl 29 Slovenian
+sl-SI 29 Slovenian (Slovenia)
+sma 18 Southern Sami
+sma-NO 18 Southern Sami (Norway)
+sma-SE 18 Southern Sami (Sweden)
+smj 18 Lule Sami
+smj-NO 18 Lule Sami (Norway)
+smj-SE 18 Lule Sami (Sweden)
+smn 18 Inari Sami
+smn-FI 18 Inari Sami (Finland)
+sms 18 Skolt Sami
+sms-FI 18 Skolt Sami (Finland)
+sn 1 Shona
+sn-ZW 1 Shona (Zimbabwe)
+so 1 Somali
+so-DJ 1 Somali (Djibouti)
+so-ET 1 Somali (Ethiopia)
+so-KE 1 Somali (Kenya)
+so-SO 1 Somali (Somalia)
+sq 1 Albanian
+sq-AL 1 Albanian (Albania)
+sq-MK 1 Albanian (North Macedonia)
+sq-XK 1 Albanian (Kosovo)
+sr 8 Serbian
+sr-Cyrl 8 Serbian (Cyrillic)
+sr-Cyrl-BA 8 Serbian (Cyrillic, Bosnia & Herzegovina)
+sr-Cyrl-ME 8 Serbian (Cyrillic, Montenegro)
+sr-Cyrl-RS 8 Serbian (Cyrillic, Serbia)
+sr-Cyrl-XK 8 Serbian (Cyrillic, Kosovo)
+sr-Latn 8 Serbian (Latin)
+sr-Latn-BA 8 Serbian (Latin, Bosnia & Herzegovina)
+sr-Latn-ME 8 Serbian (Latin, Montenegro)
+sr-Latn-RS 8 Serbian (Latin, Serbia)
+sr-Latn-XK 8 Serbian (Latin, Kosovo)
+ss 1 Swati
+ss-SZ 1 Swati (Eswatini)
+ss-ZA 1 Swati (South Africa)
+ssy 1 Saho
+ssy-ER 1 Saho (Eritrea)
+st 1 Southern Sotho
+st-LS 1 Southern Sotho (Lesotho)
+st-ZA 1 Southern Sotho (South Africa)
+su 0 Sundanese
+su-Latn 0 Sundanese (Latin)
+su-Latn-ID 0 Sundanese (Latin, Indonesia)
+sv 1 Swedish
+sv-AX 1 Swedish (Åland Islands)
+sv-FI 1 Swedish (Finland)
+sv-SE 1 Swedish (Sweden)
+sw 1 Swahili
+sw-CD 1 Swahili (Congo - Kinshasa)
+sw-KE 1 Swahili (Kenya)
+sw-TZ 1 Swahili (Tanzania)
+sw-UG 1 Swahili (Uganda)
+syr 1 Syriac
+syr-IQ 1 Syriac (Iraq)
+syr-SY 1 Syriac (Syria)
+szl 0 Silesian
+szl-PL 0 Silesian (Poland)
+ta 1 Tamil
+ta-IN 1 Tamil (India)
+ta-LK 1 Tamil (Sri Lanka)
+ta-MY 1 Tamil (Malaysia)
+ta-SG 1 Tamil (Singapore)
+te 1 Telugu
+te-IN 1 Telugu (India)
+teo 1 Teso
+teo-KE 1 Teso (Kenya)
+teo-UG 1 Teso (Uganda)
+tg 0 Tajik
+tg-TJ 0 Tajik (Tajikistan)
+th 0 Thai
+th-TH 0 Thai (Thailand)
+ti 2 Tigrinya
+ti-ER 2 Tigrinya (Eritrea)
+ti-ET 2 Tigrinya (Ethiopia)
+tig 1 Tigre
+tig-ER 1 Tigre (Eritrea)
+tk 1 Turkmen
+tk-TM 1 Turkmen (Turkmenistan)
+tn 1 Tswana
+tn-BW 1 Tswana (Botswana)
+tn-ZA 1 Tswana (South Africa)
+to 0 Tongan
+to-TO 0 Tongan (Tonga)
+tok 0 Toki Pona
+tok-001 0 Toki Pona (world)
+tpi 0 Tok Pisin
+tpi-PG 0 Tok Pisin (Papua New Guinea)
+tr 14 Turkish
+tr-CY 14 Turkish (Cyprus)
+tr-TR 14 Turkish (Türkiye)
+trv 0 Taroko
+trv-TW 0 Taroko (Taiwan)
+trw 0 Torwali
+trw-PK 0 Torwali (Pakistan)
+ts 1 Tsonga
+ts-ZA 1 Tsonga (South Africa)
+tt 0 Tatar
+tt-RU 0 Tatar (Russia)
+twq 0 Tasawaq
+twq-NE 0 Tasawaq (Niger)
+tyv 0 Tuvinian
+tyv-RU 0 Tuvinian (Russia)
+tzm 30 Central Atlas Tamazight
+tzm-MA 30 Central Atlas Tamazight (Morocco)
+ug 1 Uyghur
+ug-CN 1 Uyghur (China)
+uk 5 Ukrainian
+uk-UA 5 Ukrainian (Ukraine)
+ur 1 Urdu
+ur-IN 1 Urdu (India)
+ur-PK 1 Urdu (Pakistan)
+uz 1 Uzbek
+uz-Arab 1 Uzbek (Arabic)
+uz-Arab-AF 1 Uzbek (Arabic, Afghanistan)
+uz-Cyrl 1 Uzbek (Cyrillic)
+uz-Cyrl-UZ 1 Uzbek (Cyrillic, Uzbekistan)
+uz-Latn 1 Uzbek (Latin)
+uz-Latn-UZ 1 Uzbek (Latin, Uzbekistan)
+vai 0 Vai
+vai-Latn 0 Vai (Latin)
+vai-Latn-LR 0 Vai (Latin, Liberia)
+vai-Vaii 0 Vai (Vai)
+vai-Vaii-LR 0 Vai (Vai, Liberia)
+ve 1 Venda
+ve-ZA 1 Venda (South Africa)
+vec 1 Venetian
+vec-IT 1 Venetian (Italy)
+vi 0 Vietnamese
+vi-VN 0 Vietnamese (Vietnam)
+vmw 0 Makhuwa
+vmw-MZ 0 Makhuwa (Mozambique)
+vo 1 Volapük
+vo-001 1 Volapük (world)
+vun 1 Vunjo
+vun-TZ 1 Vunjo (Tanzania)
+wa 2 Walloon
+wa-BE 2 Walloon (Belgium)
+wae 1 Walser
+wae-CH 1 Walser (Switzerland)
+wal 0 Wolaytta
+wal-ET 0 Wolaytta (Ethiopia)
+wbp 0 Warlpiri
+wbp-AU 0 Warlpiri (Australia)
+wo 0 Wolof
+wo-SN 0 Wolof (Senegal)
+xh 1 Xhosa
+xh-ZA 1 Xhosa (South Africa)
+xnr 0 Kangri
+xnr-IN 0 Kangri (India)
+xog 1 Soga
+xog-UG 1 Soga (Uganda)
+yav 0 Yangben
+yav-CM 0 Yangben (Cameroon)
+yi 1 Yiddish
+yi-UA 1 Yiddish (Ukraine)
+yo 0 Yoruba
+yo-BJ 0 Yoruba (Benin)
+yo-NG 0 Yoruba (Nigeria)
+yrl 0 Nheengatu
+yrl-BR 0 Nheengatu (Brazil)
+yrl-CO 0 Nheengatu (Colombia)
+yrl-VE 0 Nheengatu (Venezuela)
+yue 0 Cantonese
+yue-Hans 0 Cantonese (Simplified)
+yue-Hans-CN 0 Cantonese (Simplified, China)
+yue-Hant 0 Cantonese (Traditional)
+yue-Hant-CN 0 Cantonese (Traditional, China)
+yue-Hant-HK 0 Cantonese (Traditional, Hong Kong SAR China)
+yue-Hant-MO 0 Cantonese (Traditional, Macao SAR China)
+za 0 Zhuang
+za-CN 0 Zhuang (China)
+zgh 0 Standard Moroccan Tamazight
+zgh-MA 0 Standard Moroccan Tamazight (Morocco)
+zh 0 Chinese
+zh-Hans 0 Chinese (Simplified)
+zh-Hans-CN 0 Chinese (Simplified, China)
+zh-Hans-HK 0 Chinese (Simplified, Hong Kong SAR China)
+zh-Hans-MO 0 Chinese (Simplified, Macao SAR China)
+zh-Hans-MY 0 Chinese (Simplified, Malaysia)
+zh-Hans-SG 0 Chinese (Simplified, Singapore)
+zh-Hant 0 Chinese (Traditional)
+zh-Hant-HK 0 Chinese (Traditional, Hong Kong SAR China)
+zh-Hant-MO 0 Chinese (Traditional, Macao SAR China)
+zh-Hant-MY 0 Chinese (Traditional, Malaysia)
+zh-Hant-TW 0 Chinese (Traditional, Taiwan)
+zh-Latn 0 Chinese (Latin)
+zh-Latn-CN 0 Chinese (Latin, China)
+zu 3 Zulu
+zu-ZA 3 Zulu (South Africa)
+"""
 # canonical locale code -> (index into RULES, English name)
 LOCALES: dict[str, tuple[int, str]] = {
-    'aa': (0, 'Afar'),
-    'aa-DJ': (0, 'Afar (Djibouti)'),
-    'aa-ER': (0, 'Afar (Eritrea)'),
-    'aa-ET': (0, 'Afar (Ethiopia)'),
-    'ab': (0, 'Abkhazian'),
-    'ab-GE': (0, 'Abkhazian (Georgia)'),
-    'af': (1, 'Afrikaans'),
-    'af-NA': (1, 'Afrikaans (Namibia)'),
-    'af-ZA': (1, 'Afrikaans (South Africa)'),
-    'agq': (0, 'Aghem'),
-    'agq-CM': (0, 'Aghem (Cameroon)'),
-    'ak': (2, 'Akan'),
-    'ak-GH': (2, 'Akan (Ghana)'),
-    'am': (3, 'Amharic'),
-    'am-ET': (3, 'Amharic (Ethiopia)'),
-    'an': (1, 'Aragonese'),
-    'an-ES': (1, 'Aragonese (Spain)'),
-    'ann': (0, 'Obolo'),
-    'ann-NG': (0, 'Obolo (Nigeria)'),
-    'ar': (4, 'Arabic'),
-    'ar-001': (4, 'Arabic (world)'),
-    'ar-AE': (4, 'Arabic (United Arab Emirates)'),
-    'ar-BH': (4, 'Arabic (Bahrain)'),
-    'ar-DJ': (4, 'Arabic (Djibouti)'),
-    'ar-DZ': (4, 'Arabic (Algeria)'),
-    'ar-EG': (4, 'Arabic (Egypt)'),
-    'ar-EH': (4, 'Arabic (Western Sahara)'),
-    'ar-ER': (4, 'Arabic (Eritrea)'),
-    'ar-IL': (4, 'Arabic (Israel)'),
-    'ar-IQ': (4, 'Arabic (Iraq)'),
-    'ar-JO': (4, 'Arabic (Jordan)'),
-    'ar-KM': (4, 'Arabic (Comoros)'),
-    'ar-KW': (4, 'Arabic (Kuwait)'),
-    'ar-LB': (4, 'Arabic (Lebanon)'),
-    'ar-LY': (4, 'Arabic (Libya)'),
-    'ar-MA': (4, 'Arabic (Morocco)'),
-    'ar-MR': (4, 'Arabic (Mauritania)'),
-    'ar-OM': (4, 'Arabic (Oman)'),
-    'ar-PS': (4, 'Arabic (Palestinian Territories)'),
-    'ar-QA': (4, 'Arabic (Qatar)'),
-    'ar-SA': (4, 'Arabic (Saudi Arabia)'),
-    'ar-SD': (4, 'Arabic (Sudan)'),
-    'ar-SO': (4, 'Arabic (Somalia)'),
-    'ar-SS': (4, 'Arabic (South Sudan)'),
-    'ar-SY': (4, 'Arabic (Syria)'),
-    'ar-TD': (4, 'Arabic (Chad)'),
-    'ar-TN': (4, 'Arabic (Tunisia)'),
-    'ar-YE': (4, 'Arabic (Yemen)'),
-    'arn': (0, 'Mapuche'),
-    'arn-CL': (0, 'Mapuche (Chile)'),
-    'as': (3, 'Assamese'),
-    'as-IN': (3, 'Assamese (India)'),
-    'asa': (1, 'Asu'),
-    'asa-TZ': (1, 'Asu (Tanzania)'),
-    'ast': (1, 'Asturian'),
-    'ast-ES': (1, 'Asturian (Spain)'),
-    'az': (1, 'Azerbaijani'),
-    'az-Arab': (1, 'Azerbaijani (Arabic)'),
-    'az-Arab-IQ': (1, 'Azerbaijani (Arabic, Iraq)'),
-    'az-Arab-IR': (1, 'Azerbaijani (Arabic, Iran)'),
-    'az-Arab-TR': (1, 'Azerbaijani (Arabic, Türkiye)'),
-    'az-Cyrl': (1, 'Azerbaijani (Cyrillic)'),
-    'az-Cyrl-AZ': (1, 'Azerbaijani (Cyrillic, Azerbaijan)'),
-    'az-Latn': (1, 'Azerbaijani (Latin)'),
-    'az-Latn-AZ': (1, 'Azerbaijani (Latin, Azerbaijan)'),
-    'ba': (0, 'Bashkir'),
-    'ba-RU': (0, 'Bashkir (Russia)'),
-    'bal': (1, 'Baluchi'),
-    'bal-Arab': (1, 'Baluchi (Arabic)'),
-    'bal-Arab-PK': (1, 'Baluchi (Arabic, Pakistan)'),
-    'bal-Latn': (1, 'Baluchi (Latin)'),
-    'bal-Latn-PK': (1, 'Baluchi (Latin, Pakistan)'),
-    'bas': (0, 'Basaa'),
-    'bas-CM': (0, 'Basaa (Cameroon)'),
-    'be': (5, 'Belarusian'),
-    'be-BY': (5, 'Belarusian (Belarus)'),
-    'be-tarask': (5, 'Belarusian (Taraskievica orthography)'),
-    'bem': (1, 'Bemba'),
-    'bem-ZM': (1, 'Bemba (Zambia)'),
-    'bew': (0, 'Betawi'),
-    'bew-ID': (0, 'Betawi (Indonesia)'),
-    'bez': (1, 'Bena'),
-    'bez-TZ': (1, 'Bena (Tanzania)'),
-    'bg': (1, 'Bulgarian'),
-    'bg-BG': (1, 'Bulgarian (Bulgaria)'),
-    'bgc': (0, 'Haryanvi'),
-    'bgc-IN': (0, 'Haryanvi (India)'),
-    'bgn': (0, 'Western Balochi'),
-    'bgn-AE': (0, 'Western Balochi (United Arab Emirates)'),
-    'bgn-AF': (0, 'Western Balochi (Afghanistan)'),
-    'bgn-IR': (0, 'Western Balochi (Iran)'),
-    'bgn-OM': (0, 'Western Balochi (Oman)'),
-    'bgn-PK': (0, 'Western Balochi (Pakistan)'),
-    'bho': (2, 'Bhojpuri'),
-    'bho-IN': (2, 'Bhojpuri (India)'),
-    'blo': (6, 'Anii'),
-    'blo-BJ': (6, 'Anii (Benin)'),
-    'blt': (0, 'Tai Dam'),
-    'blt-VN': (0, 'Tai Dam (Vietnam)'),
-    'bm': (0, 'Bambara'),
-    'bm-ML': (0, 'Bambara (Mali)'),
-    'bm-Nkoo': (0, 'Bambara (N’Ko)'),
-    'bm-Nkoo-ML': (0, 'Bambara (N’Ko, Mali)'),
-    'bn': (3, 'Bangla'),
-    'bn-BD': (3, 'Bangla (Bangladesh)'),
-    'bn-IN': (3, 'Bangla (India)'),
-    'bo': (0, 'Tibetan'),
-    'bo-CN': (0, 'Tibetan (China)'),
-    'bo-IN': (0, 'Tibetan (India)'),
-    'br': (7, 'Breton'),
-    'br-FR': (7, 'Breton (France)'),
-    'brx': (1, 'Bodo'),
-    'brx-IN': (1, 'Bodo (India)'),
-    'bs': (8, 'Bosnian'),
-    'bs-Cyrl': (8, 'Bosnian (Cyrillic)'),
-    'bs-Cyrl-BA': (8, 'Bosnian (Cyrillic, Bosnia & Herzegovina)'),
-    'bs-Latn': (8, 'Bosnian (Latin)'),
-    'bs-Latn-BA': (8, 'Bosnian (Latin, Bosnia & Herzegovina)'),
-    'bss': (0, 'Akoose'),
-    'bss-CM': (0, 'Akoose (Cameroon)'),
-    'byn': (0, 'Blin'),
-    'byn-ER': (0, 'Blin (Eritrea)'),
-    'ca': (1, 'Catalan'),
-    'ca-AD': (1, 'Catalan (Andorra)'),
-    'ca-ES': (1, 'Catalan (Spain)'),
-    'ca-ES-valencia': (1, 'Catalan (Spain, Valencian)'),
-    'ca-FR': (1, 'Catalan (France)'),
-    'ca-IT': (1, 'Catalan (Italy)'),
-    'cad': (0, 'Caddo'),
-    'cad-US': (0, 'Caddo (United States)'),
-    'cch': (0, 'Atsam'),
-    'cch-NG': (0, 'Atsam (Nigeria)'),
-    'ccp': (0, 'Chakma'),
-    'ccp-BD': (0, 'Chakma (Bangladesh)'),
-    'ccp-IN': (0, 'Chakma (India)'),
-    'ce': (1, 'Chechen'),
-    'ce-RU': (1, 'Chechen (Russia)'),
-    'ceb': (9, 'Cebuano'),
-    'ceb-PH': (9, 'Cebuano (Philippines)'),
-    'cgg': (1, 'Chiga'),
-    'cgg-UG': (1, 'Chiga (Uganda)'),
-    'cho': (0, 'Choctaw'),
-    'cho-US': (0, 'Choctaw (United States)'),
-    'chr': (1, 'Cherokee'),
-    'chr-US': (1, 'Cherokee (United States)'),
-    'cic': (0, 'Chickasaw'),
-    'cic-US': (0, 'Chickasaw (United States)'),
-    'ckb': (1, 'Central Kurdish'),
-    'ckb-IQ': (1, 'Central Kurdish (Iraq)'),
-    'ckb-IR': (1, 'Central Kurdish (Iran)'),
-    'co': (0, 'Corsican'),
-    'co-FR': (0, 'Corsican (France)'),
-    'cop': (0, 'Coptic'),
-    'cop-EG': (0, 'Coptic (Egypt)'),
-    'cs': (10, 'Czech'),
-    'cs-CZ': (10, 'Czech (Czechia)'),
-    'csw': (2, 'Swampy Cree'),
-    'csw-CA': (2, 'Swampy Cree (Canada)'),
-    'cu': (0, 'Church Slavic'),
-    'cu-RU': (0, 'Church Slavic (Russia)'),
-    'cv': (0, 'Chuvash'),
-    'cv-RU': (0, 'Chuvash (Russia)'),
-    'cy': (11, 'Welsh'),
-    'cy-GB': (11, 'Welsh (United Kingdom)'),
-    'da': (1, 'Danish'),
-    'da-DK': (1, 'Danish (Denmark)'),
-    'da-GL': (1, 'Danish (Greenland)'),
-    'dav': (0, 'Taita'),
-    'dav-KE': (0, 'Taita (Kenya)'),
-    'de': (1, 'German'),
-    'de-AT': (1, 'German (Austria)'),
-    'de-BE': (1, 'German (Belgium)'),
-    'de-CH': (1, 'German (Switzerland)'),
-    'de-DE': (1, 'German (Germany)'),
-    'de-IT': (1, 'German (Italy)'),
-    'de-LI': (1, 'German (Liechtenstein)'),
-    'de-LU': (1, 'German (Luxembourg)'),
-    'dje': (0, 'Zarma'),
-    'dje-NE': (0, 'Zarma (Niger)'),
-    'doi': (3, 'Dogri'),
-    'doi-IN': (3, 'Dogri (India)'),
-    'dsb': (12, 'Lower Sorbian'),
-    'dsb-DE': (12, 'Lower Sorbian (Germany)'),
-    'dua': (0, 'Duala'),
-    'dua-CM': (0, 'Duala (Cameroon)'),
-    'dv': (1, 'Divehi'),
-    'dv-MV': (1, 'Divehi (Maldives)'),
-    'dyo': (0, 'Jola-Fonyi'),
-    'dyo-SN': (0, 'Jola-Fonyi (Senegal)'),
-    'dz': (0, 'Dzongkha'),
-    'dz-BT': (0, 'Dzongkha (Bhutan)'),
-    'ebu': (0, 'Embu'),
-    'ebu-KE': (0, 'Embu (Kenya)'),
-    'ee': (1, 'Ewe'),
-    'ee-GH': (1, 'Ewe (Ghana)'),
-    'ee-TG': (1, 'Ewe (Togo)'),
-    'el': (1, 'Greek'),
-    'el-CY': (1, 'Greek (Cyprus)'),
-    'el-GR': (1, 'Greek (Greece)'),
-    'el-polyton': (1, 'Greek (Polytonic)'),
-    'en': (1, 'English'),
-    'en-001': (1, 'English (world)'),
-    'en-150': (1, 'English (Europe)'),
-    'en-AE': (1, 'English (United Arab Emirates)'),
-    'en-AG': (1, 'English (Antigua & Barbuda)'),
-    'en-AI': (1, 'English (Anguilla)'),
-    'en-AS': (1, 'English (American Samoa)'),
-    'en-AT': (1, 'English (Austria)'),
-    'en-AU': (1, 'English (Australia)'),
-    'en-BB': (1, 'English (Barbados)'),
-    'en-BE': (1, 'English (Belgium)'),
-    'en-BI': (1, 'English (Burundi)'),
-    'en-BM': (1, 'English (Bermuda)'),
-    'en-BS': (1, 'English (Bahamas)'),
-    'en-BW': (1, 'English (Botswana)'),
-    'en-BZ': (1, 'English (Belize)'),
-    'en-CA': (1, 'English (Canada)'),
-    'en-CC': (1, 'English (Cocos (Keeling) Islands)'),
-    'en-CH': (1, 'English (Switzerland)'),
-    'en-CK': (1, 'English (Cook Islands)'),
-    'en-CM': (1, 'English (Cameroon)'),
-    'en-CX': (1, 'English (Christmas Island)'),
-    'en-CY': (1, 'English (Cyprus)'),
-    'en-CZ': (1, 'English (Czechia)'),
-    'en-DE': (1, 'English (Germany)'),
-    'en-DG': (1, 'English (Diego Garcia)'),
-    'en-DK': (1, 'English (Denmark)'),
-    'en-DM': (1, 'English (Dominica)'),
-    'en-Dsrt': (1, 'English (Deseret)'),
-    'en-Dsrt-US': (1, 'English (Deseret, United States)'),
-    'en-ER': (1, 'English (Eritrea)'),
-    'en-ES': (1, 'English (Spain)'),
-    'en-FI': (1, 'English (Finland)'),
-    'en-FJ': (1, 'English (Fiji)'),
-    'en-FK': (1, 'English (Falkland Islands)'),
-    'en-FM': (1, 'English (Micronesia)'),
-    'en-FR': (1, 'English (France)'),
-    'en-GB': (1, 'English (United Kingdom)'),
-    'en-GD': (1, 'English (Grenada)'),
-    'en-GG': (1, 'English (Guernsey)'),
-    'en-GH': (1, 'English (Ghana)'),
-    'en-GI': (1, 'English (Gibraltar)'),
-    'en-GM': (1, 'English (Gambia)'),
-    'en-GS': (1, 'English (South Georgia & South Sandwich Islands)'),
-    'en-GU': (1, 'English (Guam)'),
-    'en-GY': (1, 'English (Guyana)'),
-    'en-HK': (1, 'English (Hong Kong SAR China)'),
-    'en-HU': (1, 'English (Hungary)'),
-    'en-ID': (1, 'English (Indonesia)'),
-    'en-IE': (1, 'English (Ireland)'),
-    'en-IL': (1, 'English (Israel)'),
-    'en-IM': (1, 'English (Isle of Man)'),
-    'en-IN': (1, 'English (India)'),
-    'en-IO': (1, 'English (British Indian Ocean Territory)'),
-    'en-IT': (1, 'English (Italy)'),
-    'en-JE': (1, 'English (Jersey)'),
-    'en-JM': (1, 'English (Jamaica)'),
-    'en-KE': (1, 'English (Kenya)'),
-    'en-KI': (1, 'English (Kiribati)'),
-    'en-KN': (1, 'English (St. Kitts & Nevis)'),
-    'en-KY': (1, 'English (Cayman Islands)'),
-    'en-LC': (1, 'English (St. Lucia)'),
-    'en-LR': (1, 'English (Liberia)'),
-    'en-LS': (1, 'English (Lesotho)'),
-    'en-MG': (1, 'English (Madagascar)'),
-    'en-MH': (1, 'English (Marshall Islands)'),
-    'en-MO': (1, 'English (Macao SAR China)'),
-    'en-MP': (1, 'English (Northern Mariana Islands)'),
-    'en-MS': (1, 'English (Montserrat)'),
-    'en-MT': (1, 'English (Malta)'),
-    'en-MU': (1, 'English (Mauritius)'),
-    'en-MV': (1, 'English (Maldives)'),
-    'en-MW': (1, 'English (Malawi)'),
-    'en-MY': (1, 'English (Malaysia)'),
-    'en-NA': (1, 'English (Namibia)'),
-    'en-NF': (1, 'English (Norfolk Island)'),
-    'en-NG': (1, 'English (Nigeria)'),
-    'en-NL': (1, 'English (Netherlands)'),
-    'en-NO': (1, 'English (Norway)'),
-    'en-NR': (1, 'English (Nauru)'),
-    'en-NU': (1, 'English (Niue)'),
-    'en-NZ': (1, 'English (New Zealand)'),
-    'en-PG': (1, 'English (Papua New Guinea)'),
-    'en-PH': (1, 'English (Philippines)'),
-    'en-PK': (1, 'English (Pakistan)'),
-    'en-PL': (1, 'English (Poland)'),
-    'en-PN': (1, 'English (Pitcairn Islands)'),
-    'en-PR': (1, 'English (Puerto Rico)'),
-    'en-PT': (1, 'English (Portugal)'),
-    'en-PW': (1, 'English (Palau)'),
-    'en-RO': (1, 'English (Romania)'),
-    'en-RW': (1, 'English (Rwanda)'),
-    'en-SB': (1, 'English (Solomon Islands)'),
-    'en-SC': (1, 'English (Seychelles)'),
-    'en-SD': (1, 'English (Sudan)'),
-    'en-SE': (1, 'English (Sweden)'),
-    'en-SG': (1, 'English (Singapore)'),
-    'en-SH': (1, 'English (St. Helena)'),
-    'en-SI': (1, 'English (Slovenia)'),
-    'en-SK': (1, 'English (Slovakia)'),
-    'en-SL': (1, 'English (Sierra Leone)'),
-    'en-SS': (1, 'English (South Sudan)'),
-    'en-SX': (1, 'English (Sint Maarten)'),
-    'en-SZ': (1, 'English (Eswatini)'),
-    'en-Shaw': (1, 'English (Shavian)'),
-    'en-Shaw-GB': (1, 'English (Shavian, United Kingdom)'),
-    'en-TC': (1, 'English (Turks & Caicos Islands)'),
-    'en-TK': (1, 'English (Tokelau)'),
-    'en-TO': (1, 'English (Tonga)'),
-    'en-TT': (1, 'English (Trinidad & Tobago)'),
-    'en-TV': (1, 'English (Tuvalu)'),
-    'en-TZ': (1, 'English (Tanzania)'),
-    'en-UG': (1, 'English (Uganda)'),
-    'en-UM': (1, 'English (U.S. Outlying Islands)'),
-    'en-US': (1, 'English (United States)'),
-    'en-US-posix': (1, 'English (United States, Computer)'),
-    'en-VC': (1, 'English (St. Vincent & Grenadines)'),
-    'en-VG': (1, 'English (British Virgin Islands)'),
-    'en-VI': (1, 'English (U.S. Virgin Islands)'),
-    'en-VU': (1, 'English (Vanuatu)'),
-    'en-WS': (1, 'English (Samoa)'),
-    'en-ZA': (1, 'English (South Africa)'),
-    'en-ZM': (1, 'English (Zambia)'),
-    'en-ZW': (1, 'English (Zimbabwe)'),
-    'eo': (1, 'Esperanto'),
-    'eo-001': (1, 'Esperanto (world)'),
-    'es': (1, 'Spanish'),
-    'es-419': (1, 'Spanish (Latin America)'),
-    'es-AR': (1, 'Spanish (Argentina)'),
-    'es-BO': (1, 'Spanish (Bolivia)'),
-    'es-BR': (1, 'Spanish (Brazil)'),
-    'es-BZ': (1, 'Spanish (Belize)'),
-    'es-CL': (1, 'Spanish (Chile)'),
-    'es-CO': (1, 'Spanish (Colombia)'),
-    'es-CR': (1, 'Spanish (Costa Rica)'),
-    'es-CU': (1, 'Spanish (Cuba)'),
-    'es-DO': (1, 'Spanish (Dominican Republic)'),
-    'es-EA': (1, 'Spanish (Ceuta & Melilla)'),
-    'es-EC': (1, 'Spanish (Ecuador)'),
-    'es-ES': (1, 'Spanish (Spain)'),
-    'es-GQ': (1, 'Spanish (Equatorial Guinea)'),
-    'es-GT': (1, 'Spanish (Guatemala)'),
-    'es-HN': (1, 'Spanish (Honduras)'),
-    'es-IC': (1, 'Spanish (Canary Islands)'),
-    'es-MX': (1, 'Spanish (Mexico)'),
-    'es-NI': (1, 'Spanish (Nicaragua)'),
-    'es-PA': (1, 'Spanish (Panama)'),
-    'es-PE': (1, 'Spanish (Peru)'),
-    'es-PH': (1, 'Spanish (Philippines)'),
-    'es-PR': (1, 'Spanish (Puerto Rico)'),
-    'es-PY': (1, 'Spanish (Paraguay)'),
-    'es-SV': (1, 'Spanish (El Salvador)'),
-    'es-US': (1, 'Spanish (United States)'),
-    'es-UY': (1, 'Spanish (Uruguay)'),
-    'es-VE': (1, 'Spanish (Venezuela)'),
-    'et': (1, 'Estonian'),
-    'et-EE': (1, 'Estonian (Estonia)'),
-    'eu': (1, 'Basque'),
-    'eu-ES': (1, 'Basque (Spain)'),
-    'ewo': (0, 'Ewondo'),
-    'ewo-CM': (0, 'Ewondo (Cameroon)'),
-    'fa': (3, 'Persian'),
-    'fa-AF': (3, 'Persian (Afghanistan)'),
-    'fa-IR': (3, 'Persian (Iran)'),
-    'ff': (3, 'Fula'),
-    'ff-Adlm': (3, 'Fula (Adlam)'),
-    'ff-Adlm-BF': (3, 'Fula (Adlam, Burkina Faso)'),
-    'ff-Adlm-CM': (3, 'Fula (Adlam, Cameroon)'),
-    'ff-Adlm-GH': (3, 'Fula (Adlam, Ghana)'),
-    'ff-Adlm-GM': (3, 'Fula (Adlam, Gambia)'),
-    'ff-Adlm-GN': (3, 'Fula (Adlam, Guinea)'),
-    'ff-Adlm-GW': (3, 'Fula (Adlam, Guinea-Bissau)'),
-    'ff-Adlm-LR': (3, 'Fula (Adlam, Liberia)'),
-    'ff-Adlm-MR': (3, 'Fula (Adlam, Mauritania)'),
-    'ff-Adlm-NE': (3, 'Fula (Adlam, Niger)'),
-    'ff-Adlm-NG': (3, 'Fula (Adlam, Nigeria)'),
-    'ff-Adlm-SL': (3, 'Fula (Adlam, Sierra Leone)'),
-    'ff-Adlm-SN': (3, 'Fula (Adlam, Senegal)'),
-    'ff-Latn': (3, 'Fula (Latin)'),
-    'ff-Latn-BF': (3, 'Fula (Latin, Burkina Faso)'),
-    'ff-Latn-CM': (3, 'Fula (Latin, Cameroon)'),
-    'ff-Latn-GH': (3, 'Fula (Latin, Ghana)'),
-    'ff-Latn-GM': (3, 'Fula (Latin, Gambia)'),
-    'ff-Latn-GN': (3, 'Fula (Latin, Guinea)'),
-    'ff-Latn-GW': (3, 'Fula (Latin, Guinea-Bissau)'),
-    'ff-Latn-LR': (3, 'Fula (Latin, Liberia)'),
-    'ff-Latn-MR': (3, 'Fula (Latin, Mauritania)'),
-    'ff-Latn-NE': (3, 'Fula (Latin, Niger)'),
-    'ff-Latn-NG': (3, 'Fula (Latin, Nigeria)'),
-    'ff-Latn-SL': (3, 'Fula (Latin, Sierra Leone)'),
-    'ff-Latn-SN': (3, 'Fula (Latin, Senegal)'),
-    'fi': (1, 'Finnish'),
-    'fi-FI': (1, 'Finnish (Finland)'),
-    'fil': (9, 'Filipino'),
-    'fil-PH': (9, 'Filipino (Philippines)'),
-    'fo': (1, 'Faroese'),
-    'fo-DK': (1, 'Faroese (Denmark)'),
-    'fo-FO': (1, 'Faroese (Faroe Islands)'),
-    'fr': (13, 'French'),
-    'fr-BE': (13, 'French (Belgium)'),
-    'fr-BF': (13, 'French (Burkina Faso)'),
-    'fr-BI': (13, 'French (Burundi)'),
-    'fr-BJ': (13, 'French (Benin)'),
-    'fr-BL': (13, 'French (St. Barthélemy)'),
-    'fr-CA': (13, 'French (Canada)'),
-    'fr-CD': (13, 'French (Congo - Kinshasa)'),
-    'fr-CF': (13, 'French (Central African Republic)'),
-    'fr-CG': (13, 'French (Congo - Brazzaville)'),
-    'fr-CH': (13, 'French (Switzerland)'),
-    'fr-CI': (13, 'French (Côte d’Ivoire)'),
-    'fr-CM': (13, 'French (Cameroon)'),
-    'fr-DJ': (13, 'French (Djibouti)'),
-    'fr-DZ': (13, 'French (Algeria)'),
-    'fr-FR': (13, 'French (France)'),
-    'fr-GA': (13, 'French (Gabon)'),
-    'fr-GF': (13, 'French (French Guiana)'),
-    'fr-GN': (13, 'French (Guinea)'),
-    'fr-GP': (13, 'French (Guadeloupe)'),
-    'fr-GQ': (13, 'French (Equatorial Guinea)'),
-    'fr-HT': (13, 'French (Haiti)'),
-    'fr-KM': (13, 'French (Comoros)'),
-    'fr-LU': (13, 'French (Luxembourg)'),
-    'fr-MA': (13, 'French (Morocco)'),
-    'fr-MC': (13, 'French (Monaco)'),
-    'fr-MF': (13, 'French (St. Martin)'),
-    'fr-MG': (13, 'French (Madagascar)'),
-    'fr-ML': (13, 'French (Mali)'),
-    'fr-MQ': (13, 'French (Martinique)'),
-    'fr-MR': (13, 'French (Mauritania)'),
-    'fr-MU': (13, 'French (Mauritius)'),
-    'fr-NC': (13, 'French (New Caledonia)'),
-    'fr-NE': (13, 'French (Niger)'),
-    'fr-PF': (13, 'French (French Polynesia)'),
-    'fr-PM': (13, 'French (St. Pierre & Miquelon)'),
-    'fr-RE': (13, 'French (Réunion)'),
-    'fr-RW': (13, 'French (Rwanda)'),
-    'fr-SC': (13, 'French (Seychelles)'),
-    'fr-SN': (13, 'French (Senegal)'),
-    'fr-SY': (13, 'French (Syria)'),
-    'fr-TD': (13, 'French (Chad)'),
-    'fr-TG': (13, 'French (Togo)'),
-    'fr-TN': (13, 'French (Tunisia)'),
-    'fr-VU': (13, 'French (Vanuatu)'),
-    'fr-WF': (13, 'French (Wallis & Futuna)'),
-    'fr-YT': (13, 'French (Mayotte)'),
-    'frr': (0, 'Northern Frisian'),
-    'frr-DE': (0, 'Northern Frisian (Germany)'),
-    'fur': (14, 'Friulian'),
-    'fur-IT': (14, 'Friulian (Italy)'),
-    'fy': (1, 'Western Frisian'),
-    'fy-NL': (1, 'Western Frisian (Netherlands)'),
-    'ga': (15, 'Irish'),
-    'ga-GB': (15, 'Irish (United Kingdom)'),
-    'ga-IE': (15, 'Irish (Ireland)'),
-    'gaa': (0, 'Ga'),
-    'gaa-GH': (0, 'Ga (Ghana)'),
-    'gd': (16, 'Scottish Gaelic'),
-    'gd-GB': (16, 'Scottish Gaelic (United Kingdom)'),
-    'gez': (0, 'Geez'),
-    'gez-ER': (0, 'Geez (Eritrea)'),
-    'gez-ET': (0, 'Geez (Ethiopia)'),
-    'gl': (1, 'Galician'),
-    'gl-ES': (1, 'Galician (Spain)'),
-    'gn': (0, 'Guarani'),
-    'gn-PY': (0, 'Guarani (Paraguay)'),
-    'gsw': (1, 'Swiss German'),
-    'gsw-CH': (1, 'Swiss German (Switzerland)'),
-    'gsw-FR': (1, 'Swiss German (France)'),
-    'gsw-LI': (1, 'Swiss German (Liechtenstein)'),
-    'gu': (3, 'Gujarati'),
-    'gu-IN': (3, 'Gujarati (India)'),
-    'guz': (0, 'Gusii'),
-    'guz-KE': (0, 'Gusii (Kenya)'),
-    'gv': (17, 'Manx'),
-    'gv-IM': (17, 'Manx (Isle of Man)'),
-    'ha': (1, 'Hausa'),
-    'ha-Arab': (1, 'Hausa (Arabic)'),
-    'ha-Arab-NG': (1, 'Hausa (Arabic, Nigeria)'),
-    'ha-Arab-SD': (1, 'Hausa (Arabic, Sudan)'),
-    'ha-GH': (1, 'Hausa (Ghana)'),
-    'ha-NE': (1, 'Hausa (Niger)'),
-    'ha-NG': (1, 'Hausa (Nigeria)'),
-    'haw': (1, 'Hawaiian'),
-    'haw-US': (1, 'Hawaiian (United States)'),
-    'he': (18, 'Hebrew'),
-    'he-IL': (18, 'Hebrew (Israel)'),
-    'hi': (3, 'Hindi'),
-    'hi-IN': (3, 'Hindi (India)'),
-    'hi-Latn': (3, 'Hindi (Latin)'),
-    'hi-Latn-IN': (3, 'Hindi (Latin, India)'),
-    'hnj': (0, 'Hmong Njua'),
-    'hnj-Hmnp': (0, 'Hmong Njua (Nyiakeng Puachue Hmong)'),
-    'hnj-Hmnp-US': (0, 'Hmong Njua (Nyiakeng Puachue Hmong, United States)'),
-    'hr': (8, 'Croatian'),
-    'hr-BA': (8, 'Croatian (Bosnia & Herzegovina)'),
-    'hr-HR': (8, 'Croatian (Croatia)'),
-    'hsb': (12, 'Upper Sorbian'),
-    'hsb-DE': (12, 'Upper Sorbian (Germany)'),
-    'ht': (3, 'Haitian Creole'),
-    'ht-HT': (3, 'Haitian Creole (Haiti)'),
-    'hu': (14, 'Hungarian'),
-    'hu-HU': (14, 'Hungarian (Hungary)'),
-    'hy': (3, 'Armenian'),
-    'hy-AM': (3, 'Armenian (Armenia)'),
-    'ia': (1, 'Interlingua'),
-    'ia-001': (1, 'Interlingua (world)'),
-    'id': (0, 'Indonesian'),
-    'id-ID': (0, 'Indonesian (Indonesia)'),
-    'ie': (0, 'Interlingue'),
-    'ie-EE': (0, 'Interlingue (Estonia)'),
-    'ig': (0, 'Igbo'),
-    'ig-NG': (0, 'Igbo (Nigeria)'),
-    'ii': (0, 'Sichuan Yi'),
-    'ii-CN': (0, 'Sichuan Yi (China)'),
-    'io': (1, 'Ido'),
-    'io-001': (1, 'Ido (world)'),
-    'is': (19, 'Icelandic'),
-    'is-IS': (19, 'Icelandic (Iceland)'),
-    'it': (1, 'Italian'),
-    'it-CH': (1, 'Italian (Switzerland)'),
-    'it-IT': (1, 'Italian (Italy)'),
-    'it-SM': (1, 'Italian (San Marino)'),
-    'it-VA': (1, 'Italian (Vatican City)'),
-    'iu': (18, 'Inuktitut'),
-    'iu-CA': (18, 'Inuktitut (Canada)'),
-    'iu-Latn': (18, 'Inuktitut (Latin)'),
-    'iu-Latn-CA': (18, 'Inuktitut (Latin, Canada)'),
-    'ja': (0, 'Japanese'),
-    'ja-JP': (0, 'Japanese (Japan)'),
-    'jbo': (0, 'Lojban'),
-    'jbo-001': (0, 'Lojban (world)'),
-    'jgo': (1, 'Ngomba'),
-    'jgo-CM': (1, 'Ngomba (Cameroon)'),
-    'jmc': (1, 'Machame'),
-    'jmc-TZ': (1, 'Machame (Tanzania)'),
-    'jv': (0, 'Javanese'),
-    'jv-ID': (0, 'Javanese (Indonesia)'),
-    'ka': (14, 'Georgian'),
-    'ka-GE': (14, 'Georgian (Georgia)'),
-    'kaa': (0, 'Kara-Kalpak'),
-    'kaa-Cyrl': (0, 'Kara-Kalpak (Cyrillic)'),
-    'kaa-Cyrl-UZ': (0, 'Kara-Kalpak (Cyrillic, Uzbekistan)'),
-    'kaa-Latn': (0, 'Kara-Kalpak (Latin)'),
-    'kaa-Latn-UZ': (0, 'Kara-Kalpak (Latin, Uzbekistan)'),
-    'kab': (3, 'Kabyle'),
-    'kab-DZ': (3, 'Kabyle (Algeria)'),
-    'kaj': (1, 'Jju'),
-    'kaj-NG': (1, 'Jju (Nigeria)'),
-    'kam': (0, 'Kamba'),
-    'kam-KE': (0, 'Kamba (Kenya)'),
-    'kcg': (1, 'Tyap'),
-    'kcg-NG': (1, 'Tyap (Nigeria)'),
-    'kde': (0, 'Makonde'),
-    'kde-TZ': (0, 'Makonde (Tanzania)'),
-    'kea': (0, 'Kabuverdianu'),
-    'kea-CV': (0, 'Kabuverdianu (Cape Verde)'),
-    'ken': (0, 'Kenyang'),
-    'ken-CM': (0, 'Kenyang (Cameroon)'),
-    'kgp': (0, 'Kaingang'),
-    'kgp-BR': (0, 'Kaingang (Brazil)'),
-    'khq': (0, 'Koyra Chiini'),
-    'khq-ML': (0, 'Koyra Chiini (Mali)'),
-    'ki': (0, 'Kikuyu'),
-    'ki-KE': (0, 'Kikuyu (Kenya)'),
-    'kk': (1, 'Kazakh'),
-    'kk-Arab': (1, 'Kazakh (Arabic)'),
-    'kk-Arab-CN': (1, 'Kazakh (Arabic, China)'),
-    'kk-Cyrl': (1, 'Kazakh (Cyrillic)'),
-    'kk-Cyrl-KZ': (1, 'Kazakh (Cyrillic, Kazakhstan)'),
-    'kk-KZ': (1, 'Kazakh (Kazakhstan)'),
-    'kkj': (1, 'Kako'),
-    'kkj-CM': (1, 'Kako (Cameroon)'),
-    'kl': (1, 'Kalaallisut'),
-    'kl-GL': (1, 'Kalaallisut (Greenland)'),
-    'kln': (0, 'Kalenjin'),
-    'kln-KE': (0, 'Kalenjin (Kenya)'),
-    'km': (0, 'Khmer'),
-    'km-KH': (0, 'Khmer (Cambodia)'),
-    'kn': (3, 'Kannada'),
-    'kn-IN': (3, 'Kannada (India)'),
-    'ko': (0, 'Korean'),
-    'ko-CN': (0, 'Korean (China)'),
-    'ko-KP': (0, 'Korean (North Korea)'),
-    'ko-KR': (0, 'Korean (South Korea)'),
-    'kok': (0, 'Konkani'),
-    'kok-Deva': (0, 'Konkani (Devanagari)'),
-    'kok-Deva-IN': (0, 'Konkani (Devanagari, India)'),
-    'kok-Latn': (0, 'Konkani (Latin)'),
-    'kok-Latn-IN': (0, 'Konkani (Latin, India)'),
-    'kpe': (0, 'Kpelle'),
-    'kpe-GN': (0, 'Kpelle (Guinea)'),
-    'kpe-LR': (0, 'Kpelle (Liberia)'),
-    'ks': (1, 'Kashmiri'),
-    'ks-Arab': (1, 'Kashmiri (Arabic)'),
-    'ks-Arab-IN': (1, 'Kashmiri (Arabic, India)'),
-    'ks-Deva': (1, 'Kashmiri (Devanagari)'),
-    'ks-Deva-IN': (1, 'Kashmiri (Devanagari, India)'),
-    'ksb': (1, 'Shambala'),
-    'ksb-TZ': (1, 'Shambala (Tanzania)'),
-    'ksf': (0, 'Bafia'),
-    'ksf-CM': (0, 'Bafia (Cameroon)'),
-    'ksh': (6, 'Colognian'),
-    'ksh-DE': (6, 'Colognian (Germany)'),
-    'ku': (1, 'Kurdish'),
-    'ku-TR': (1, 'Kurdish (Türkiye)'),
-    'kw': (20, 'Cornish'),
-    'kw-GB': (20, 'Cornish (United Kingdom)'),
-    'kxv': (0, 'Kuvi'),
-    'kxv-Deva': (0, 'Kuvi (Devanagari)'),
-    'kxv-Deva-IN': (0, 'Kuvi (Devanagari, India)'),
-    'kxv-Latn': (0, 'Kuvi (Latin)'),
-    'kxv-Latn-IN': (0, 'Kuvi (Latin, India)'),
-    'kxv-Orya': (0, 'Kuvi (Odia)'),
-    'kxv-Orya-IN': (0, 'Kuvi (Odia, India)'),
-    'kxv-Telu': (0, 'Kuvi (Telugu)'),
-    'kxv-Telu-IN': (0, 'Kuvi (Telugu, India)'),
-    'ky': (1, 'Kyrgyz'),
-    'ky-KG': (1, 'Kyrgyz (Kyrgyzstan)'),
-    'la': (0, 'Latin'),
-    'la-VA': (0, 'Latin (Vatican City)'),
-    'lag': (21, 'Langi'),
-    'lag-TZ': (21, 'Langi (Tanzania)'),
-    'lb': (1, 'Luxembourgish'),
-    'lb-LU': (1, 'Luxembourgish (Luxembourg)'),
-    'lg': (1, 'Ganda'),
-    'lg-UG': (1, 'Ganda (Uganda)'),
-    'lij': (1, 'Ligurian'),
-    'lij-IT': (1, 'Ligurian (Italy)'),
-    'lkt': (0, 'Lakota'),
-    'lkt-US': (0, 'Lakota (United States)'),
-    'lmo': (0, 'Lombard'),
-    'lmo-IT': (0, 'Lombard (Italy)'),
-    'ln': (2, 'Lingala'),
-    'ln-AO': (2, 'Lingala (Angola)'),
-    'ln-CD': (2, 'Lingala (Congo - Kinshasa)'),
-    'ln-CF': (2, 'Lingala (Central African Republic)'),
-    'ln-CG': (2, 'Lingala (Congo - Brazzaville)'),
-    'lo': (0, 'Lao'),
-    'lo-LA': (0, 'Lao (Laos)'),
-    'lrc': (0, 'Northern Luri'),
-    'lrc-IQ': (0, 'Northern Luri (Iraq)'),
-    'lrc-IR': (0, 'Northern Luri (Iran)'),
-    'lt': (22, 'Lithuanian'),
-    'lt-LT': (22, 'Lithuanian (Lithuania)'),
-    'ltg': (0, 'Latgalian'),
-    'ltg-LV': (0, 'Latgalian (Latvia)'),
-    'lu': (0, 'Luba-Katanga'),
-    'lu-CD': (0, 'Luba-Katanga (Congo - Kinshasa)'),
-    'luo': (0, 'Luo'),
-    'luo-KE': (0, 'Luo (Kenya)'),
-    'luy': (0, 'Luyia'),
-    'luy-KE': (0, 'Luyia (Kenya)'),
-    'lv': (23, 'Latvian'),
-    'lv-LV': (23, 'Latvian (Latvia)'),
-    'mai': (0, 'Maithili'),
-    'mai-IN': (0, 'Maithili (India)'),
-    'mas': (1, 'Masai'),
-    'mas-KE': (1, 'Masai (Kenya)'),
-    'mas-TZ': (1, 'Masai (Tanzania)'),
-    'mdf': (0, 'Moksha'),
-    'mdf-RU': (0, 'Moksha (Russia)'),
-    'mer': (0, 'Meru'),
-    'mer-KE': (0, 'Meru (Kenya)'),
-    'mfe': (0, 'Morisyen'),
-    'mfe-MU': (0, 'Morisyen (Mauritius)'),
-    'mg': (2, 'Malagasy'),
-    'mg-MG': (2, 'Malagasy (Madagascar)'),
-    'mgh': (0, 'Makhuwa-Meetto'),
-    'mgh-MZ': (0, 'Makhuwa-Meetto (Mozambique)'),
-    'mgo': (1, 'Metaʼ'),
-    'mgo-CM': (1, 'Metaʼ (Cameroon)'),
-    'mi': (0, 'Māori'),
-    'mi-NZ': (0, 'Māori (New Zealand)'),
-    'mic': (0, "Mi'kmaw"),
-    'mic-CA': (0, "Mi'kmaw (Canada)"),
-    'mk': (24, 'Macedonian'),
-    'mk-MK': (24, 'Macedonian (North Macedonia)'),
-    'ml': (1, 'Malayalam'),
-    'ml-IN': (1, 'Malayalam (India)'),
-    'mn': (1, 'Mongolian'),
-    'mn-MN': (1, 'Mongolian (Mongolia)'),
-    'mn-Mong': (1, 'Mongolian (Mongolian)'),
-    'mn-Mong-CN': (1, 'Mongolian (Mongolian, China)'),
-    'mn-Mong-MN': (1, 'Mongolian (Mongolian, Mongolia)'),
-    'mni': (0, 'Manipuri'),
-    'mni-Beng': (0, 'Manipuri (Bangla)'),
-    'mni-Beng-IN': (0, 'Manipuri (Bangla, India)'),
-    'mni-Mtei': (0, 'Manipuri (Meitei Mayek)'),
-    'mni-Mtei-IN': (0, 'Manipuri (Meitei Mayek, India)'),
-    'moh': (0, 'Mohawk'),
-    'moh-CA': (0, 'Mohawk (Canada)'),
-    'mr': (1, 'Marathi'),
-    'mr-IN': (1, 'Marathi (India)'),
-    'ms': (0, 'Malay'),
-    'ms-Arab': (0, 'Malay (Arabic)'),
-    'ms-Arab-BN': (0, 'Malay (Arabic, Brunei)'),
-    'ms-Arab-MY': (0, 'Malay (Arabic, Malaysia)'),
-    'ms-BN': (0, 'Malay (Brunei)'),
-    'ms-ID': (0, 'Malay (Indonesia)'),
-    'ms-MY': (0, 'Malay (Malaysia)'),
-    'ms-SG': (0, 'Malay (Singapore)'),
-    'mt': (25, 'Maltese'),
-    'mt-MT': (25, 'Maltese (Malta)'),
-    'mua': (0, 'Mundang'),
-    'mua-CM': (0, 'Mundang (Cameroon)'),
-    'mus': (0, 'Muscogee'),
-    'mus-US': (0, 'Muscogee (United States)'),
-    'my': (0, 'Burmese'),
-    'my-MM': (0, 'Burmese (Myanmar (Burma))'),
-    'myv': (0, 'Erzya'),
-    'myv-RU': (0, 'Erzya (Russia)'),
-    'mzn': (0, 'Mazanderani'),
-    'mzn-IR': (0, 'Mazanderani (Iran)'),
-    'naq': (18, 'Nama'),
-    'naq-NA': (18, 'Nama (Namibia)'),
-    'nb': (1, 'Norwegian Bokmål'),
-    'nb-NO': (1, 'Norwegian Bokmål (Norway)'),
-    'nb-SJ': (1, 'Norwegian Bokmål (Svalbard & Jan Mayen)'),
-    'nd': (1, 'North Ndebele'),
-    'nd-ZW': (1, 'North Ndebele (Zimbabwe)'),
-    'nds': (0, 'Low German'),
-    'nds-DE': (0, 'Low German (Germany)'),
-    'nds-NL': (0, 'Low German (Netherlands)'),
-    'ne': (1, 'Nepali'),
-    'ne-IN': (1, 'Nepali (India)'),
-    'ne-NP': (1, 'Nepali (Nepal)'),
-    'nl': (1, 'Dutch'),
-    'nl-AW': (1, 'Dutch (Aruba)'),
-    'nl-BE': (1, 'Dutch (Belgium)'),
-    'nl-BQ': (1, 'Dutch (Caribbean Netherlands)'),
-    'nl-CW': (1, 'Dutch (Curaçao)'),
-    'nl-NL': (1, 'Dutch (Netherlands)'),
-    'nl-SR': (1, 'Dutch (Suriname)'),
-    'nl-SX': (1, 'Dutch (Sint Maarten)'),
-    'nmg': (0, 'Kwasio'),
-    'nmg-CM': (0, 'Kwasio (Cameroon)'),
-    'nn': (1, 'Norwegian Nynorsk'),
-    'nn-NO': (1, 'Norwegian Nynorsk (Norway)'),
-    'nnh': (1, 'Ngiemboon'),
-    'nnh-CM': (1, 'Ngiemboon (Cameroon)'),
-    'no': (1, 'Norwegian'),
-    'nqo': (0, 'N’Ko'),
-    'nqo-GN': (0, 'N’Ko (Guinea)'),
-    'nr': (1, 'South Ndebele'),
-    'nr-ZA': (1, 'South Ndebele (South Africa)'),
-    'nso': (2, 'Northern Sotho'),
-    'nso-ZA': (2, 'Northern Sotho (South Africa)'),
-    'nus': (0, 'Nuer'),
-    'nus-SS': (0, 'Nuer (South Sudan)'),
-    'nv': (0, 'Navajo'),
-    'nv-US': (0, 'Navajo (United States)'),
-    'ny': (1, 'Nyanja'),
-    'ny-MW': (1, 'Nyanja (Malawi)'),
-    'nyn': (1, 'Nyankole'),
-    'nyn-UG': (1, 'Nyankole (Uganda)'),
-    'oc': (0, 'Occitan'),
-    'oc-ES': (0, 'Occitan (Spain)'),
-    'oc-FR': (0, 'Occitan (France)'),
-    'om': (1, 'Oromo'),
-    'om-ET': (1, 'Oromo (Ethiopia)'),
-    'om-KE': (1, 'Oromo (Kenya)'),
-    'or': (1, 'Odia'),
-    'or-IN': (1, 'Odia (India)'),
-    'os': (1, 'Ossetic'),
-    'os-GE': (1, 'Ossetic (Georgia)'),
-    'os-RU': (1, 'Ossetic (Russia)'),
-    'osa': (0, 'Osage'),
-    'osa-US': (0, 'Osage (United States)'),
-    'pa': (2, 'Punjabi'),
-    'pa-Arab': (2, 'Punjabi (Arabic)'),
-    'pa-Arab-PK': (2, 'Punjabi (Arabic, Pakistan)'),
-    'pa-Guru': (2, 'Punjabi (Gurmukhi)'),
-    'pa-Guru-IN': (2, 'Punjabi (Gurmukhi, India)'),
-    'pap': (1, 'Papiamento'),
-    'pap-AW': (1, 'Papiamento (Aruba)'),
-    'pap-CW': (1, 'Papiamento (Curaçao)'),
-    'pcm': (3, 'Nigerian Pidgin'),
-    'pcm-NG': (3, 'Nigerian Pidgin (Nigeria)'),
-    'pis': (0, 'Pijin'),
-    'pis-SB': (0, 'Pijin (Solomon Islands)'),
-    'pl': (26, 'Polish'),
-    'pl-PL': (26, 'Polish (Poland)'),
-    'prg': (23, 'Prussian'),
-    'prg-PL': (23, 'Prussian (Poland)'),
-    'ps': (1, 'Pashto'),
-    'ps-AF': (1, 'Pashto (Afghanistan)'),
-    'ps-PK': (1, 'Pashto (Pakistan)'),
-    'pt': (2, 'Portuguese'),
-    'pt-AO': (1, 'Portuguese (Angola)'),
-    'pt-BR': (13, 'Portuguese (Brazil)'),
-    'pt-CH': (1, 'Portuguese (Switzerland)'),
-    'pt-CV': (1, 'Portuguese (Cape Verde)'),
-    'pt-GQ': (1, 'Portuguese (Equatorial Guinea)'),
-    'pt-GW': (1, 'Portuguese (Guinea-Bissau)'),
-    'pt-LU': (1, 'Portuguese (Luxembourg)'),
-    'pt-MO': (1, 'Portuguese (Macao SAR China)'),
-    'pt-MZ': (1, 'Portuguese (Mozambique)'),
-    'pt-PT': (1, 'Portuguese (Portugal)'),
-    'pt-ST': (1, 'Portuguese (São Tomé & Príncipe)'),
-    'pt-TL': (1, 'Portuguese (Timor-Leste)'),
-    'qu': (0, 'Quechua'),
-    'qu-BO': (0, 'Quechua (Bolivia)'),
-    'qu-EC': (0, 'Quechua (Ecuador)'),
-    'qu-PE': (0, 'Quechua (Peru)'),
-    'quc': (0, 'Kʼicheʼ'),
-    'quc-GT': (0, 'Kʼicheʼ (Guatemala)'),
-    'raj': (0, 'Rajasthani'),
-    'raj-IN': (0, 'Rajasthani (India)'),
-    'rhg': (0, 'Rohingya'),
-    'rhg-Rohg': (0, 'Rohingya (Hanifi)'),
-    'rhg-Rohg-BD': (0, 'Rohingya (Hanifi, Bangladesh)'),
-    'rhg-Rohg-MM': (0, 'Rohingya (Hanifi, Myanmar (Burma))'),
-    'rif': (0, 'Riffian'),
-    'rif-MA': (0, 'Riffian (Morocco)'),
-    'rm': (1, 'Romansh'),
-    'rm-CH': (1, 'Romansh (Switzerland)'),
-    'rn': (0, 'Rundi'),
-    'rn-BI': (0, 'Rundi (Burundi)'),
-    'ro': (27, 'Romanian'),
-    'ro-MD': (27, 'Romanian (Moldova)'),
-    'ro-RO': (27, 'Romanian (Romania)'),
-    'rof': (1, 'Rombo'),
-    'rof-TZ': (1, 'Rombo (Tanzania)'),
-    'ru': (5, 'Russian'),
-    'ru-BY': (5, 'Russian (Belarus)'),
-    'ru-KG': (5, 'Russian (Kyrgyzstan)'),
-    'ru-KZ': (5, 'Russian (Kazakhstan)'),
-    'ru-MD': (5, 'Russian (Moldova)'),
-    'ru-RU': (5, 'Russian (Russia)'),
-    'ru-UA': (5, 'Russian (Ukraine)'),
-    'rw': (0, 'Kinyarwanda'),
-    'rw-RW': (0, 'Kinyarwanda (Rwanda)'),
-    'rwk': (1, 'Rwa'),
-    'rwk-TZ': (1, 'Rwa (Tanzania)'),
-    'sa': (0, 'Sanskrit'),
-    'sa-IN': (0, 'Sanskrit (India)'),
-    'sah': (0, 'Yakut'),
-    'sah-RU': (0, 'Yakut (Russia)'),
-    'saq': (1, 'Samburu'),
-    'saq-KE': (1, 'Samburu (Kenya)'),
-    'sat': (18, 'Santali'),
-    'sat-Deva': (18, 'Santali (Devanagari)'),
-    'sat-Deva-IN': (18, 'Santali (Devanagari, India)'),
-    'sat-Olck': (18, 'Santali (Ol Chiki)'),
-    'sat-Olck-IN': (18, 'Santali (Ol Chiki, India)'),
-    'sbp': (0, 'Sangu'),
-    'sbp-TZ': (0, 'Sangu (Tanzania)'),
-    'sc': (1, 'Sardinian'),
-    'sc-IT': (1, 'Sardinian (Italy)'),
-    'scn': (1, 'Sicilian'),
-    'scn-IT': (1, 'Sicilian (Italy)'),
-    'sd': (1, 'Sindhi'),
-    'sd-Arab': (1, 'Sindhi (Arabic)'),
-    'sd-Arab-PK': (1, 'Sindhi (Arabic, Pakistan)'),
-    'sd-Deva': (1, 'Sindhi (Devanagari)'),
-    'sd-Deva-IN': (1, 'Sindhi (Devanagari, India)'),
-    'sdh': (1, 'Southern Kurdish'),
-    'sdh-IQ': (1, 'Southern Kurdish (Iraq)'),
-    'sdh-IR': (1, 'Southern Kurdish (Iran)'),
-    'se': (18, 'Northern Sami'),
-    'se-FI': (18, 'Northern Sami (Finland)'),
-    'se-NO': (18, 'Northern Sami (Norway)'),
-    'se-SE': (18, 'Northern Sami (Sweden)'),
-    'seh': (1, 'Sena'),
-    'seh-MZ': (1, 'Sena (Mozambique)'),
-    'ses': (0, 'Koyraboro Senni'),
-    'ses-ML': (0, 'Koyraboro Senni (Mali)'),
-    'sg': (0, 'Sango'),
-    'sg-CF': (0, 'Sango (Central African Republic)'),
-    'shi': (28, 'Tachelhit'),
-    'shi-Latn': (28, 'Tachelhit (Latin)'),
-    'shi-Latn-MA': (28, 'Tachelhit (Latin, Morocco)'),
-    'shi-Tfng': (28, 'Tachelhit (Tifinagh)'),
-    'shi-Tfng-MA': (28, 'Tachelhit (Tifinagh, Morocco)'),
-    'shn': (0, 'Shan'),
-    'shn-MM': (0, 'Shan (Myanmar (Burma))'),
-    'shn-TH': (0, 'Shan (Thailand)'),
-    'si': (3, 'Sinhala'),
-    'si-LK': (3, 'Sinhala (Sri Lanka)'),
-    'sid': (0, 'Sidamo'),
-    'sid-ET': (0, 'Sidamo (Ethiopia)'),
-    'sk': (10, 'Slovak'),
-    'sk-SK': (10, 'Slovak (Slovakia)'),
-    'sl': (29, 'Slovenian'),
-    'sl-SI': (29, 'Slovenian (Slovenia)'),
-    'sma': (18, 'Southern Sami'),
-    'sma-NO': (18, 'Southern Sami (Norway)'),
-    'sma-SE': (18, 'Southern Sami (Sweden)'),
-    'smj': (18, 'Lule Sami'),
-    'smj-NO': (18, 'Lule Sami (Norway)'),
-    'smj-SE': (18, 'Lule Sami (Sweden)'),
-    'smn': (18, 'Inari Sami'),
-    'smn-FI': (18, 'Inari Sami (Finland)'),
-    'sms': (18, 'Skolt Sami'),
-    'sms-FI': (18, 'Skolt Sami (Finland)'),
-    'sn': (1, 'Shona'),
-    'sn-ZW': (1, 'Shona (Zimbabwe)'),
-    'so': (1, 'Somali'),
-    'so-DJ': (1, 'Somali (Djibouti)'),
-    'so-ET': (1, 'Somali (Ethiopia)'),
-    'so-KE': (1, 'Somali (Kenya)'),
-    'so-SO': (1, 'Somali (Somalia)'),
-    'sq': (1, 'Albanian'),
-    'sq-AL': (1, 'Albanian (Albania)'),
-    'sq-MK': (1, 'Albanian (North Macedonia)'),
-    'sq-XK': (1, 'Albanian (Kosovo)'),
-    'sr': (8, 'Serbian'),
-    'sr-Cyrl': (8, 'Serbian (Cyrillic)'),
-    'sr-Cyrl-BA': (8, 'Serbian (Cyrillic, Bosnia & Herzegovina)'),
-    'sr-Cyrl-ME': (8, 'Serbian (Cyrillic, Montenegro)'),
-    'sr-Cyrl-RS': (8, 'Serbian (Cyrillic, Serbia)'),
-    'sr-Cyrl-XK': (8, 'Serbian (Cyrillic, Kosovo)'),
-    'sr-Latn': (8, 'Serbian (Latin)'),
-    'sr-Latn-BA': (8, 'Serbian (Latin, Bosnia & Herzegovina)'),
-    'sr-Latn-ME': (8, 'Serbian (Latin, Montenegro)'),
-    'sr-Latn-RS': (8, 'Serbian (Latin, Serbia)'),
-    'sr-Latn-XK': (8, 'Serbian (Latin, Kosovo)'),
-    'ss': (1, 'Swati'),
-    'ss-SZ': (1, 'Swati (Eswatini)'),
-    'ss-ZA': (1, 'Swati (South Africa)'),
-    'ssy': (1, 'Saho'),
-    'ssy-ER': (1, 'Saho (Eritrea)'),
-    'st': (1, 'Southern Sotho'),
-    'st-LS': (1, 'Southern Sotho (Lesotho)'),
-    'st-ZA': (1, 'Southern Sotho (South Africa)'),
-    'su': (0, 'Sundanese'),
-    'su-Latn': (0, 'Sundanese (Latin)'),
-    'su-Latn-ID': (0, 'Sundanese (Latin, Indonesia)'),
-    'sv': (1, 'Swedish'),
-    'sv-AX': (1, 'Swedish (Åland Islands)'),
-    'sv-FI': (1, 'Swedish (Finland)'),
-    'sv-SE': (1, 'Swedish (Sweden)'),
-    'sw': (1, 'Swahili'),
-    'sw-CD': (1, 'Swahili (Congo - Kinshasa)'),
-    'sw-KE': (1, 'Swahili (Kenya)'),
-    'sw-TZ': (1, 'Swahili (Tanzania)'),
-    'sw-UG': (1, 'Swahili (Uganda)'),
-    'syr': (1, 'Syriac'),
-    'syr-IQ': (1, 'Syriac (Iraq)'),
-    'syr-SY': (1, 'Syriac (Syria)'),
-    'szl': (0, 'Silesian'),
-    'szl-PL': (0, 'Silesian (Poland)'),
-    'ta': (1, 'Tamil'),
-    'ta-IN': (1, 'Tamil (India)'),
-    'ta-LK': (1, 'Tamil (Sri Lanka)'),
-    'ta-MY': (1, 'Tamil (Malaysia)'),
-    'ta-SG': (1, 'Tamil (Singapore)'),
-    'te': (1, 'Telugu'),
-    'te-IN': (1, 'Telugu (India)'),
-    'teo': (1, 'Teso'),
-    'teo-KE': (1, 'Teso (Kenya)'),
-    'teo-UG': (1, 'Teso (Uganda)'),
-    'tg': (0, 'Tajik'),
-    'tg-TJ': (0, 'Tajik (Tajikistan)'),
-    'th': (0, 'Thai'),
-    'th-TH': (0, 'Thai (Thailand)'),
-    'ti': (2, 'Tigrinya'),
-    'ti-ER': (2, 'Tigrinya (Eritrea)'),
-    'ti-ET': (2, 'Tigrinya (Ethiopia)'),
-    'tig': (1, 'Tigre'),
-    'tig-ER': (1, 'Tigre (Eritrea)'),
-    'tk': (1, 'Turkmen'),
-    'tk-TM': (1, 'Turkmen (Turkmenistan)'),
-    'tn': (1, 'Tswana'),
-    'tn-BW': (1, 'Tswana (Botswana)'),
-    'tn-ZA': (1, 'Tswana (South Africa)'),
-    'to': (0, 'Tongan'),
-    'to-TO': (0, 'Tongan (Tonga)'),
-    'tok': (0, 'Toki Pona'),
-    'tok-001': (0, 'Toki Pona (world)'),
-    'tpi': (0, 'Tok Pisin'),
-    'tpi-PG': (0, 'Tok Pisin (Papua New Guinea)'),
-    'tr': (14, 'Turkish'),
-    'tr-CY': (14, 'Turkish (Cyprus)'),
-    'tr-TR': (14, 'Turkish (Türkiye)'),
-    'trv': (0, 'Taroko'),
-    'trv-TW': (0, 'Taroko (Taiwan)'),
-    'trw': (0, 'Torwali'),
-    'trw-PK': (0, 'Torwali (Pakistan)'),
-    'ts': (1, 'Tsonga'),
-    'ts-ZA': (1, 'Tsonga (South Africa)'),
-    'tt': (0, 'Tatar'),
-    'tt-RU': (0, 'Tatar (Russia)'),
-    'twq': (0, 'Tasawaq'),
-    'twq-NE': (0, 'Tasawaq (Niger)'),
-    'tyv': (0, 'Tuvinian'),
-    'tyv-RU': (0, 'Tuvinian (Russia)'),
-    'tzm': (30, 'Central Atlas Tamazight'),
-    'tzm-MA': (30, 'Central Atlas Tamazight (Morocco)'),
-    'ug': (1, 'Uyghur'),
-    'ug-CN': (1, 'Uyghur (China)'),
-    'uk': (5, 'Ukrainian'),
-    'uk-UA': (5, 'Ukrainian (Ukraine)'),
-    'ur': (1, 'Urdu'),
-    'ur-IN': (1, 'Urdu (India)'),
-    'ur-PK': (1, 'Urdu (Pakistan)'),
-    'uz': (1, 'Uzbek'),
-    'uz-Arab': (1, 'Uzbek (Arabic)'),
-    'uz-Arab-AF': (1, 'Uzbek (Arabic, Afghanistan)'),
-    'uz-Cyrl': (1, 'Uzbek (Cyrillic)'),
-    'uz-Cyrl-UZ': (1, 'Uzbek (Cyrillic, Uzbekistan)'),
-    'uz-Latn': (1, 'Uzbek (Latin)'),
-    'uz-Latn-UZ': (1, 'Uzbek (Latin, Uzbekistan)'),
-    'vai': (0, 'Vai'),
-    'vai-Latn': (0, 'Vai (Latin)'),
-    'vai-Latn-LR': (0, 'Vai (Latin, Liberia)'),
-    'vai-Vaii': (0, 'Vai (Vai)'),
-    'vai-Vaii-LR': (0, 'Vai (Vai, Liberia)'),
-    've': (1, 'Venda'),
-    've-ZA': (1, 'Venda (South Africa)'),
-    'vec': (1, 'Venetian'),
-    'vec-IT': (1, 'Venetian (Italy)'),
-    'vi': (0, 'Vietnamese'),
-    'vi-VN': (0, 'Vietnamese (Vietnam)'),
-    'vmw': (0, 'Makhuwa'),
-    'vmw-MZ': (0, 'Makhuwa (Mozambique)'),
-    'vo': (1, 'Volapük'),
-    'vo-001': (1, 'Volapük (world)'),
-    'vun': (1, 'Vunjo'),
-    'vun-TZ': (1, 'Vunjo (Tanzania)'),
-    'wa': (2, 'Walloon'),
-    'wa-BE': (2, 'Walloon (Belgium)'),
-    'wae': (1, 'Walser'),
-    'wae-CH': (1, 'Walser (Switzerland)'),
-    'wal': (0, 'Wolaytta'),
-    'wal-ET': (0, 'Wolaytta (Ethiopia)'),
-    'wbp': (0, 'Warlpiri'),
-    'wbp-AU': (0, 'Warlpiri (Australia)'),
-    'wo': (0, 'Wolof'),
-    'wo-SN': (0, 'Wolof (Senegal)'),
-    'xh': (1, 'Xhosa'),
-    'xh-ZA': (1, 'Xhosa (South Africa)'),
-    'xnr': (0, 'Kangri'),
-    'xnr-IN': (0, 'Kangri (India)'),
-    'xog': (1, 'Soga'),
-    'xog-UG': (1, 'Soga (Uganda)'),
-    'yav': (0, 'Yangben'),
-    'yav-CM': (0, 'Yangben (Cameroon)'),
-    'yi': (1, 'Yiddish'),
-    'yi-UA': (1, 'Yiddish (Ukraine)'),
-    'yo': (0, 'Yoruba'),
-    'yo-BJ': (0, 'Yoruba (Benin)'),
-    'yo-NG': (0, 'Yoruba (Nigeria)'),
-    'yrl': (0, 'Nheengatu'),
-    'yrl-BR': (0, 'Nheengatu (Brazil)'),
-    'yrl-CO': (0, 'Nheengatu (Colombia)'),
-    'yrl-VE': (0, 'Nheengatu (Venezuela)'),
-    'yue': (0, 'Cantonese'),
-    'yue-Hans': (0, 'Cantonese (Simplified)'),
-    'yue-Hans-CN': (0, 'Cantonese (Simplified, China)'),
-    'yue-Hant': (0, 'Cantonese (Traditional)'),
-    'yue-Hant-CN': (0, 'Cantonese (Traditional, China)'),
-    'yue-Hant-HK': (0, 'Cantonese (Traditional, Hong Kong SAR China)'),
-    'yue-Hant-MO': (0, 'Cantonese (Traditional, Macao SAR China)'),
-    'za': (0, 'Zhuang'),
-    'za-CN': (0, 'Zhuang (China)'),
-    'zgh': (0, 'Standard Moroccan Tamazight'),
-    'zgh-MA': (0, 'Standard Moroccan Tamazight (Morocco)'),
-    'zh': (0, 'Chinese'),
-    'zh-Hans': (0, 'Chinese (Simplified)'),
-    'zh-Hans-CN': (0, 'Chinese (Simplified, China)'),
-    'zh-Hans-HK': (0, 'Chinese (Simplified, Hong Kong SAR China)'),
-    'zh-Hans-MO': (0, 'Chinese (Simplified, Macao SAR China)'),
-    'zh-Hans-MY': (0, 'Chinese (Simplified, Malaysia)'),
-    'zh-Hans-SG': (0, 'Chinese (Simplified, Singapore)'),
-    'zh-Hant': (0, 'Chinese (Traditional)'),
-    'zh-Hant-HK': (0, 'Chinese (Traditional, Hong Kong SAR China)'),
-    'zh-Hant-MO': (0, 'Chinese (Traditional, Macao SAR China)'),
-    'zh-Hant-MY': (0, 'Chinese (Traditional, Malaysia)'),
-    'zh-Hant-TW': (0, 'Chinese (Traditional, Taiwan)'),
-    'zh-Latn': (0, 'Chinese (Latin)'),
-    'zh-Latn-CN': (0, 'Chinese (Latin, China)'),
-    'zu': (3, 'Zulu'),
-    'zu-ZA': (3, 'Zulu (South Africa)'),
+    code: (int(index), name) for code, index, name in (line.split(" ", 2) for line in _LOCALE_LINES.splitlines())
 }

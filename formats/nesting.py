@@ -1,7 +1,11 @@
 """Dotted keys <-> nested objects, shared by every format that nests keys (JSON family, later YAML, PHP)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 from .plurals import CATEGORIES
 

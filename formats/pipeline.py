@@ -27,19 +27,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
 
 from vocabulary import status_term
 
 from .banner import banner_lines
 from .charsets import text_codec
-from .catalogue import Catalogue, Translation, Unit
+from .catalogue import PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import CharsetError, KeyCollision, OptionError
 from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
 from .plurals import PluralRules, map_plural_forms, plural_rules
-from .printf import STYLES, convert_printf, detect_printf
 from .unique import UniqueNames
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 if TYPE_CHECKING:
     from .registry import FormatSpec
 
@@ -214,8 +214,8 @@ def _check_options(options: ExportOptions) -> None:
         raise OptionError(f"order must be one of {', '.join(ORDERS)}, not {options.order!r}")
     if options.breaks.lower() not in LINE_BREAKS:
         raise OptionError(f"breaks must be Unix, DOS or Mac, not {options.breaks!r}")
-    if options.printf and options.printf not in STYLES:
-        raise OptionError(f"printf must be one of {', '.join(STYLES)}, not {options.printf!r}")
+    if options.printf and options.printf not in PRINTF_STYLES:
+        raise OptionError(f"printf must be one of {', '.join(PRINTF_STYLES)}, not {options.printf!r}")
     status_terms(options.status)
 
 
@@ -337,6 +337,8 @@ def _fallback(unit: Unit, locale: str, fallback_locale: str) -> Translation | No
 
 def _convert_entry_printf(entry: Entry, target: str, source_locale: str, locales: list[str]) -> Entry:
     """The entry with the placeholders of its exported texts rewritten in the target printf style."""
+    from .printf import convert_printf  # imported on demand: most exports convert no placeholder
+
     style = entry.unit.printf or _detected_style(entry, source_locale)
     if not style or style == target:
         return entry
@@ -353,6 +355,8 @@ def _convert_entry_printf(entry: Entry, target: str, source_locale: str, locales
 
 def _detected_style(entry: Entry, source_locale: str) -> str:
     """The printf style of the unit's source text, else of its first text that has placeholders."""
+    from .printf import detect_printf  # imported on demand, as convert_printf
+
     ordered = [entry.translations.get(source_locale)] + list(entry.translations.values())
     for translation in ordered:
         if translation is None:

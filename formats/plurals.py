@@ -10,10 +10,11 @@ gettext C expression in n giving an index into `forms`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 if TYPE_CHECKING:  # Babel is imported where it is first needed: `import formats` stays cheap for a CLI run
     from babel import Locale
     from babel.plural import PluralRule

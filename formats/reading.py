@@ -1,7 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
 
@@ -18,7 +18,11 @@ INDEXES = ("id", "text")
 # hostile single-line body from reaching the parsers as if it were one.
 MAX_LINE_CHARS = 1 << 20
 
-ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
 
 
 def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: str) -> Translation | None:

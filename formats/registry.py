@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
 
 from .catalogue import Catalogue
 from .errors import UnsupportedFormat
 from .options import ReadOptions
 
-Reader = Callable[[bytes, ReadOptions], Catalogue]
-Writer = Callable[..., "str | bytes"]  # (ExportDocument) -> text (encoded by the pipeline) or bytes
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    Reader = Callable[[bytes, ReadOptions], Catalogue]
+    Writer = Callable[..., "str | bytes"]  # (ExportDocument) -> text (encoded by the pipeline) or bytes
 
 DEFAULT_ARCHIVE_PATH = "{project}-{locale}.{ext}"
 

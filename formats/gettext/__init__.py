@@ -16,8 +16,9 @@ Mapping between the catalogue and gettext:
   newline, so a translation that disagrees with its msgid there (always possible when msgids are
   asset IDs) makes msgfmt refuse that entry; the file is not "fixed" behind the user's back.
 """
+TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
+
 from .common import FORMAT_FLAGS, Message, header_fields, messages, parse_header
-from .mo import parse_mo, read_mo, write_mo
 from .po import _parse_po_fast, decode_po, parse_po, parse_po_lines, po_body, po_head, read_po, write_po
 
 __all__ = [
@@ -25,3 +26,15 @@ __all__ = [
     "_parse_po_fast", "decode_po", "parse_po", "parse_po_lines", "po_body", "po_head", "read_po",
     "write_po",
 ]
+
+if TYPE_CHECKING:
+    from .mo import parse_mo, read_mo, write_mo
+
+
+def __getattr__(name: str) -> object:
+    """The MO functions, imported on first use: converting PO files never needs them."""
+    if name in ("parse_mo", "read_mo", "write_mo"):
+        from . import mo
+
+        return getattr(mo, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

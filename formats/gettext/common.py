@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from vocabulary import locale_from_posix
 
@@ -13,7 +13,6 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
-from ..printf import placeholders
 from ..reading import CatalogueBuilder, requested_locale
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
@@ -68,10 +67,10 @@ def header_fields(doc: ExportDocument) -> list[tuple[str, str]]:
 
 def messages(doc: ExportDocument) -> list[Message]:
     """The gettext messages of an export document (header excluded)."""
-    return [_message(entry, doc) for entry in doc.entries]
+    return [entry_message(entry, doc) for entry in doc.entries]
 
 
-def _message(entry: Entry, doc: ExportDocument) -> Message:
+def entry_message(entry: Entry, doc: ExportDocument) -> Message:
     """One entry as a gettext message."""
     unit = entry.unit
     target = entry.translation(doc.locale)
@@ -83,14 +82,18 @@ def _message(entry: Entry, doc: ExportDocument) -> Message:
         comments=target.comment.splitlines() if target.comment else [],
     )
     if unit.plural:
-        forms = doc.rules(doc.locale).forms
-        source = entry.translation(doc.source_locale)
-        message.msgid_plural = _source_plural(source, entry.key) if doc.index == "text" else entry.key
-        message.msgstr = [_plural_form(target, name) for name in forms]
+        message.msgid_plural, message.msgstr = plural_strings(entry, doc, target)
     else:
         message.msgstr = [target.text or ""]
     message.flags = _flags(entry, doc, target)
     return message
+
+
+def plural_strings(entry: Entry, doc: ExportDocument, target: Translation) -> tuple[str, list[str]]:
+    """The msgid_plural of a plural entry and its msgstr forms, in the order of the locale's CLDR forms."""
+    forms = doc.rules(doc.locale).forms
+    plural = _source_plural(entry.translation(doc.source_locale), entry.key) if doc.index == "text" else entry.key
+    return plural, [_plural_form(target, name) for name in forms]
 
 
 def _source_plural(source: Translation, default: str) -> str:
@@ -119,8 +122,11 @@ def _flags(entry: Entry, doc: ExportDocument, target: Translation) -> list[str]:
     elif target.flag:
         flags.append(_LOCO_FLAG_PREFIX + target.flag)
     style = doc.options.printf or entry.unit.printf
-    if doc.index == "text" and style in FORMAT_FLAGS and placeholders(entry.key, style):
-        flags.append(FORMAT_FLAGS[style])
+    if doc.index == "text" and style in FORMAT_FLAGS:
+        from ..printf import placeholders  # imported on demand: a PO conversion rarely has format flags
+
+        if placeholders(entry.key, style):
+            flags.append(FORMAT_FLAGS[style])
     return flags
 
 
