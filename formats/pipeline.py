@@ -197,12 +197,18 @@ def finish(document: ExportDocument, rendered: str | bytes) -> bytes:
     ending = LINE_BREAKS[document.options.breaks.lower()]
     if ending != "\n":
         rendered = re.sub(r"\r\n|\r|\n", ending, rendered)
+    return encode_header_text(rendered, document.charset)
+
+
+def encode_header_text(text: str, charset: str) -> bytes:
+    """Text encoded in the export's charset; CharsetError for a character of the file header that it cannot
+    hold (exported texts were checked by check_encodable, so only header values such as the name remain)."""
     try:
-        return rendered.encode(document.charset)
+        return text.encode(charset)
     except UnicodeEncodeError as error:
-        char = error.object[error.start]
+        char = text[error.start]
         raise CharsetError(
-            f"character {char!r} (U+{ord(char):04X}) in the file header cannot be encoded in {document.charset}"
+            f"character {char!r} (U+{ord(char):04X}) in the file header cannot be encoded in {charset}"
         ) from None
 
 

@@ -8,7 +8,7 @@ from ..catalogue import Catalogue
 from ..charsets import text_codec
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
+from ..pipeline import ExportDocument, encode_header_text
 from .common import Message, catalogue_of, header_fields, messages
 
 _MO_MAGIC = 0x950412DE
@@ -17,7 +17,7 @@ _MO_MAGIC = 0x950412DE
 def write_mo(doc: ExportDocument) -> bytes:
     """A little-endian MO file of the translated messages, sorted as gettext expects."""
     header = "".join(f"{name}: {value}\n" for name, value in header_fields(doc))
-    pairs = [(b"", header.encode(doc.charset))]
+    pairs = [(b"", encode_header_text(header, doc.charset))]
     for message in messages(doc):
         if not any(message.msgstr) and not doc.template:
             continue  # MO has no untranslated messages: lookups fall back to the msgid

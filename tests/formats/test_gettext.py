@@ -419,6 +419,12 @@ def test_latin1_charset_failure_names_character_and_key() -> None:
         export_file(catalogue, "po", "", options(locale="ru", charset="latin1"))
 
 
+@pytest.mark.parametrize("ext", ["po", "mo"])
+def test_a_project_name_the_charset_cannot_hold_is_a_charset_error(ext: str) -> None:
+    with pytest.raises(CharsetError, match=r"character 'П' \(U\+041F\) in the file header cannot be encoded"):
+        export_file(rich_catalogue(("fr",)), ext, "", options(locale="fr", charset="iso-8859-1", project_name="Проект"))
+
+
 # --- corpus ------------------------------------------------------------------------------------
 
 
