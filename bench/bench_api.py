@@ -193,8 +193,10 @@ def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, s
         client.request("GET", "/api/assets")
         first_lists.append((time.perf_counter() - t0) * 1000)
     first = statistics.median(first_lists)
+    # issue #10 sets this target at 10k; at other sizes the figure is shown beside it for reference
+    target = f"target <= 100 ms: {verdict(first <= 100)}" if assets == 10000 else "(the 100 ms target is at 10k)"
     print(f"{'first GET /api/assets':<24} after a write: median {first:.0f} ms of {len(first_lists)} "
-          f"(max {max(first_lists):.0f} ms); target <= 100 ms: {verdict(first <= 100)}", flush=True)
+          f"(max {max(first_lists):.0f} ms); {target}", flush=True)
     archive = []
     for path in ("/api/export/locale/fr.po", "/api/export/all.json", "/api/export/archive/po.zip") * 2:
         t0 = time.perf_counter()
