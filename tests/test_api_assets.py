@@ -17,6 +17,23 @@ def test_list_assets_returns_full_records_in_creation_order(api):
     assert api.get("/api/assets.json")[1] == assets
 
 
+def test_the_list_counts_each_assets_progress_as_its_own_record_does(api, demo):
+    api.post("/api/translations/home.title/fr/flag", data={"flag": "fuzzy"})
+    api.delete("/api/translations/home.title/de")
+    api.post("/api/assets", data={"id": "fresh.key", "text": "New"})
+    listed = {asset["id"]: asset["progress"] for asset in api.get("/api/assets")[1]}
+    assert listed["home.title"]["flagged"] == 1 and listed["home.title"]["untranslated"] == 1
+    assert listed["fresh.key"] == {"translated": 1, "untranslated": 4, "flagged": 0}
+    # a fresh application (cold caches) builds the whole list at once: the same counts
+    from app import create_app
+
+    cold = create_app(demo[0].path.parent.parent, testing=True).test_client()
+    headers = {"Authorization": f"Loco {demo[1].full}"}
+    assert {asset["id"]: asset["progress"] for asset in cold.get("/api/assets", headers=headers).get_json()} == listed
+    for asset_id, progress in listed.items():
+        assert api.get(f"/api/assets/{asset_id}.json")[1]["progress"] == progress
+
+
 @pytest.mark.parametrize("expression,included,excluded", [
     ("errors", {"errors.network"}, {"home.title"}),
     ("onboarding,errors", {"errors.network", "onboarding.welcome"}, {"home.title"}),
