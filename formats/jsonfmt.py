@@ -29,7 +29,7 @@ from .errors import FormatError, LimitExceeded
 from .icu import as_message, from_message, parse_plural, plural_message
 from .nesting import fold, nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
+from .pipeline import Entry, ExportDocument, nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
 from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
 
@@ -110,9 +110,9 @@ def _strip_comments(text: str) -> str:
 def dump_json(value: Any, indent: str = "    ", colon: str = ": ", final_newline: bool = True) -> str:
     """JSON as Loco prints it: 4-space indents, non-ASCII and slashes unescaped, final newline.
 
-    Same output as json.dumps(value, indent=4, ensure_ascii=False), but strings go through the C
-    encoder one by one instead of the pure-Python indenting encoder (several times faster). Other
-    layouts (Xcode's two spaces and `" : "`) only change `indent`, `colon` and `final_newline`.
+    Same output as json.dumps(value, indent=4, ensure_ascii=False), but without the pure-Python indenting
+    encoder (several times slower): large objects go through the C encoder whole, other values piece by piece.
+    Other layouts (Xcode's two spaces and `" : "`) only change `indent`, `colon` and `final_newline`.
     """
     parts: list[str] = []
     _dump(value, parts, "\n", indent, colon)
@@ -130,6 +130,11 @@ def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -
             parts.append("{}")
             return
         inner = newline + indent
+        if len(value) >= _WHOLE_OBJECT_ITEMS:
+            whole = _dump_whole(value, inner, indent, colon)
+            if whole is not None:
+                parts.append(f"{{{inner}{whole}{newline}}}")
+                return
         separator = "{"
         for key, item in value.items():
             if type(item) is str:  # the common leaf, written without a recursive call
@@ -152,6 +157,48 @@ def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -
         parts.append(newline + "]")
     else:
         parts.append(json.dumps(value))
+
+
+# Objects with this many items or more are encoded whole by the C encoder (below, piece by piece is cheaper).
+_WHOLE_OBJECT_ITEMS = 16
+# Values the C encoder writes exactly as `_dump` does (exact types: subclasses may print otherwise).
+_PLAIN_VALUE_TYPES = frozenset({str, type(None), bool, int, float})
+_CONTAINER_TYPES = frozenset({dict, list})
+_MARK = "\x00"  # stands for a nested value in the C encoder's output, where it reads "\u0000"
+_ENCODED_MARK = _encode_string(_MARK)
+_encoders: dict[tuple[str, str], json.JSONEncoder] = {}
+
+
+def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> str | None:
+    """The items of an object, laid out as `_dump` does, through one call of the C encoder: nested objects
+    and arrays are replaced by a mark, and written in its place afterwards. None when some key or value is
+    of a type `_dump` writes differently (non-string keys, str subclasses...) or a text holds the mark."""
+    if set(map(type, value)) != {str}:
+        return None
+    types = set(map(type, value.values()))
+    nested: list[Any] = []
+    if not types <= _PLAIN_VALUE_TYPES:
+        if not types <= _PLAIN_VALUE_TYPES | _CONTAINER_TYPES:
+            return None
+        nested = [item for item in value.values() if type(item) in _CONTAINER_TYPES]
+        value = {key: _MARK if type(item) in _CONTAINER_TYPES else item for key, item in value.items()}
+    encoder = _encoders.get((inner, colon))
+    if encoder is None:
+        encoder = _encoders[(inner, colon)] = json.JSONEncoder(
+            ensure_ascii=False, check_circular=False, separators=("," + inner, colon))
+    items = encoder.encode(value)[1:-1]
+    if not nested:
+        return items
+    if items.count(_ENCODED_MARK[1:-1]) != len(nested):  # a key or a text holds the mark (or spells it)
+        return None
+    pieces = items.split(_ENCODED_MARK)
+    written = [pieces[0]]
+    for item, piece in zip(nested, pieces[1:]):
+        parts: list[str] = []
+        _dump(item, parts, inner, indent, colon)
+        written += parts
+        written.append(piece)
+    return "".join(written)
 
 
 def _top_object(value: Any) -> dict[str, Any]:
@@ -192,7 +239,18 @@ def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[
 def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = True) -> dict[str, Any]:
     """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
     left out."""
-    pairs = [(entry.path, _value(entry, locale, doc)) for entry in doc.entries]
+    entries = doc.entries
+    if locale:  # as _value, inline: this runs once per unit of large files
+        values = [_value(entry, locale, doc) if entry.unit.plural
+                  else None if (found := entry.translations.get(locale)) is None else found.text
+                  for entry in entries]
+    else:
+        values = [_value(entry, locale, doc) for entry in entries]
+    if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
+        if untranslated_as_null:
+            return dict(zip([entry.key for entry in entries], values))
+        return {entry.key: value for entry, value in zip(entries, values) if value is not None}
+    pairs = zip([entry.path for entry in entries], values)
     return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
 
 

@@ -134,6 +134,10 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
+    if not template and not options.fallback and not options.printf and index == "id" and spec.key_filter is None:
+        # the most common case in one pass: keyed by asset ID (as below)
+        return KeyedEntries(source, template, locales, wanted, index,
+                            [Entry(unit, unit.id, (), unit.translations) for unit in units])
     if not template and not options.fallback:  # the common case, without a call per unit
         entries = [Entry(unit, "", (), unit.translations) for unit in units]
     else:
@@ -402,7 +406,10 @@ def key_identity(entry: Entry, context_in_key: bool) -> tuple[str, str]:
 
 def _resolve_duplicates(entries: list[Entry], mode: str, context_in_key: bool) -> list[Entry]:
     """Entries whose identities are unique: first or last wins, suffixed, or an error."""
-    identities = {key_identity(entry, context_in_key) for entry in entries}
+    if context_in_key:  # as key_identity, without a call per entry
+        identities: set[object] = {(entry.unit.context, entry.key) for entry in entries}
+    else:
+        identities = {entry.key for entry in entries}
     if len(identities) == len(entries):
         return entries  # no two alike (the usual case): every mode keeps every entry as it is
     if mode in ("overwrite", "legacy"):

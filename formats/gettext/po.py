@@ -320,8 +320,11 @@ _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # lines, one space before the first string, continued strings on lines of their own, entries apart by blank
 # lines. Anything else (other spacing, `#~` obsolete lines, stray text) is caught whole by `rest`: since one
 # of the two branches matches at every position, `split` never searches ahead, so the scan is linear.
+# The comments Gloss writes for most entries (none, or a one-line note already stripped, then one line of
+# references) are taken apart here as `note` and `refs`; any other comment block is kept whole as `comments`.
 _SCAN_ENTRY = re.compile(
-    rf"""\n*+(?P<comments>(?:\#(?!~)[^\n]*+\n)*+)
+    rf"""\n*+(?:(?:\#\.\ (?P<note>\S(?:[^\n]*\S)?)\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?(?=msg)
+       |(?P<comments>(?:\#(?!~)[^\n]*+\n)*+))
     (?:msgctxt\ (?P<ctx>{_SCAN_STRINGS})\n)?
     msgid\ (?P<id>{_SCAN_STRINGS})\n
     (?:msgid_plural\ (?P<plural>{_SCAN_STRINGS})\n(?P<strs>(?:msgstr\[\d+\]\ {_SCAN_STRINGS}(?:\n|\Z))++)
@@ -329,29 +332,45 @@ _SCAN_ENTRY = re.compile(
     |(?P<rest>[\s\S]+)""",
     re.X,
 )
-_SCAN_GROUPS = 7  # groups of _SCAN_ENTRY: `split` gives them per entry after the (always empty) gap before it
+_SCAN_GROUPS = 9  # groups of _SCAN_ENTRY: `split` gives them per entry after the (always empty) gap before it
 _SCAN_MSGSTR = re.compile(rf"msgstr\[(\d+)\] ({_SCAN_STRINGS})")
 _ESCAPED_BODY = re.compile(r'(?:[^"\\]++|\\.)*+')
 _WIDE_ESCAPE = re.compile(r"\\[0-7x]")  # octal and hex escapes: their length depends on what follows
 # Stand-ins while many strings are unescaped at once; a text holding any of them is left to the careful path.
 _ITEM_END, _BACKSLASH, _QUOTE = "\x00", "\x01", "\x02"
+_RUN = 4096  # most rows added in one go: the time budget is checked between runs
 
 
 class _Scan:
     """The entries of a PO text in the everyday shape, column by column (None where an entry has no such part).
 
-    comments: comment blocks; contexts, msgids, plurals: strings as matched (`"a"`, or `"a"\n"b"` continued);
-    msgstrs: `msgstr[n]` lines of plural entries; msgstr: the msgstr of singular entries.
+    notes, references: the comments of an entry in the shape Gloss writes (a stripped `#.` note line, a `#:`
+    line), else comments: its comment block (`#` lines, each ending with a newline); contexts, msgids,
+    plurals: strings as matched (`"a"`, or `"a"\n"b"` continued); msgstrs: `msgstr[n]` lines of plural
+    entries; msgstr: the msgstr of singular entries.
     """
 
     def __init__(self, parts: list[str | None]) -> None:
         step = _SCAN_GROUPS + 1
         columns = [parts[group::step] for group in range(1, _SCAN_GROUPS)]
-        self.comments: list[str] = columns[0]  # type: ignore[assignment]  # the group always takes part
-        self.contexts, self.msgids, self.plurals, self.msgstrs, self.msgstr = columns[1:]
+        self.notes, self.references, self.comments = columns[:3]
+        self.contexts, self.msgids, self.plurals, self.msgstrs, self.msgstr = columns[3:]
 
     def __len__(self) -> int:
         return len(self.msgids)
+
+    def block(self, row: int) -> str:
+        """The comment block of an entry, as written in the file."""
+        note, references = self.notes[row], self.references[row]
+        if note is None and references is None:
+            return self.comments[row] or ""
+        return (f"#. {note}\n" if note is not None else "") + (f"#: {references}\n" if references is not None else "")
+
+    def delete(self, row: int) -> None:
+        """Forget one entry (the header, once read)."""
+        for column in (self.notes, self.references, self.comments, self.contexts, self.msgids, self.plurals,
+                       self.msgstrs, self.msgstr):
+            del column[row]
 
 
 def _scan_po(text: str) -> _Scan | None:
@@ -371,35 +390,50 @@ def _scan_po(text: str) -> _Scan | None:
 def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
 
-    Strings are unescaped column by column; singular entries whose comments are only notes and references
-    (most of a file) become units without an intermediate Message.
+    Strings are unescaped column by column; runs of singular entries whose comments are in the shape Gloss
+    writes (most of a file) become units in bulk, other entries one by one, as messages.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
     texts = _values([text or '""' for text in scan.msgstr])
     contexts = _optional_values(scan.contexts)
-    comments, plurals, msgstrs = scan.comments, scan.plurals, scan.msgstrs
     header_at = _header_index(keys, contexts)
     header = None
     if header_at is not None:
-        header = _scanned_message(comments[header_at], contexts[header_at], keys[header_at], plurals[header_at],
-                                  msgstrs[header_at], texts[header_at])
-    rows = list(zip(comments, contexts, keys, plurals, msgstrs, texts))
-    if header_at is not None:
-        del rows[header_at]
-    reader = MessageReader(header_fields_of(header), options,
-                           lambda: any(any(_scanned_message(*row).msgstr) for row in rows))
-    add_plain, add = reader.add_plain, reader.add
-    for row in rows:
-        block, context, key, plural, _, text = row
-        if plural is None:
-            if not block:
-                add_plain(key, text, context, "", [])
-                continue
-            notes_and_references = _plain_comments(block)
-            if notes_and_references is not None:
-                add_plain(key, text, context, *notes_and_references)
-                continue
-        add(_scanned_message(*row))
+        header = _scanned_message(scan.block(header_at), contexts[header_at], keys[header_at],
+                                  scan.plurals[header_at], scan.msgstrs[header_at], texts[header_at])
+        scan.delete(header_at)
+        for column in (keys, texts, contexts):
+            del column[header_at]
+
+    def message(row: int) -> Message:
+        return _scanned_message(scan.block(row), contexts[row], keys[row], scan.plurals[row], scan.msgstrs[row],
+                                texts[row])
+
+    reader = MessageReader(header_fields_of(header), options, lambda: any(any(message(row).msgstr)
+                                                                          for row in range(len(keys))))
+    plurals, comments = scan.plurals, scan.comments
+    others = [row for row, (plural, block) in enumerate(zip(plurals, comments)) if plural is not None or block]
+    contexts_or_empty = [context or "" for context in contexts] if any(contexts) else [""] * len(keys)
+    notes = [note or "" for note in scan.notes]
+    references = [line.split() if line else [] for line in scan.references]
+    start = 0
+    for row in others + [len(keys)]:
+        while start < row:
+            end = min(row, start + _RUN)
+            if not reader.builder.add_texts(keys[start:end], texts[start:end], contexts_or_empty[start:end],
+                                            notes[start:end], references[start:end]):
+                for each in range(start, end):
+                    reader.add_plain(keys[each], texts[each], contexts[each], notes[each], references[each])
+            start = end
+        if row == len(keys):
+            break
+        block = comments[row]
+        notes_and_references = _plain_comments(block) if plurals[row] is None and block else None
+        if notes_and_references is not None:
+            reader.add_plain(keys[row], texts[row], contexts[row], *notes_and_references)
+        else:
+            reader.add(message(row))
+        start = row + 1
     return reader.build()
 
 
