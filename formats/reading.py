@@ -1,6 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
@@ -18,6 +19,7 @@ INDEXES = ("id", "text")
 # hostile single-line body from reaching the parsers as if it were one.
 MAX_LINE_CHARS = 1 << 20
 
+_ROWS_AT_ONCE = 4096  # rows `add_rows` builds between two readings of the clock
 ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
 
 
@@ -121,36 +123,84 @@ class CatalogueBuilder:
             self._by_key.setdefault((context, key), unit)
         return unit
 
-    def add_texts(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
-                  references: list[list[str]]) -> bool:
-        """Units for rows of plain singular entries, the same as `add(key, Translation(text) if text else None,
-        context=..., notes=..., references=...)` row by row gives, built in one tight loop (most units of a
-        large PO file). Each row's references list becomes its unit's.
+    def add_rows(
+        self,
+        keys: list[str],
+        targets: list[Translation | None],
+        contexts: list[str],
+        notes: list[str],
+        references: list[list[str]],
+        sources: list[Translation | None] | None = None,
+        plurals: list[bool] | None = None,
+        printfs: list[str] | None = None,
+    ) -> None:
+        """Many units at once, the same as `add(keys[i], targets[i], context=contexts[i], notes=notes[i],
+        references=references[i], source=sources[i], plural=plurals[i], printf=printfs[i])` gives row by row
+        (None for a column: its default in every row). Each row's references list becomes its unit's."""
+        for start in range(0, len(keys), _ROWS_AT_ONCE):
+            end = start + _ROWS_AT_ONCE
+            columns = (keys[start:end], targets[start:end], contexts[start:end], notes[start:end],
+                       references[start:end], None if sources is None else sources[start:end],
+                       None if plurals is None else plurals[start:end], None if printfs is None else printfs[start:end])
+            if self._add_at_once(*columns):
+                continue
+            for row in range(start, min(end, len(keys))):
+                self.add(keys[row], targets[row], context=contexts[row], notes=notes[row], references=references[row],
+                         source=None if sources is None else sources[row],
+                         plural=False if plurals is None else plurals[row],
+                         printf="" if printfs is None else printfs[row])
 
-        False, with nothing added, when a row's ID is taken or repeated (the suffixes are `add`'s business) or
-        the rows would pass the unit limit (`add` names the unit that does): the caller then adds them one by one.
-        """
+    def _add_at_once(
+        self,
+        keys: list[str],
+        targets: list[Translation | None],
+        contexts: list[str],
+        notes: list[str],
+        references: list[list[str]],
+        sources: list[Translation | None] | None,
+        plurals: list[bool] | None,
+        printfs: list[str] | None,
+    ) -> bool:
+        """`add_rows` of a few thousand rows in one tight loop; False, with nothing added, when `add` must take
+        them one by one: an ID taken or repeated (`add` gives suffixes), a source translation without index
+        "text" or a target locale that is the source one (`_put` decides), the unit limit (`add` names the unit
+        that passes it)."""
         by_text, source_locale, locale = self.by_text, self.source_locale, self.locale
+        translated = any(targets)  # a Translation is always true
+        if (not affordable(len(self.units) + len(keys)) or (translated and by_text and locale == source_locale)
+                or (not by_text and sources is not None and any(sources))):
+            return False
         ids = [f"{context}.{key}" if context else key for key, context in zip(keys, contexts)] if by_text else keys
-        if not keys or not affordable(len(self.units) + len(keys)) or not self._ids.claim_all(ids):
-            return not keys
+        if not self._ids.claim_all(ids):
+            return False
         new_unit, new_translation = Unit, Translation
-        # Positional arguments and no call per row but the constructors': this runs once per unit of large files.
-        if by_text:
+        # Positional arguments, no call per row but the constructors': this runs once per unit of large files.
+        if by_text and sources is None and plurals is None and printfs is None:
             units = [
                 new_unit(unit_id, context, note, "text", "", [], {}, False,
-                         {source_locale: new_translation(key), locale: new_translation(text)} if text
-                         else {source_locale: new_translation(key)}, refs, {}, key)
-                for unit_id, key, text, context, note, refs in zip(ids, keys, texts, contexts, notes, references)
+                         {source_locale: new_translation(key)} if target is None
+                         else {source_locale: new_translation(key), locale: target}, refs, {}, key)
+                for unit_id, key, target, context, note, refs in zip(ids, keys, targets, contexts, notes, references)
             ]
-            self._see(source_locale)
+        elif by_text:
+            units = [
+                new_unit(unit_id, context, note, "text", printf, [], {}, plural,
+                         {source_locale: source or new_translation(key)} if target is None
+                         else {source_locale: source or new_translation(key), locale: target}, refs, {}, key)
+                for unit_id, key, target, context, note, refs, source, plural, printf in zip(
+                    ids, keys, targets, contexts, notes, references, sources or repeat(None), plurals or repeat(False),
+                    printfs or repeat(""))
+            ]
         else:
             units = [
-                new_unit(key, context, note, "text", "", [], {}, False,
-                         {locale: new_translation(text)} if text else {}, refs, {}, key)
-                for key, text, context, note, refs in zip(keys, texts, contexts, notes, references)
+                new_unit(key, context, note, "text", printf, [], {}, plural,
+                         {} if target is None else {locale: target}, refs, {}, key)
+                for key, target, context, note, refs, plural, printf in zip(
+                    keys, targets, contexts, notes, references, plurals or repeat(False), printfs or repeat(""))
             ]
-        if any(texts):
+        if by_text and units:
+            self._see(source_locale)
+        if translated:
             self._see(locale)
         self.units += units
         check_time()

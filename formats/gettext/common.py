@@ -180,6 +180,25 @@ class MessageReader:
         else:
             _add_message(self.builder, message, self.plural_names)
 
+    def add_columns(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                    references: list[list[str]], messages: dict[int, Message]) -> None:
+        """Messages in file order, most of them as columns: row i is messages[i] when there is one (plural
+        entries, flags, translator comments), else a singular message as `add_plain` takes it (msgid keys[i],
+        msgstr texts[i], msgctxt contexts[i] or "" for none, notes[i], references[i]). The columns are consumed."""
+        targets: list[Translation | None] = [Translation(text) if text else None for text in texts]
+        sources: list[Translation | None] | None = None
+        plurals: list[bool] | None = None
+        printfs: list[str] | None = None
+        if messages:
+            sources, plurals, printfs = [None] * len(keys), [False] * len(keys), [""] * len(keys)
+            builder, names = self.builder, self.plural_names
+            for row, message in messages.items():
+                targets[row], sources[row], printfs[row] = _message_parts(builder, message, names)
+                plurals[row] = message.msgid_plural is not None
+                contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
+                references[row] = message.references
+        self.builder.add_rows(keys, targets, contexts, notes, references, sources, plurals, printfs)
+
     def build(self) -> Catalogue:
         """The catalogue of every message added."""
         return self.builder.build(self.headers, project=self.headers.get("Project-Id-Version", ""))
@@ -209,6 +228,17 @@ class _PluralNames:
 
 def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralNames) -> None:
     """One message as a unit (target translation, source forms for plurals, flags, comments)."""
+    target, source, printf = _message_parts(builder, message, names)
+    builder.add(
+        message.msgid, target, context=message.msgctxt or "", notes="\n".join(message.notes) if message.notes else "",
+        source=source, plural=message.msgid_plural is not None, references=message.references, printf=printf,
+    )
+
+
+def _message_parts(builder: CatalogueBuilder, message: Message, names: _PluralNames
+                   ) -> tuple[Translation | None, Translation | None, str]:
+    """A message's target translation (None if it has none), source translation (plural forms by text, else
+    None) and printf style (from its format flag)."""
     flags = message.flags
     flag = _loco_flag(flags) if flags else ""
     printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
@@ -221,10 +251,7 @@ def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralName
     else:
         forms, text, source = {}, message.msgstr[0] or None, None
     target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
-    builder.add(
-        message.msgid, target, context=message.msgctxt or "", notes="\n".join(message.notes) if message.notes else "",
-        source=source, plural=plural, references=message.references, printf=printf,
-    )
+    return target, source, printf
 
 
 def _source_forms(source_locale: str, message: Message) -> Translation:

@@ -312,9 +312,10 @@ class _Unsure(Exception):
     """The scan met something it leaves to the careful parsers (which accept it or name the line)."""
 
 
-# One quoted string running to the last quote of its line; its inside is checked when its value is taken
-# (`_values`), which is cheaper than checking it character by character here. Atomic: never re-entered.
-_LINE_STRING = r'(?>"[^\n]*")'
+# One quoted string running to the last quote of its line that no lone backslash escapes; its inside is
+# checked when its value is taken (`_values`), which is cheaper than checking it character by character here.
+# Atomic: never re-entered.
+_LINE_STRING = r'(?>"[^\n]*(?:(?<!\\)|(?<=\\\\))")'
 _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # An entry exactly as gettext tools and Gloss write it: comment lines, then keywords at the start of their
 # lines, one space before the first string, continued strings on lines of their own, entries apart by blank
@@ -390,51 +391,76 @@ def _scan_po(text: str) -> _Scan | None:
 def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
 
-    Strings are unescaped column by column; runs of singular entries whose comments are in the shape Gloss
-    writes (most of a file) become units in bulk, other entries one by one, as messages.
+    Strings are unescaped column by column; singular entries whose comments are only notes and references
+    (most of a file) go to the reader as columns, the others as messages.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
-    texts = _values([text or '""' for text in scan.msgstr])
     contexts = _optional_values(scan.contexts)
     header_at = _header_index(keys, contexts)
     header = None
     if header_at is not None:
+        # Apart from the others: its lines and escapes would send the whole msgstr column the longer way.
         header = _scanned_message(scan.block(header_at), contexts[header_at], keys[header_at],
-                                  scan.plurals[header_at], scan.msgstrs[header_at], texts[header_at])
+                                  scan.plurals[header_at], scan.msgstrs[header_at],
+                                  _values([scan.msgstr[header_at] or '""'])[0])
         scan.delete(header_at)
-        for column in (keys, texts, contexts):
-            del column[header_at]
-
-    def message(row: int) -> Message:
-        return _scanned_message(scan.block(row), contexts[row], keys[row], scan.plurals[row], scan.msgstrs[row],
-                                texts[row])
-
-    reader = MessageReader(header_fields_of(header), options, lambda: any(any(message(row).msgstr)
-                                                                          for row in range(len(keys))))
-    plurals, comments = scan.plurals, scan.comments
-    others = [row for row, (plural, block) in enumerate(zip(plurals, comments)) if plural is not None or block]
-    contexts_or_empty = [context or "" for context in contexts] if any(contexts) else [""] * len(keys)
+        del keys[header_at], contexts[header_at]
+    texts = _values([text or '""' for text in scan.msgstr])
+    reader = MessageReader(header_fields_of(header), options, lambda: any(
+        any(_scanned_message(scan.block(row), contexts[row], keys[row], scan.plurals[row], scan.msgstrs[row],
+                             texts[row]).msgstr) for row in range(len(keys))))
     notes = [note or "" for note in scan.notes]
     references = [line.split() if line else [] for line in scan.references]
-    start = 0
-    for row in others + [len(keys)]:
-        while start < row:
-            end = min(row, start + _RUN)
-            if not reader.builder.add_texts(keys[start:end], texts[start:end], contexts_or_empty[start:end],
-                                            notes[start:end], references[start:end]):
-                for each in range(start, end):
-                    reader.add_plain(keys[each], texts[each], contexts[each], notes[each], references[each])
-            start = end
-        if row == len(keys):
-            break
-        block = comments[row]
-        notes_and_references = _plain_comments(block) if plurals[row] is None and block else None
-        if notes_and_references is not None:
-            reader.add_plain(keys[row], texts[row], contexts[row], *notes_and_references)
-        else:
-            reader.add(message(row))
-        start = row + 1
+    messages = _messages_of_odd_rows(scan, keys, contexts, texts, notes, references)
+    reader.add_columns(keys, texts, [context or "" for context in contexts] if any(contexts) else [""] * len(keys),
+                       notes, references, messages)
     return reader.build()
+
+
+def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str | None], texts: list[str],
+                          notes: list[str], references: list[list[str]]) -> dict[int, Message]:
+    """Row -> message, for the entries that are not a plain singular message in the shape Gloss writes: plural
+    entries, and those with flags or translator comments (a comment block of other notes and references only
+    is filed into `notes` and `references` instead)."""
+    plurals, comments = scan.plurals, scan.comments
+    messages: dict[int, Message] = {}
+    plural_rows = []
+    for row in [row for row, (plural, block) in enumerate(zip(plurals, comments)) if plural is not None or block]:
+        block = comments[row]
+        if plurals[row] is not None:
+            plural_rows.append(row)
+            continue
+        notes_and_references = _plain_comments(block) if block else None
+        if notes_and_references is not None:
+            notes[row], references[row] = notes_and_references
+        else:
+            messages[row] = _scanned_message(block or "", contexts[row], keys[row], None, None, texts[row])
+    if not plural_rows:
+        return messages
+    # The strings of every plural entry unescaped at once, as the other columns.
+    form_strings = [_SCAN_MSGSTR.findall(scan.msgstrs[row]) for row in plural_rows]  # type: ignore[arg-type]
+    for strings in form_strings:
+        if [index for index, _ in strings] != _form_indices(len(strings)):
+            raise _Unsure  # out of order: the line parser names the line
+    forms = iter(_values([value for strings in form_strings for _, value in strings]))
+    plural_texts = _values([plurals[row] for row in plural_rows])  # type: ignore[misc]
+    for row, strings, plural_text in zip(plural_rows, form_strings, plural_texts):
+        message = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text, [], [], [], [], 0)
+        block = scan.block(row)
+        if block:
+            _comments_into(message, block)
+        messages[row] = message
+    return messages
+
+
+def _form_indices(count: int) -> list[str]:
+    """The indices `msgstr[n]` lines must have, in order: "0", "1"..."""
+    if count < len(_FORM_INDICES):
+        return _FORM_INDICES[count]
+    return [str(index) for index in range(count)]
+
+
+_FORM_INDICES = [[str(index) for index in range(count)] for count in range(8)]
 
 
 def _header_index(keys: list[str], contexts: list[str | None]) -> int | None:
@@ -474,15 +500,44 @@ def _optional_values(strings: list[str | None]) -> list[str | None]:
 def _values(strings: list[str]) -> list[str]:
     """The values of scanned strings (`"a"`, or `"a"\n"b"` continued on lines), unescaped all at once.
 
-    One pass of C-level replaces over their concatenation instead of Python steps per string: escaped
-    backslashes, then escaped quotes, are set aside as stand-ins, so that any quote left inside a string is a
-    bare one (the string ended earlier, or a backslash escaped its closing quote): _Unsure.
+    One pass of C-level counts and replaces over their concatenation instead of Python steps per string.
+    Without escaped backslashes, every backslash starts an escape, and no line's last quote is escaped (the
+    scan takes no such line), so the quotes that are neither a line's first nor its last must all be escaped
+    ones; with escaped backslashes, see `_values_with_escaped_backslashes`. Any bare quote: _Unsure.
     """
     if not strings:
         return []
     joined = _ITEM_END.join(strings)
-    if "\\\\" in joined:
-        joined = joined.replace("\\\\", _BACKSLASH)
+    if joined[0] != '"' or joined[-1] != '"':
+        raise _Unsure
+    inner = joined[1:-1]
+    escaped_quotes = 0
+    backslashes = inner.count("\\")
+    if backslashes:
+        unquoted = inner.replace('\\"', '"')
+        escaped_quotes = len(inner) - len(unquoted)
+        # A backslash before each quote and nowhere else (the usual case) spares a slow search.
+        if backslashes != escaped_quotes and "\\\\" in inner:
+            return _values_with_escaped_backslashes(joined, strings)
+        inner = unquoted
+    breaks = joined.count("\n")  # every newline joins the lines of a continued string: `"a"\n"b"`
+    if joined.count('"') != 2 * (len(strings) + breaks) + escaped_quotes:
+        raise _Unsure
+    if breaks:
+        inner = inner.replace('"\n"', "")
+    if backslashes != escaped_quotes:
+        resolved = _resolve_escapes(inner)
+        if resolved is None:
+            return [_scan_value(value) for value in strings]
+        inner = resolved
+    # Escapes give no NUL here (octal and hex ones went the other way), so each `"NUL"` is a separator.
+    return inner.split(f'"{_ITEM_END}"')
+
+
+def _values_with_escaped_backslashes(joined: str, strings: list[str]) -> list[str]:
+    """`_values` of joined strings that hold escaped backslashes: those, then escaped quotes, are set aside as
+    stand-ins, so that any quote left inside a string is a bare one."""
+    joined = joined.replace("\\\\", _BACKSLASH)
     if '\\"' in joined:
         joined = joined.replace('\\"', _QUOTE)
     if '"\n"' in joined:  # no string holds a newline, so every `"\n"` joins a continued string's lines
@@ -491,20 +546,30 @@ def _values(strings: list[str]) -> list[str]:
     if '"' in inner or joined[0] != '"' or joined[-1] != '"':
         raise _Unsure
     if "\\" in inner:
-        if _WIDE_ESCAPE.search(inner):
-            # `\1` ending one line and `2` starting the next are two characters, joined they would be one.
+        resolved = _resolve_escapes(inner)
+        if resolved is None:
             return [_scan_value(value) for value in strings]
-        inner = inner.replace("\\n", "\n").replace("\\t", "\t")
-        if "\\" in inner:
-            try:
-                inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
-            except FormatError:  # an unknown escape: the line parser names its line
-                raise _Unsure from None
+        inner = resolved
     if _QUOTE in inner:
         inner = inner.replace(_QUOTE, '"')
     if _BACKSLASH in inner:
         inner = inner.replace(_BACKSLASH, "\\")
     return inner.split(_ITEM_END)
+
+
+def _resolve_escapes(inner: str) -> str | None:
+    """Joined string bodies with their escapes resolved (escaped backslashes and quotes already set aside);
+    None when some are octal or hex escapes, whose length depends on what follows: `\\1` ending one line and
+    `2` starting the next are two characters, joined they would be one, so such strings go one by one."""
+    if _WIDE_ESCAPE.search(inner):
+        return None
+    inner = inner.replace("\\n", "\n").replace("\\t", "\t")
+    if "\\" in inner:
+        try:
+            inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
+        except FormatError:  # an unknown escape: the line parser names its line
+            raise _Unsure from None
+    return inner
 
 
 def _scan_value(strings: str) -> str:
