@@ -1,7 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
-from itertools import repeat
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
@@ -123,81 +123,55 @@ class CatalogueBuilder:
             self._by_key.setdefault((context, key), unit)
         return unit
 
-    def add_rows(
-        self,
-        keys: list[str],
-        targets: list[Translation | None],
-        contexts: list[str],
-        notes: list[str],
-        references: list[list[str]],
-        sources: list[Translation | None] | None = None,
-        plurals: list[bool] | None = None,
-        printfs: list[str] | None = None,
-    ) -> None:
-        """Many units at once, the same as `add(keys[i], targets[i], context=contexts[i], notes=notes[i],
-        references=references[i], source=sources[i], plural=plurals[i], printf=printfs[i])` gives row by row
-        (None for a column: its default in every row). Each row's references list becomes its unit's."""
+    def add_rows(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                 references: list[list[str]], special: dict[int, RowParts] | None = None) -> None:
+        """Many units at once, the same as `add(keys[i], Translation(texts[i]) if texts[i] else None,
+        context=contexts[i], notes=notes[i], references=references[i])` gives row by row; a row in `special`
+        takes its target translation, source translation, plural flag and printf style from there instead of
+        `texts`. Each row's references list becomes its unit's."""
+        special = special or {}
         for start in range(0, len(keys), _ROWS_AT_ONCE):
-            end = start + _ROWS_AT_ONCE
-            columns = (keys[start:end], targets[start:end], contexts[start:end], notes[start:end],
-                       references[start:end], None if sources is None else sources[start:end],
-                       None if plurals is None else plurals[start:end], None if printfs is None else printfs[start:end])
-            if self._add_at_once(*columns):
+            end = min(start + _ROWS_AT_ONCE, len(keys))
+            chunk = {row - start: parts for row, parts in special.items() if start <= row < end} if special else {}
+            if self._add_at_once(keys[start:end], texts[start:end], contexts[start:end], notes[start:end],
+                                 references[start:end], chunk):
                 continue
-            for row in range(start, min(end, len(keys))):
-                self.add(keys[row], targets[row], context=contexts[row], notes=notes[row], references=references[row],
-                         source=None if sources is None else sources[row],
-                         plural=False if plurals is None else plurals[row],
-                         printf="" if printfs is None else printfs[row])
+            for row in range(start, end):
+                parts = special.get(row)
+                if parts is None:
+                    self.add(keys[row], Translation(texts[row]) if texts[row] else None, context=contexts[row],
+                             notes=notes[row], references=references[row])
+                else:
+                    self.add(keys[row], parts.target, context=contexts[row], notes=notes[row],
+                             references=references[row], source=parts.source, plural=parts.plural,
+                             printf=parts.printf)
 
-    def _add_at_once(
-        self,
-        keys: list[str],
-        targets: list[Translation | None],
-        contexts: list[str],
-        notes: list[str],
-        references: list[list[str]],
-        sources: list[Translation | None] | None,
-        plurals: list[bool] | None,
-        printfs: list[str] | None,
-    ) -> bool:
+    def _add_at_once(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                     references: list[list[str]], special: dict[int, RowParts]) -> bool:
         """`add_rows` of a few thousand rows in one tight loop; False, with nothing added, when `add` must take
         them one by one: an ID taken or repeated (`add` gives suffixes), a source translation without index
         "text" or a target locale that is the source one (`_put` decides), the unit limit (`add` names the unit
         that passes it)."""
         by_text, source_locale, locale = self.by_text, self.source_locale, self.locale
-        translated = any(targets)  # a Translation is always true
+        translated = any(texts) or any(parts.target for parts in special.values())
         if (not affordable(len(self.units) + len(keys)) or (translated and by_text and locale == source_locale)
-                or (not by_text and sources is not None and any(sources))):
+                or (not by_text and any(parts.source for parts in special.values()))):
             return False
         ids = [f"{context}.{key}" if context else key for key, context in zip(keys, contexts)] if by_text else keys
         if not self._ids.claim_all(ids):
             return False
-        new_unit, new_translation = Unit, Translation
-        # Positional arguments, no call per row but the constructors': this runs once per unit of large files.
-        if by_text and sources is None and plurals is None and printfs is None:
-            units = [
-                new_unit(unit_id, context, note, "text", "", [], {}, False,
-                         {source_locale: new_translation(key)} if target is None
-                         else {source_locale: new_translation(key), locale: target}, refs, {}, key)
-                for unit_id, key, target, context, note, refs in zip(ids, keys, targets, contexts, notes, references)
-            ]
-        elif by_text:
-            units = [
-                new_unit(unit_id, context, note, "text", printf, [], {}, plural,
-                         {source_locale: source or new_translation(key)} if target is None
-                         else {source_locale: source or new_translation(key), locale: target}, refs, {}, key)
-                for unit_id, key, target, context, note, refs, source, plural, printf in zip(
-                    ids, keys, targets, contexts, notes, references, sources or repeat(None), plurals or repeat(False),
-                    printfs or repeat(""))
-            ]
-        else:
-            units = [
-                new_unit(key, context, note, "text", printf, [], {}, plural,
-                         {} if target is None else {locale: target}, refs, {}, key)
-                for key, target, context, note, refs, plural, printf in zip(
-                    keys, targets, contexts, notes, references, plurals or repeat(False), printfs or repeat(""))
-            ]
+        units = _plain_units(ids, keys, texts, contexts, notes, references, source_locale if by_text else None,
+                             locale)
+        for row, parts in special.items():
+            unit = units[row]
+            translations = unit.translations
+            if texts[row]:  # the target made from the row's text is not its own (its locale is not the source's)
+                del translations[locale]
+            if parts.source is not None:
+                translations[source_locale] = parts.source
+            if parts.target is not None:
+                translations[locale] = parts.target
+            unit.plural, unit.printf = parts.plural, parts.printf
         if by_text and units:
             self._see(source_locale)
         if translated:
@@ -254,6 +228,66 @@ class CatalogueBuilder:
         if locale not in self._seen:
             self._seen.add(locale)
             self._locales.append(locale)
+
+
+@dataclass(slots=True)
+class RowParts:
+    """What a row of `CatalogueBuilder.add_rows` holds beyond a plain text (as `add` takes them)."""
+
+    target: Translation | None
+    source: Translation | None = None
+    plural: bool = False
+    printf: str = ""
+
+
+# The fields of Unit and Translation, in order, that `_plain_units` sets itself: a field added to either class
+# must be added there too (a unit without it would fail on first use; the scan tests compare whole units).
+_UNIT_FIELDS = ("id", "context", "notes", "type", "printf", "tags", "aliases", "plural", "translations", "references",
+                "meta", "key")
+_TRANSLATION_FIELDS = ("text", "plurals", "flag", "comment")
+if (tuple(item.name for item in fields(Unit)) != _UNIT_FIELDS
+        or tuple(item.name for item in fields(Translation)) != _TRANSLATION_FIELDS):
+    raise ImportError("formats.reading._plain_units sets the fields of Unit and Translation: update it")
+
+
+def _plain_units(ids: list[str], keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                 references: list[list[str]], source_locale: str | None, locale: str) -> list[Unit]:
+    """Units of plain rows: the target translation is the text (none when empty), the source one the key when
+    `source_locale` is given (index "text"). As `Unit(...)` and `Translation(...)` make them, but a third
+    faster: their attributes are set here, not through the dataclass constructors (this runs once per unit
+    of large files)."""
+    new, unit_class, translation_class = object.__new__, Unit, Translation
+    units: list[Unit] = []
+    append = units.append
+    for unit_id, key, text, context, note, refs in zip(ids, keys, texts, contexts, notes, references):
+        if text:
+            target = new(translation_class)
+            target.text = text
+            target.plurals = {}
+            target.flag = target.comment = ""
+        if source_locale is not None:
+            source = new(translation_class)
+            source.text = key
+            source.plurals = {}
+            source.flag = source.comment = ""
+            translations = {source_locale: source, locale: target} if text else {source_locale: source}
+        else:
+            translations = {locale: target} if text else {}
+        unit = new(unit_class)
+        unit.id = unit_id
+        unit.context = context
+        unit.notes = note
+        unit.type = "text"
+        unit.printf = ""
+        unit.tags = []
+        unit.aliases = {}
+        unit.plural = False
+        unit.translations = translations
+        unit.references = refs
+        unit.meta = {}
+        unit.key = key
+        append(unit)
+    return units
 
 
 def leaf_translation(value: Any, key: str, locale: str, scalar_text: ScalarText) -> Translation | None:

@@ -14,7 +14,7 @@ from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
 from ..printf import placeholders
-from ..reading import CatalogueBuilder, requested_locale
+from ..reading import CatalogueBuilder, RowParts, requested_locale
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
 _STYLE_OF_FLAG = {flag: style for style, flag in FORMAT_FLAGS.items()}
@@ -185,19 +185,14 @@ class MessageReader:
         """Messages in file order, most of them as columns: row i is messages[i] when there is one (plural
         entries, flags, translator comments), else a singular message as `add_plain` takes it (msgid keys[i],
         msgstr texts[i], msgctxt contexts[i] or "" for none, notes[i], references[i]). The columns are consumed."""
-        targets: list[Translation | None] = [Translation(text) if text else None for text in texts]
-        sources: list[Translation | None] | None = None
-        plurals: list[bool] | None = None
-        printfs: list[str] | None = None
-        if messages:
-            sources, plurals, printfs = [None] * len(keys), [False] * len(keys), [""] * len(keys)
-            builder, names = self.builder, self.plural_names
-            for row, message in messages.items():
-                targets[row], sources[row], printfs[row] = _message_parts(builder, message, names)
-                plurals[row] = message.msgid_plural is not None
-                contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
-                references[row] = message.references
-        self.builder.add_rows(keys, targets, contexts, notes, references, sources, plurals, printfs)
+        special = {}
+        builder, names = self.builder, self.plural_names
+        for row, message in messages.items():
+            target, source, printf = _message_parts(builder, message, names)
+            special[row] = RowParts(target, source, message.msgid_plural is not None, printf)
+            contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
+            references[row] = message.references
+        builder.add_rows(keys, texts, contexts, notes, references, special)
 
     def build(self) -> Catalogue:
         """The catalogue of every message added."""

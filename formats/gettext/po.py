@@ -312,10 +312,10 @@ class _Unsure(Exception):
     """The scan met something it leaves to the careful parsers (which accept it or name the line)."""
 
 
-# One quoted string running to the last quote of its line that no lone backslash escapes; its inside is
+# One quoted string filling the rest of its line, whose last quote no lone backslash escapes; its inside is
 # checked when its value is taken (`_values`), which is cheaper than checking it character by character here.
-# Atomic: never re-entered.
-_LINE_STRING = r'(?>"[^\n]*(?:(?<!\\)|(?<=\\\\))")'
+# Possessive: never re-entered.
+_LINE_STRING = r'"[^\n]++(?:(?<=[^\\]")|(?<=\\\\"))'
 _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # An entry exactly as gettext tools and Gloss write it: comment lines, then keywords at the start of their
 # lines, one space before the first string, continued strings on lines of their own, entries apart by blank
@@ -324,7 +324,7 @@ _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # The comments Gloss writes for most entries (none, or a one-line note already stripped, then one line of
 # references) are taken apart here as `note` and `refs`; any other comment block is kept whole as `comments`.
 _SCAN_ENTRY = re.compile(
-    rf"""\n*+(?:(?:\#\.\ (?P<note>\S(?:[^\n]*\S)?)\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?(?=msg)
+    rf"""\n*+(?:(?:\#\.\ (?P<note>\S[^\n]*+(?<=\S))\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?(?=msg)
        |(?P<comments>(?:\#(?!~)[^\n]*+\n)*+))
     (?:msgctxt\ (?P<ctx>{_SCAN_STRINGS})\n)?
     msgid\ (?P<id>{_SCAN_STRINGS})\n
