@@ -166,6 +166,7 @@ class MessageReader:
         self.headers = headers
         self.builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
         self.plural_names = _PluralNames(self.builder.locale, headers.get("Plural-Forms", ""))
+        self._source_names: list[str] | None = None  # the source locale's plural forms, once a message needs them
 
     def add_plain(self, key: str, text: str, context: str | None, notes: str, references: list[str]) -> None:
         """A singular message without flags or translator comments (most messages of a file)."""
@@ -178,7 +179,11 @@ class MessageReader:
             self.add_plain(message.msgid, message.msgstr[0], message.msgctxt,
                            "\n".join(message.notes) if message.notes else "", message.references)
         else:
-            _add_message(self.builder, message, self.plural_names)
+            parts = self._parts(message)
+            self.builder.add(
+                message.msgid, parts.target, context=message.msgctxt or "", notes="\n".join(message.notes),
+                source=parts.source, plural=parts.plural, references=message.references, printf=parts.printf,
+            )
 
     def add_columns(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
                     references: list[list[str]], messages: dict[int, Message]) -> None:
@@ -186,13 +191,38 @@ class MessageReader:
         entries, flags, translator comments), else a singular message as `add_plain` takes it (msgid keys[i],
         msgstr texts[i], msgctxt contexts[i] or "" for none, notes[i], references[i]). The columns are consumed."""
         special = {}
-        builder, names = self.builder, self.plural_names
         for row, message in messages.items():
-            target, source, printf = _message_parts(builder, message, names)
-            special[row] = RowParts(target, source, message.msgid_plural is not None, printf)
+            special[row] = self._parts(message)
             contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
             references[row] = message.references
-        builder.add_rows(keys, texts, contexts, notes, references, special)
+        self.builder.add_rows(keys, texts, contexts, notes, references, special)
+
+    def _parts(self, message: Message) -> RowParts:
+        """A message's target translation (None if it has none), source translation (plural forms by text, else
+        None), plural flag and printf style (from its format flag)."""
+        flags = message.flags
+        flag = _loco_flag(flags) if flags else ""
+        printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
+        comment = "\n".join(message.comments)
+        source = None
+        if message.msgid_plural is not None:
+            forms = {name: text for name, text in zip(self.plural_names.names(len(message.msgstr)), message.msgstr)
+                     if text and name}
+            text = next(iter(forms.values()), None)
+            if self.builder.by_text:
+                source = self._source_forms(message.msgid, message.msgid_plural)
+        else:
+            forms, text = {}, message.msgstr[0] or None
+        target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
+        return RowParts(target, source, message.msgid_plural is not None, printf)
+
+    def _source_forms(self, msgid: str, msgid_plural: str) -> Translation:
+        """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
+        if self._source_names is None:
+            self._source_names = plural_rules(self.builder.source_locale).forms
+        plurals = dict.fromkeys(self._source_names, msgid_plural)
+        plurals[self._source_names[0]] = msgid
+        return Translation(msgid, plurals)
 
     def build(self) -> Catalogue:
         """The catalogue of every message added."""
@@ -219,42 +249,6 @@ class _PluralNames:
             self._cache[wanted] = categories_for_indices(self.locale, wanted, equation)
         names: list[str | None] = list(self._cache[wanted][:count])
         return names + [None] * (count - len(names))
-
-
-def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralNames) -> None:
-    """One message as a unit (target translation, source forms for plurals, flags, comments)."""
-    target, source, printf = _message_parts(builder, message, names)
-    builder.add(
-        message.msgid, target, context=message.msgctxt or "", notes="\n".join(message.notes) if message.notes else "",
-        source=source, plural=message.msgid_plural is not None, references=message.references, printf=printf,
-    )
-
-
-def _message_parts(builder: CatalogueBuilder, message: Message, names: _PluralNames
-                   ) -> tuple[Translation | None, Translation | None, str]:
-    """A message's target translation (None if it has none), source translation (plural forms by text, else
-    None) and printf style (from its format flag)."""
-    flags = message.flags
-    flag = _loco_flag(flags) if flags else ""
-    printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
-    comment = "\n".join(message.comments) if message.comments else ""
-    plural = message.msgid_plural is not None
-    if plural:
-        forms = {name: text for name, text in zip(names.names(len(message.msgstr)), message.msgstr) if text and name}
-        text = next(iter(forms.values()), None)
-        source = _source_forms(builder.source_locale, message) if builder.by_text else None
-    else:
-        forms, text, source = {}, message.msgstr[0] or None, None
-    target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
-    return target, source, printf
-
-
-def _source_forms(source_locale: str, message: Message) -> Translation:
-    """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
-    forms = plural_rules(source_locale).forms
-    plural_text = message.msgid_plural or ""
-    plurals = {name: message.msgid if position == 0 else plural_text for position, name in enumerate(forms)}
-    return Translation(text=message.msgid, plurals=plurals)
 
 
 def _loco_flag(flags: list[str]) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from itertools import compress
 
 from ..budget import check_time
 from ..catalogue import Catalogue
@@ -424,17 +425,16 @@ def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str | Non
     is filed into `notes` and `references` instead)."""
     plurals, comments = scan.plurals, scan.comments
     messages: dict[int, Message] = {}
-    plural_rows = []
-    for row in [row for row, (plural, block) in enumerate(zip(plurals, comments)) if plural is not None or block]:
-        block = comments[row]
-        if plurals[row] is not None:
-            plural_rows.append(row)
-            continue
-        notes_and_references = _plain_comments(block) if block else None
-        if notes_and_references is not None:
-            notes[row], references[row] = notes_and_references
-        else:
-            messages[row] = _scanned_message(block or "", contexts[row], keys[row], None, None, texts[row])
+    rows = range(len(plurals))
+    plural_rows = list(compress(rows, plurals))  # a scanned string is never empty: present means true
+    for row in compress(rows, comments):
+        block: str = comments[row]  # type: ignore[assignment]  # compress: a comment block is there
+        if plurals[row] is None:
+            notes_and_references = _plain_comments(block)
+            if notes_and_references is not None:
+                notes[row], references[row] = notes_and_references
+            else:
+                messages[row] = _scanned_message(block, contexts[row], keys[row], None, None, texts[row])
     if not plural_rows:
         return messages
     # The strings of every plural entry unescaped at once, as the other columns.
@@ -445,11 +445,15 @@ def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str | Non
     forms = iter(_values([value for strings in form_strings for _, value in strings]))
     plural_texts = _values([plurals[row] for row in plural_rows])  # type: ignore[misc]
     for row, strings, plural_text in zip(plural_rows, form_strings, plural_texts):
-        message = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text, [], [], [], [], 0)
-        block = scan.block(row)
-        if block:
-            _comments_into(message, block)
-        messages[row] = message
+        comment_block = comments[row]
+        if comment_block is None:  # comments in the shape Gloss writes, already in the columns
+            note = notes[row]
+            messages[row] = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text, [],
+                                    [note] if note else [], references[row], [], 0)
+        else:
+            messages[row] = message = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text,
+                                              [], [], [], [], 0)
+            _comments_into(message, comment_block)
     return messages
 
 
