@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import compress
 from json.encoder import encode_basestring as _encode_string
 from typing import Any, Callable, Iterable, Iterator
 
@@ -180,8 +181,10 @@ def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> s
     if not types <= _PLAIN_VALUE_TYPES:
         if not types <= _PLAIN_VALUE_TYPES | _CONTAINER_TYPES:
             return None
-        nested = [item for item in value.values() if type(item) in _CONTAINER_TYPES]
-        value = {key: _MARK if type(item) in _CONTAINER_TYPES else item for key, item in value.items()}
+        # C-level passes only: which values are containers, those values, and a copy with marks instead.
+        containers = list(map(_CONTAINER_TYPES.__contains__, map(type, value.values())))
+        nested = list(compress(value.values(), containers))
+        value = {**value, **dict.fromkeys(compress(value, containers), _MARK)}
     encoder = _encoders.get((inner, colon))
     if encoder is None:
         encoder = _encoders[(inner, colon)] = json.JSONEncoder(
@@ -189,9 +192,11 @@ def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> s
     items = encoder.encode(value)[1:-1]
     if not nested:
         return items
-    if items.count(_ENCODED_MARK[1:-1]) != len(nested):  # a key or a text holds the mark (or spells it)
-        return None
+    # Inside an encoded string a quote is always escaped, so a quoted mark is a whole key or value: ours,
+    # unless some key or text is the mark itself.
     pieces = items.split(_ENCODED_MARK)
+    if len(pieces) != len(nested) + 1:
+        return None
     written = [pieces[0]]
     for item, piece in zip(nested, pieces[1:]):
         parts: list[str] = []
