@@ -246,7 +246,14 @@ def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = 
     left out."""
     entries = doc.entries
     if locale:  # as _value, inline: this runs once per unit of large files
-        values = [_value(entry, locale, doc) if entry.unit.plural
+        forms: list[str] = []  # the locale's plural forms, once a plural unit needs them
+
+        def plural_value(entry: Entry) -> dict[str, str] | None:
+            if not forms:
+                forms.extend(doc.rules(locale).forms)
+            return entry.plural_forms(locale, forms) or None
+
+        values = [plural_value(entry) if entry.unit.plural
                   else None if (found := entry.translations.get(locale)) is None else found.text
                   for entry in entries]
     else:
