@@ -206,8 +206,13 @@ class MessageReader:
         comment = "\n".join(message.comments)
         source = None
         if message.msgid_plural is not None:
-            forms = {name: text for name, text in zip(self.plural_names.names(len(message.msgstr)), message.msgstr)
-                     if text and name}
+            strings = message.msgstr
+            names = self.plural_names.names(len(strings))
+            forms: dict[str, str]
+            if all(strings) and None not in names:  # every form named and translated: the usual case
+                forms = dict(zip(names, strings))  # type: ignore[arg-type]  # no None among the names
+            else:
+                forms = {name: text for name, text in zip(names, strings) if text and name}
             text = next(iter(forms.values()), None)
             if self.builder.by_text:
                 source = self._source_forms(message.msgid, message.msgid_plural)
@@ -218,10 +223,11 @@ class MessageReader:
 
     def _source_forms(self, msgid: str, msgid_plural: str) -> Translation:
         """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
-        if self._source_names is None:
-            self._source_names = plural_rules(self.builder.source_locale).forms
-        plurals = dict.fromkeys(self._source_names, msgid_plural)
-        plurals[self._source_names[0]] = msgid
+        names = self._source_names
+        if names is None:
+            names = self._source_names = plural_rules(self.builder.source_locale).forms
+        plurals = dict.fromkeys(names, msgid_plural)
+        plurals[names[0]] = msgid
         return Translation(msgid, plurals)
 
     def build(self) -> Catalogue:
@@ -240,15 +246,22 @@ class _PluralNames:
         equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
         self.equation = equation.group(1).strip() if equation else None
         self._cache: dict[int, list[str]] = {}
+        self._by_count: dict[int, tuple[str | None, ...]] = {}
 
-    def names(self, count: int) -> list[str | None]:
+    def names(self, count: int) -> tuple[str | None, ...]:
         """Names for `count` msgstr forms; forms beyond a declared nplurals are None (gettext never uses them)."""
+        found = self._by_count.get(count)
+        if found is not None:
+            return found
         wanted = self.nplurals or count
         if wanted not in self._cache:
             equation = self.equation if wanted == self.nplurals else None
             self._cache[wanted] = categories_for_indices(self.locale, wanted, equation)
         names: list[str | None] = list(self._cache[wanted][:count])
-        return names + [None] * (count - len(names))
+        found = tuple(names + [None] * (count - len(names)))
+        if count <= 16:  # the counts files use; a hostile file's many others are not kept
+            self._by_count[count] = found
+        return found
 
 
 def _loco_flag(flags: list[str]) -> str:

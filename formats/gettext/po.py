@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from itertools import compress
+from itertools import chain, compress, islice
+from operator import itemgetter
 
 from ..budget import check_time
 from ..catalogue import Catalogue
@@ -437,21 +438,23 @@ def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str | Non
                 messages[row] = _scanned_message(block, contexts[row], keys[row], None, None, texts[row])
     if not plural_rows:
         return messages
-    # The strings of every plural entry unescaped at once, as the other columns.
-    form_strings = [_SCAN_MSGSTR.findall(scan.msgstrs[row]) for row in plural_rows]  # type: ignore[arg-type]
-    for strings in form_strings:
-        if [index for index, _ in strings] != _form_indices(len(strings)):
-            raise _Unsure  # out of order: the line parser names the line
-    forms = iter(_values([value for strings in form_strings for _, value in strings]))
+    # The msgstr[n] lines of every plural entry, read and unescaped at once, as the other columns: a line
+    # starts each form (a newline never is inside a string), and the scan took whole lines.
+    blocks: list[str] = [scan.msgstrs[row] for row in plural_rows]  # type: ignore[misc]
+    counts = [block.count("\nmsgstr[") + 1 for block in blocks]
+    lines = _SCAN_MSGSTR.findall("".join(blocks))
+    if list(map(itemgetter(0), lines)) != list(chain.from_iterable(map(_form_indices, counts))):
+        raise _Unsure  # out of order: the line parser names the line
+    forms = iter(_values(list(map(itemgetter(1), lines))))
     plural_texts = _values([plurals[row] for row in plural_rows])  # type: ignore[misc]
-    for row, strings, plural_text in zip(plural_rows, form_strings, plural_texts):
+    for row, count, plural_text in zip(plural_rows, counts, plural_texts):
         comment_block = comments[row]
         if comment_block is None:  # comments in the shape Gloss writes, already in the columns
             note = notes[row]
-            messages[row] = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text, [],
+            messages[row] = Message(keys[row], list(islice(forms, count)), contexts[row], plural_text, [],
                                     [note] if note else [], references[row], [], 0)
         else:
-            messages[row] = message = Message(keys[row], [next(forms) for _ in strings], contexts[row], plural_text,
+            messages[row] = message = Message(keys[row], list(islice(forms, count)), contexts[row], plural_text,
                                               [], [], [], [], 0)
             _comments_into(message, comment_block)
     return messages
