@@ -25,7 +25,7 @@ Option semantics decided here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable
 
@@ -136,8 +136,7 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     wanted = [source] + [code for code in locales if code != source]
     if not template and not options.fallback and not options.printf and index == "id" and spec.key_filter is None:
         # the most common case in one pass: keyed by asset ID (as below)
-        return KeyedEntries(source, template, locales, wanted, index,
-                            [Entry(unit, unit.id, (), unit.translations) for unit in units])
+        return KeyedEntries(source, template, locales, wanted, index, _entries_by_id(units))
     if not template and not options.fallback:  # the common case, without a call per unit
         entries = [Entry(unit, "", (), unit.translations) for unit in units]
     else:
@@ -155,6 +154,27 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
         for entry in entries:
             entry.key = _raw_key(entry, index, source, spec)
     return KeyedEntries(source, template, locales, wanted, index, entries)
+
+
+def _entries_by_id(units: list[Unit]) -> list[Entry]:
+    """`Entry(unit, unit.id, (), unit.translations)` for each unit, with the fields set here rather than through
+    the dataclass constructor (a third faster: this runs once per unit of large files)."""
+    new = object.__new__
+    entries: list[Entry] = []
+    append = entries.append
+    for unit in units:
+        entry = new(Entry)
+        entry.unit = unit
+        entry.key = unit.id
+        entry.path = ()
+        entry.translations = unit.translations
+        append(entry)
+    return entries
+
+
+# The fields `_entries_by_id` sets, in order: a field added to Entry must be set there too.
+if tuple(item.name for item in fields(Entry)) != ("unit", "key", "path", "translations"):
+    raise ImportError("formats.pipeline._entries_by_id sets the fields of Entry: update it")
 
 
 def document_of(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions, keyed: KeyedEntries,
