@@ -185,6 +185,13 @@ def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> s
         containers = list(map(_CONTAINER_TYPES.__contains__, map(type, value.values())))
         nested = list(compress(value.values(), containers))
         value = {**value, **dict.fromkeys(compress(value, containers), _MARK)}
+    return _encode_marked(value, nested, inner, indent, colon)
+
+
+def _encode_marked(value: dict[str, Any], nested: list[Any], inner: str, indent: str, colon: str) -> str | None:
+    """The items of an object whose values are scalars or the mark, laid out as `_dump` does, through one call
+    of the C encoder; the marks are replaced by the pretty JSON of `nested`, in order. None when some key or
+    text is the mark itself."""
     encoder = _encoders.get((inner, colon))
     if encoder is None:
         encoder = _encoders[(inner, colon)] = json.JSONEncoder(
@@ -245,17 +252,8 @@ def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = 
     """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
     left out."""
     entries = doc.entries
-    if locale:  # as _value, inline: this runs once per unit of large files
-        forms: list[str] = []  # the locale's plural forms, once a plural unit needs them
-
-        def plural_value(entry: Entry) -> dict[str, str] | None:
-            if not forms:
-                forms.extend(doc.rules(locale).forms)
-            return entry.plural_forms(locale, forms) or None
-
-        values = [plural_value(entry) if entry.unit.plural
-                  else None if (found := entry.translations.get(locale)) is None else found.text
-                  for entry in entries]
+    if locale:
+        values = _leaf_values(doc, locale, _plural_objects(doc, locale))
     else:
         values = [_value(entry, locale, doc) for entry in entries]
     if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
@@ -264,6 +262,25 @@ def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = 
         return {entry.key: value for entry, value in zip(entries, values) if value is not None}
     pairs = zip([entry.path for entry in entries], values)
     return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
+
+
+def _leaf_values(doc: ExportDocument, locale: str, plural_value: Callable[[Entry], Any]) -> list[Any]:
+    """`_value` of every entry in a locale, inline for singular units (this runs once per unit of large files)."""
+    return [plural_value(entry) if entry.unit.plural
+            else None if (found := entry.translations.get(locale)) is None else found.text
+            for entry in doc.entries]
+
+
+def _plural_objects(doc: ExportDocument, locale: str) -> Callable[[Entry], dict[str, str] | None]:
+    """`_value` of plural entries in a locale, the locale's plural forms fetched once one needs them."""
+    forms: list[str] = []
+
+    def plural_object(entry: Entry) -> dict[str, str] | None:
+        if not forms:
+            forms.extend(doc.rules(locale).forms)
+        return entry.plural_forms(locale, forms) or None
+
+    return plural_object
 
 
 # --- simple and multi-locale JSON ------------------------------------------------------------------
@@ -282,7 +299,36 @@ def read_json(data: bytes, options: ReadOptions) -> Catalogue:
 def write_json(doc: ExportDocument) -> str:
     """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
     keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
+    if doc.locale and doc.entries and not nests_keys(doc.spec, doc.options, doc.index):
+        flat = _flat_json(doc, doc.locale, untranslated_as_null=doc.template)
+        if flat is not None:
+            return flat
     return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
+
+
+def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | None:
+    """What `dump_json(_tree(...))` gives for a flat tree, built for the encoder straight away: texts, null,
+    and marks where plural objects go (see `_encode_marked`). None when some key or text is the mark."""
+    nested: list[dict[str, str]] = []
+    plural_object = _plural_objects(doc, locale)
+
+    def plural_mark(entry: Entry) -> str | None:
+        found = plural_object(entry)
+        if found is None:
+            return None
+        nested.append(found)
+        return _MARK
+
+    values = _leaf_values(doc, locale, plural_mark)
+    keys = [entry.key for entry in doc.entries]
+    if untranslated_as_null:
+        tree = dict(zip(keys, values))
+    else:
+        tree = {key: value for key, value in zip(keys, values) if value is not None}
+    if not tree:
+        return None
+    items = _encode_marked(tree, nested, "\n    ", "    ", ": ")
+    return None if items is None else f"{{\n    {items}\n}}\n"
 
 
 def read_multi(data: bytes, options: ReadOptions) -> Catalogue:
