@@ -132,9 +132,9 @@ def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -
             return
         inner = newline + indent
         if len(value) >= _WHOLE_OBJECT_ITEMS:
-            whole = _dump_whole(value, inner, indent, colon)
+            whole = _dump_whole(value, newline, indent, colon)
             if whole is not None:
-                parts.append(f"{{{inner}{whole}{newline}}}")
+                parts.append(whole)
                 return
         separator = "{"
         for key, item in value.items():
@@ -170,8 +170,8 @@ _ENCODED_MARK = _encode_string(_MARK)
 _encoders: dict[tuple[str, str], json.JSONEncoder] = {}
 
 
-def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> str | None:
-    """The items of an object, laid out as `_dump` does, through one call of the C encoder: nested objects
+def _dump_whole(value: dict[Any, Any], newline: str, indent: str, colon: str) -> str | None:
+    """A non-empty object laid out as `_dump` does, through one call of the C encoder: nested objects
     and arrays are replaced by a mark, and written in its place afterwards. None when some key or value is
     of a type `_dump` writes differently (non-string keys, str subclasses...) or a text holds the mark."""
     if set(map(type, value)) != {str}:
@@ -185,25 +185,29 @@ def _dump_whole(value: dict[Any, Any], inner: str, indent: str, colon: str) -> s
         containers = list(map(_CONTAINER_TYPES.__contains__, map(type, value.values())))
         nested = list(compress(value.values(), containers))
         value = {**value, **dict.fromkeys(compress(value, containers), _MARK)}
-    return _encode_marked(value, nested, inner, indent, colon)
+    return _encode_marked(value, nested, newline, indent, colon)
 
 
-def _encode_marked(value: dict[str, Any], nested: list[Any], inner: str, indent: str, colon: str) -> str | None:
-    """The items of an object whose values are scalars or the mark, laid out as `_dump` does, through one call
-    of the C encoder; the marks are replaced by the pretty JSON of `nested`, in order. None when some key or
-    text is the mark itself."""
+def _encode_marked(value: dict[str, Any], nested: list[Any], newline: str, indent: str, colon: str,
+                   tail: str = "") -> str | None:
+    """A non-empty object whose values are scalars or the mark, laid out as `_dump` does (then `tail`), through
+    one call of the C encoder; the marks are replaced by the pretty JSON of `nested`, in order. None when some
+    key or text is the mark itself."""
+    inner = newline + indent
     encoder = _encoders.get((inner, colon))
     if encoder is None:
         encoder = _encoders[(inner, colon)] = json.JSONEncoder(
             ensure_ascii=False, check_circular=False, separators=("," + inner, colon))
-    items = encoder.encode(value)[1:-1]
+    encoded = encoder.encode(value)  # `{"key": "text",<inner>"key": ...}`, one large string: few copies of it
     if not nested:
-        return items
+        return f"{{{inner}{encoded[1:-1]}{newline}}}{tail}"
     # Inside an encoded string a quote is always escaped, so a quoted mark is a whole key or value: ours,
     # unless some key or text is the mark itself.
-    pieces = items.split(_ENCODED_MARK)
+    pieces = encoded.split(_ENCODED_MARK)
     if len(pieces) != len(nested) + 1:
         return None
+    pieces[0] = "{" + inner + pieces[0][1:]
+    pieces[-1] = pieces[-1][:-1] + newline + "}" + tail
     written = [pieces[0]]
     for item, piece in zip(nested, pieces[1:]):
         parts: list[str] = []
@@ -327,8 +331,7 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
         tree = {key: value for key, value in zip(keys, values) if value is not None}
     if not tree:
         return None
-    items = _encode_marked(tree, nested, "\n    ", "    ", ": ")
-    return None if items is None else f"{{\n    {items}\n}}\n"
+    return _encode_marked(tree, nested, "\n", "    ", ": ", tail="\n")
 
 
 def read_multi(data: bytes, options: ReadOptions) -> Catalogue:

@@ -517,28 +517,31 @@ def _values(strings: list[str]) -> list[str]:
     joined = _ITEM_END.join(strings)
     if joined[0] != '"' or joined[-1] != '"':
         raise _Unsure
-    inner = joined[1:-1]
+    # The joined strings keep their outer quotes (a copy without them would be one more large string).
+    text = joined
     escaped_quotes = 0
-    backslashes = inner.count("\\")
+    backslashes = joined.count("\\")
     if backslashes:
-        unquoted = inner.replace('\\"', '"')
-        escaped_quotes = len(inner) - len(unquoted)
+        text = joined.replace('\\"', '"')
+        escaped_quotes = len(joined) - len(text)
         # A backslash before each quote and nowhere else (the usual case) spares a slow search.
-        if backslashes != escaped_quotes and "\\\\" in inner:
+        if backslashes != escaped_quotes and "\\\\" in joined:
             return _values_with_escaped_backslashes(joined, strings)
-        inner = unquoted
     breaks = joined.count("\n")  # every newline joins the lines of a continued string: `"a"\n"b"`
     if joined.count('"') != 2 * (len(strings) + breaks) + escaped_quotes:
         raise _Unsure
     if breaks:
-        inner = inner.replace('"\n"', "")
+        text = text.replace('"\n"', "")
     if backslashes != escaped_quotes:
-        resolved = _resolve_escapes(inner)
+        resolved = _resolve_escapes(text)
         if resolved is None:
             return [_scan_value(value) for value in strings]
-        inner = resolved
+        text = resolved
     # Escapes give no NUL here (octal and hex ones went the other way), so each `"NUL"` is a separator.
-    return inner.split(f'"{_ITEM_END}"')
+    values = text.split(f'"{_ITEM_END}"')
+    values[0] = values[0][1:]
+    values[-1] = values[-1][:-1]
+    return values
 
 
 def _values_with_escaped_backslashes(joined: str, strings: list[str]) -> list[str]:
