@@ -261,7 +261,7 @@ def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = 
     else:
         values = [_value(entry, locale, doc) for entry in entries]
     if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
-        if untranslated_as_null:
+        if untranslated_as_null or None not in values:
             return dict(zip([entry.key for entry in entries], values))
         return {entry.key: value for entry, value in zip(entries, values) if value is not None}
     pairs = zip([entry.path for entry in entries], values)
@@ -325,7 +325,7 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
 
     values = _leaf_values(doc, locale, plural_mark)
     keys = [entry.key for entry in doc.entries]
-    if untranslated_as_null:
+    if untranslated_as_null or None not in values:
         tree = dict(zip(keys, values))
     else:
         tree = {key: value for key, value in zip(keys, values) if value is not None}
