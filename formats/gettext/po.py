@@ -326,7 +326,7 @@ _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # The comments Gloss writes for most entries (none, or a one-line note already stripped, then one line of
 # references) are taken apart here as `note` and `refs`; any other comment block is kept whole as `comments`.
 _SCAN_ENTRY = re.compile(
-    rf"""\n*+(?:(?:\#\.\ (?P<note>\S[^\n]*+(?<=\S))\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?(?=msg)
+    rf"""\n*+(?:(?:\#\.\ (?P<note>\S[^\n]*+(?<=\S))\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?
        |(?P<comments>(?:\#(?!~)[^\n]*+\n)*+))
     (?:msgctxt\ (?P<ctx>{_SCAN_STRINGS})\n)?
     msgid\ (?P<id>{_SCAN_STRINGS})\n
