@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import compress
+from operator import attrgetter
 from json.encoder import encode_basestring as _encode_string
 from typing import Any, Callable, Iterable, Iterator
 
@@ -324,7 +325,7 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
         return _MARK
 
     values = _leaf_values(doc, locale, plural_mark)
-    keys = [entry.key for entry in doc.entries]
+    keys = list(map(attrgetter("key"), doc.entries))
     if untranslated_as_null or None not in values:
         tree = dict(zip(keys, values))
     else:

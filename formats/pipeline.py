@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
+from itertools import repeat
 from typing import TYPE_CHECKING, Iterable
 
 from vocabulary import status_term
@@ -159,16 +160,12 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
 def _entries_by_id(units: list[Unit]) -> list[Entry]:
     """`Entry(unit, unit.id, (), unit.translations)` for each unit, with the fields set here rather than through
     the dataclass constructor (a third faster: this runs once per unit of large files)."""
-    new = object.__new__
-    entries: list[Entry] = []
-    append = entries.append
-    for unit in units:
-        entry = new(Entry)
+    entries: list[Entry] = list(map(object.__new__, repeat(Entry, len(units))))  # blank, made in a C loop
+    for entry, unit in zip(entries, units):
         entry.unit = unit
         entry.key = unit.id
         entry.path = ()
         entry.translations = unit.translations
-        append(entry)
     return entries
 
 

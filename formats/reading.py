@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import repeat
 from typing import Any, Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
@@ -256,24 +257,24 @@ def _plain_units(ids: list[str], keys: list[str], texts: list[str], contexts: li
     `source_locale` is given (index "text"). As `Unit(...)` and `Translation(...)` make them, but a third
     faster: their attributes are set here, not through the dataclass constructors (this runs once per unit
     of large files)."""
-    new, unit_class, translation_class = object.__new__, Unit, Translation
-    units: list[Unit] = []
-    append = units.append
-    for unit_id, key, text, context, note, refs in zip(ids, keys, texts, contexts, notes, references):
+    # Blank instances made in C loops (cheaper than one call each here), then filled in.
+    new, count = object.__new__, len(keys)
+    units: list[Unit] = list(map(new, repeat(Unit, count)))
+    targets = map(new, repeat(Translation, count)) if any(texts) else repeat(None)
+    sources = map(new, repeat(Translation, count)) if source_locale is not None else repeat(None)
+    for unit, target, source, unit_id, key, text, context, note, refs in zip(
+            units, targets, sources, ids, keys, texts, contexts, notes, references):
         if text:
-            target = new(translation_class)
             target.text = text
             target.plurals = {}
             target.flag = target.comment = ""
-        if source_locale is not None:
-            source = new(translation_class)
+        if source is not None:
             source.text = key
             source.plurals = {}
             source.flag = source.comment = ""
             translations = {source_locale: source, locale: target} if text else {source_locale: source}
         else:
             translations = {locale: target} if text else {}
-        unit = new(unit_class)
         unit.id = unit_id
         unit.context = context
         unit.notes = note
@@ -286,7 +287,6 @@ def _plain_units(ids: list[str], keys: list[str], texts: list[str], contexts: li
         unit.references = refs
         unit.meta = {}
         unit.key = key
-        append(unit)
     return units
 
 

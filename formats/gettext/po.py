@@ -397,16 +397,15 @@ def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     (most of a file) go to the reader as columns, the others as messages.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
-    contexts = _optional_values(scan.contexts)
-    header_at = _header_index(keys, contexts)
+    header_at = _header_index(keys, scan.contexts)
     header = None
     if header_at is not None:
         # Apart from the others: its lines and escapes would send the whole msgstr column the longer way.
-        header = _scanned_message(scan.block(header_at), contexts[header_at], keys[header_at],
-                                  scan.plurals[header_at], scan.msgstrs[header_at],
-                                  _values([scan.msgstr[header_at] or '""'])[0])
+        header = _scanned_message(scan.block(header_at), None, keys[header_at], scan.plurals[header_at],
+                                  scan.msgstrs[header_at], _values([scan.msgstr[header_at] or '""'])[0])
         scan.delete(header_at)
-        del keys[header_at], contexts[header_at]
+        del keys[header_at]
+    contexts = _values_or_empty(scan.contexts)  # "" for none: the header is the only entry where that matters
     texts = _values([text or '""' for text in scan.msgstr])
     reader = MessageReader(header_fields_of(header), options, lambda: any(
         any(_scanned_message(scan.block(row), contexts[row], keys[row], scan.plurals[row], scan.msgstrs[row],
@@ -414,12 +413,11 @@ def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     notes = [note or "" for note in scan.notes]
     references = [line.split() if line else [] for line in scan.references]
     messages = _messages_of_odd_rows(scan, keys, contexts, texts, notes, references)
-    reader.add_columns(keys, texts, [context or "" for context in contexts] if any(contexts) else [""] * len(keys),
-                       notes, references, messages)
+    reader.add_columns(keys, texts, contexts, notes, references, messages)
     return reader.build()
 
 
-def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str | None], texts: list[str],
+def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str], texts: list[str],
                           notes: list[str], references: list[list[str]]) -> dict[int, Message]:
     """Row -> message, for the entries that are not a plain singular message in the shape Gloss writes: plural
     entries, and those with flags or translator comments (a comment block of other notes and references only
@@ -498,10 +496,12 @@ def _scanned_message(block: str, context: str | None, key: str, plural: str | No
     return message
 
 
-def _optional_values(strings: list[str | None]) -> list[str | None]:
-    """`_values` of a column where some entries have no such string (None stays None)."""
+def _values_or_empty(strings: list[str | None]) -> list[str]:
+    """`_values` of a column where some entries have no such string (those get "")."""
+    if strings.count(None) == len(strings):
+        return [""] * len(strings)
     present = iter(_values([value for value in strings if value is not None]))
-    return [None if value is None else next(present) for value in strings]
+    return ["" if value is None else next(present) for value in strings]
 
 
 def _values(strings: list[str]) -> list[str]:
