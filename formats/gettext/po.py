@@ -520,14 +520,14 @@ def _values(strings: list[str]) -> list[str]:
     # The joined strings keep their outer quotes (a copy without them would be one more large string).
     text = joined
     escaped_quotes = 0
-    backslashes = joined.count("\\")
+    backslashes = joined.count("\\") if "\\" in joined else 0  # `in` is a far quicker scan than `count`
     if backslashes:
         text = joined.replace('\\"', '"')
         escaped_quotes = len(joined) - len(text)
         # A backslash before each quote and nowhere else (the usual case) spares a slow search.
         if backslashes != escaped_quotes and "\\\\" in joined:
             return _values_with_escaped_backslashes(joined, strings)
-    breaks = joined.count("\n")  # every newline joins the lines of a continued string: `"a"\n"b"`
+    breaks = joined.count("\n") if "\n" in joined else 0  # each joins the lines of a string: `"a"\n"b"`
     if joined.count('"') != 2 * (len(strings) + breaks) + escaped_quotes:
         raise _Unsure
     if breaks:
