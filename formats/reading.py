@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any, Callable, Mapping
 
 from vocabulary import canonical_locale, locale_from_posix
@@ -20,7 +20,7 @@ INDEXES = ("id", "text")
 # hostile single-line body from reaching the parsers as if it were one.
 MAX_LINE_CHARS = 1 << 20
 
-_ROWS_AT_ONCE = 4096  # rows `add_rows` builds between two readings of the clock
+_ROWS_AT_ONCE = 16384  # rows `add_rows` builds between two readings of the clock
 ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
 
 
@@ -158,7 +158,11 @@ class CatalogueBuilder:
         if (not affordable(len(self.units) + len(keys)) or (translated and by_text and locale == source_locale)
                 or (not by_text and any(parts.source for parts in special.values()))):
             return False
-        ids = [f"{context}.{key}" if context else key for key, context in zip(keys, contexts)] if by_text else keys
+        ids = keys
+        if by_text and any(contexts):  # `context.key` where there is a context (in a few rows, usually)
+            ids = keys[:]
+            for row in compress(range(len(keys)), contexts):
+                ids[row] = f"{contexts[row]}.{keys[row]}"
         if not self._ids.claim_all(ids):
             return False
         units = _plain_units(ids, keys, texts, contexts, notes, references, source_locale if by_text else None,
