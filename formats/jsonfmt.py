@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from json.encoder import encode_basestring as _encode_string
 from typing import Any, Callable, Iterable, Iterator
 
@@ -301,7 +301,7 @@ def read_json(data: bytes, options: ReadOptions) -> Catalogue:
     return builder.build()
 
 
-def write_json(doc: ExportDocument) -> str:
+def write_json(doc: ExportDocument) -> str | bytes:
     """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
     keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
     if doc.locale and doc.entries and not nests_keys(doc.spec, doc.options, doc.index):
@@ -311,9 +311,10 @@ def write_json(doc: ExportDocument) -> str:
     return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
 
 
-def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | None:
-    """What `dump_json(_tree(...))` gives for a flat tree, built for the encoder straight away: texts, null,
-    and marks where plural objects go (see `_encode_marked`). None when some key or text is the mark."""
+def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | bytes | None:
+    """What `dump_json(_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the pipeline
+    makes of it), built for the encoder straight away: texts, null, and marks where plural objects go (see
+    `_encode_marked`). None when some key or text is the mark."""
     nested: list[dict[str, str]] = []
     plural_object = _plural_objects(doc, locale)
 
@@ -326,13 +327,60 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
 
     values = _leaf_values(doc, locale, plural_mark)
     keys = list(map(attrgetter("key"), doc.entries))
-    if untranslated_as_null or None not in values:
-        tree = dict(zip(keys, values))
-    else:
-        tree = {key: value for key, value in zip(keys, values) if value is not None}
-    if not tree:
+    if not untranslated_as_null and None in values:
+        kept = list(map(is_not, values, repeat(None)))
+        keys, values = list(compress(keys, kept)), list(compress(values, kept))
+    if not keys:
         return None
-    return _encode_marked(tree, nested, "\n", "    ", ": ", tail="\n")
+    if _utf8_unix(doc) and len(set(keys)) == len(keys):
+        data = _utf8_object(keys, values, nested)
+        if data is not None:
+            return data
+    return _encode_marked(dict(zip(keys, values)), nested, "\n", "    ", ": ", tail="\n")
+
+
+def _utf8_unix(doc: ExportDocument) -> bool:
+    """Whether the pipeline only encodes the writer's text as UTF-8 (no other charset, no other line ends)."""
+    return doc.charset == "utf-8" and doc.options.breaks.lower() == "unix"
+
+
+# Control characters JSON escapes; two of them end keys and pairs in `_utf8_object` (the mark is a third).
+_CONTROL_BYTES = bytes(range(32))
+_KEY_END, _PAIR_END, _BYTE_MARK = "\x01", "\x02", _MARK.encode()
+
+
+def _utf8_object(keys: list[str], values: list[str | None], nested: list[dict[str, str]]) -> bytes | None:
+    """The UTF-8 bytes of the flat object of unique keys and texts (or marks for `nested`, in order) that
+    `_encode_marked` writes, made with a few passes over the whole instead of encoding each string: valid when
+    no key or text holds a control character (escaped in JSON as `\\n`, `\\u0001`...), so that quotes and
+    backslashes are the only characters to escape. None otherwise, or when a text cannot be UTF-8."""
+    if None in values:  # null is no string
+        return None
+    try:
+        data = _PAIR_END.join(map(_KEY_END.join, zip(keys, values))).encode()  # type: ignore[arg-type]
+    except UnicodeEncodeError:  # a lone surrogate: the pipeline reports it
+        return None
+    separators = 2 * len(keys) - 1 + len(nested)
+    if len(data) - len(data.translate(None, _CONTROL_BYTES)) != separators:  # a key or text holds one
+        return None
+    if b"\\" in data:
+        data = data.replace(b"\\", b"\\\\")
+    if b'"' in data:
+        data = data.replace(b'"', b'\\"')
+    data = b'{\n    "' + data.replace(_KEY_END.encode(), b'": "').replace(_PAIR_END.encode(), b'",\n    "') + b'"\n}\n'
+    if not nested:
+        return data
+    pieces = data.split(b'"' + _BYTE_MARK + b'"')
+    written = [pieces[0]]
+    for item, piece in zip(nested, pieces[1:]):
+        parts: list[str] = []
+        _dump(item, parts, "\n    ", "    ", ": ")
+        try:
+            written.append("".join(parts).encode())
+        except UnicodeEncodeError:
+            return None
+        written.append(piece)
+    return b"".join(written)
 
 
 def read_multi(data: bytes, options: ReadOptions) -> Catalogue:
