@@ -186,11 +186,13 @@ class MessageReader:
             )
 
     def add_columns(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
-                    references: list[list[str]], messages: dict[int, Message]) -> None:
-        """Messages in file order, most of them as columns: row i is messages[i] when there is one (plural
-        entries, flags, translator comments), else a singular message as `add_plain` takes it (msgid keys[i],
-        msgstr texts[i], msgctxt contexts[i] or "" for none, notes[i], references[i]). The columns are consumed."""
-        special = {}
+                    references: list[list[str]], messages: dict[int, Message],
+                    plurals: dict[int, tuple[str, list[str]]]) -> None:
+        """Messages in file order, most of them as columns: row i is messages[i] when there is one (entries with
+        flags or translator comments), else a message as `add_plain` takes it (msgid keys[i], msgstr texts[i],
+        msgctxt contexts[i] or "" for none, notes[i], references[i]), made plural by plurals[i] when there is
+        one (msgid_plural, msgstr[n]...). The columns are consumed."""
+        special = {row: self._plural_parts(keys[row], *plural) for row, plural in plurals.items()}
         for row, message in messages.items():
             special[row] = self._parts(message)
             contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
@@ -201,18 +203,14 @@ class MessageReader:
         """A message's target translation (None if it has none), source translation (plural forms by text, else
         None), plural flag and printf style (from its format flag)."""
         flags = message.flags
+        if message.msgid_plural is not None and not flags and not message.comments:
+            return self._plural_parts(message.msgid, message.msgid_plural, message.msgstr)
         flag = _loco_flag(flags) if flags else ""
         printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
         comment = "\n".join(message.comments)
         source = None
         if message.msgid_plural is not None:
-            strings = message.msgstr
-            names = self.plural_names.names(len(strings))
-            forms: dict[str, str]
-            if all(strings) and None not in names:  # every form named and translated: the usual case
-                forms = dict(zip(names, strings))  # type: ignore[arg-type]  # no None among the names
-            else:
-                forms = {name: text for name, text in zip(names, strings) if text and name}
+            forms = self._forms(message.msgstr)
             text = next(iter(forms.values()), None)
             if self.builder.by_text:
                 source = self._source_forms(message.msgid, message.msgid_plural)
@@ -220,6 +218,20 @@ class MessageReader:
             forms, text = {}, message.msgstr[0] or None
         target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
         return RowParts(target, source, message.msgid_plural is not None, printf)
+
+    def _plural_parts(self, msgid: str, msgid_plural: str, strings: list[str]) -> RowParts:
+        """`_parts` of a plural message without flags or translator comments (from its msgstr[n] strings)."""
+        forms = self._forms(strings)
+        text = next(iter(forms.values()), None)
+        return RowParts(None if text is None else Translation(text, forms, "", ""),
+                        self._source_forms(msgid, msgid_plural) if self.builder.by_text else None, True, "")
+
+    def _forms(self, strings: list[str]) -> dict[str, str]:
+        """CLDR category -> text of msgstr[n] strings: the named and translated ones."""
+        names = self.plural_names.names(len(strings))
+        if all(strings) and None not in names:  # every form named and translated: the usual case
+            return dict(zip(names, strings))  # type: ignore[arg-type]  # no None among the names
+        return {name: text for name, text in zip(names, strings) if text and name}
 
     def _source_forms(self, msgid: str, msgid_plural: str) -> Translation:
         """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""

@@ -412,16 +412,17 @@ def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
                              texts[row]).msgstr) for row in range(len(keys))))
     notes = [note or "" for note in scan.notes]
     references = [line.split() if line else [] for line in scan.references]
-    messages = _messages_of_odd_rows(scan, keys, contexts, texts, notes, references)
-    reader.add_columns(keys, texts, contexts, notes, references, messages)
+    messages, plurals = _messages_of_odd_rows(scan, keys, contexts, texts, notes, references)
+    reader.add_columns(keys, texts, contexts, notes, references, messages, plurals)
     return reader.build()
 
 
 def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str], texts: list[str],
-                          notes: list[str], references: list[list[str]]) -> dict[int, Message]:
-    """Row -> message, for the entries that are not a plain singular message in the shape Gloss writes: plural
-    entries, and those with flags or translator comments (a comment block of other notes and references only
-    is filed into `notes` and `references` instead)."""
+                          notes: list[str], references: list[list[str]]
+                          ) -> tuple[dict[int, Message], dict[int, tuple[str, list[str]]]]:
+    """Row -> message for the entries that are not a plain message in the shape Gloss writes (flags, translator
+    comments: a comment block of other notes and references only is filed into `notes` and `references`
+    instead), and row -> (msgid_plural, msgstr[n] strings) for the plain plural ones."""
     plurals, comments = scan.plurals, scan.comments
     messages: dict[int, Message] = {}
     rows = range(len(plurals))
@@ -434,8 +435,9 @@ def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str], tex
                 notes[row], references[row] = notes_and_references
             else:
                 messages[row] = _scanned_message(block, contexts[row], keys[row], None, None, texts[row])
+    plain_plurals: dict[int, tuple[str, list[str]]] = {}
     if not plural_rows:
-        return messages
+        return messages, plain_plurals
     # The msgstr[n] lines of every plural entry, read and unescaped at once, as the other columns: a line
     # starts each form (a newline never is inside a string), and the scan took whole lines.
     blocks: list[str] = [scan.msgstrs[row] for row in plural_rows]  # type: ignore[misc]
@@ -448,14 +450,12 @@ def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str], tex
     for row, count, plural_text in zip(plural_rows, counts, plural_texts):
         comment_block = comments[row]
         if comment_block is None:  # comments in the shape Gloss writes, already in the columns
-            note = notes[row]
-            messages[row] = Message(keys[row], list(islice(forms, count)), contexts[row], plural_text, [],
-                                    [note] if note else [], references[row], [], 0)
+            plain_plurals[row] = (plural_text, list(islice(forms, count)))
         else:
             messages[row] = message = Message(keys[row], list(islice(forms, count)), contexts[row], plural_text,
                                               [], [], [], [], 0)
             _comments_into(message, comment_block)
-    return messages
+    return messages, plain_plurals
 
 
 def _form_indices(count: int) -> list[str]:
