@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import re
 from itertools import compress, repeat
-from operator import attrgetter, is_not
 from json.encoder import encode_basestring as _encode_string
+from operator import attrgetter, is_not
 from typing import Any, Callable, Iterable, Iterator
 
 from .catalogue import Catalogue, Translation

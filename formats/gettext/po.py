@@ -341,7 +341,6 @@ _ESCAPED_BODY = re.compile(r'(?:[^"\\]++|\\.)*+')
 _WIDE_ESCAPE = re.compile(r"\\[0-7x]")  # octal and hex escapes: their length depends on what follows
 # Stand-ins while many strings are unescaped at once; a text holding any of them is left to the careful path.
 _ITEM_END, _BACKSLASH, _QUOTE = "\x00", "\x01", "\x02"
-_RUN = 4096  # most rows added in one go: the time budget is checked between runs
 
 
 class _Scan:
@@ -393,8 +392,8 @@ def _scan_po(text: str) -> _Scan | None:
 def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
 
-    Strings are unescaped column by column; singular entries whose comments are only notes and references
-    (most of a file) go to the reader as columns, the others as messages.
+    Strings are unescaped column by column; entries without flags or translator comments (most of a file) go
+    to the reader as columns, the others as messages.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
     header_at = _header_index(keys, scan.contexts)
