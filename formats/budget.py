@@ -38,6 +38,11 @@ def check_time() -> None:
         raise LimitExceeded(f"reading the file took longer than its time budget {describe(_state.limit_name)}")
 
 
+def affordable(units: int) -> bool:
+    """Whether a file may hold this many units (readers adding units in bulk ask before, then `check_time`)."""
+    return units <= MAX_UNITS_PER_FILE
+
+
 def spend(units: int) -> None:
     """Called with the running unit count: LimitExceeded past the unit limit or the time budget."""
     if units > MAX_UNITS_PER_FILE:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import compress, repeat
 from json.encoder import encode_basestring as _encode_string
+from operator import attrgetter, is_not
 from typing import Any, Callable, Iterable, Iterator
 
 from .catalogue import Catalogue, Translation
@@ -29,7 +31,7 @@ from .errors import FormatError, LimitExceeded
 from .icu import as_message, from_message, parse_plural, plural_message
 from .nesting import fold, nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
+from .pipeline import Entry, ExportDocument, nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
 from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
 
@@ -110,9 +112,9 @@ def _strip_comments(text: str) -> str:
 def dump_json(value: Any, indent: str = "    ", colon: str = ": ", final_newline: bool = True) -> str:
     """JSON as Loco prints it: 4-space indents, non-ASCII and slashes unescaped, final newline.
 
-    Same output as json.dumps(value, indent=4, ensure_ascii=False), but strings go through the C
-    encoder one by one instead of the pure-Python indenting encoder (several times faster). Other
-    layouts (Xcode's two spaces and `" : "`) only change `indent`, `colon` and `final_newline`.
+    Same output as json.dumps(value, indent=4, ensure_ascii=False), but without the pure-Python indenting
+    encoder (several times slower): large objects go through the C encoder whole, other values piece by piece.
+    Other layouts (Xcode's two spaces and `" : "`) only change `indent`, `colon` and `final_newline`.
     """
     parts: list[str] = []
     _dump(value, parts, "\n", indent, colon)
@@ -130,6 +132,11 @@ def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -
             parts.append("{}")
             return
         inner = newline + indent
+        if len(value) >= _WHOLE_OBJECT_ITEMS:
+            whole = _dump_whole(value, newline, indent, colon)
+            if whole is not None:
+                parts.append(whole)
+                return
         separator = "{"
         for key, item in value.items():
             if type(item) is str:  # the common leaf, written without a recursive call
@@ -152,6 +159,63 @@ def _dump(value: Any, parts: list[str], newline: str, indent: str, colon: str) -
         parts.append(newline + "]")
     else:
         parts.append(json.dumps(value))
+
+
+# Objects with this many items or more are encoded whole by the C encoder (below, piece by piece is cheaper).
+_WHOLE_OBJECT_ITEMS = 16
+# Values the C encoder writes exactly as `_dump` does (exact types: subclasses may print otherwise).
+_PLAIN_VALUE_TYPES = frozenset({str, type(None), bool, int, float})
+_CONTAINER_TYPES = frozenset({dict, list})
+_MARK = "\x00"  # stands for a nested value in the C encoder's output, where it reads "\u0000"
+_ENCODED_MARK = _encode_string(_MARK)
+_encoders: dict[tuple[str, str], json.JSONEncoder] = {}
+
+
+def _dump_whole(value: dict[Any, Any], newline: str, indent: str, colon: str) -> str | None:
+    """A non-empty object laid out as `_dump` does, through one call of the C encoder: nested objects
+    and arrays are replaced by a mark, and written in its place afterwards. None when some key or value is
+    of a type `_dump` writes differently (non-string keys, str subclasses...) or a text holds the mark."""
+    if set(map(type, value)) != {str}:
+        return None
+    types = set(map(type, value.values()))
+    nested: list[Any] = []
+    if not types <= _PLAIN_VALUE_TYPES:
+        if not types <= _PLAIN_VALUE_TYPES | _CONTAINER_TYPES:
+            return None
+        # C-level passes only: which values are containers, those values, and a copy with marks instead.
+        containers = list(map(_CONTAINER_TYPES.__contains__, map(type, value.values())))
+        nested = list(compress(value.values(), containers))
+        value = {**value, **dict.fromkeys(compress(value, containers), _MARK)}
+    return _encode_marked(value, nested, newline, indent, colon)
+
+
+def _encode_marked(value: dict[str, Any], nested: list[Any], newline: str, indent: str, colon: str,
+                   tail: str = "") -> str | None:
+    """A non-empty object whose values are scalars or the mark, laid out as `_dump` does (then `tail`), through
+    one call of the C encoder; the marks are replaced by the pretty JSON of `nested`, in order. None when some
+    key or text is the mark itself."""
+    inner = newline + indent
+    encoder = _encoders.get((inner, colon))
+    if encoder is None:
+        encoder = _encoders[(inner, colon)] = json.JSONEncoder(
+            ensure_ascii=False, check_circular=False, separators=("," + inner, colon))
+    encoded = encoder.encode(value)  # `{"key": "text",<inner>"key": ...}`, one large string: few copies of it
+    if not nested:
+        return f"{{{inner}{encoded[1:-1]}{newline}}}{tail}"
+    # Inside an encoded string a quote is always escaped, so a quoted mark is a whole key or value: ours,
+    # unless some key or text is the mark itself.
+    pieces = encoded.split(_ENCODED_MARK)
+    if len(pieces) != len(nested) + 1:
+        return None
+    pieces[0] = "{" + inner + pieces[0][1:]
+    pieces[-1] = pieces[-1][:-1] + newline + "}" + tail
+    written = [pieces[0]]
+    for item, piece in zip(nested, pieces[1:]):
+        parts: list[str] = []
+        _dump(item, parts, inner, indent, colon)
+        written += parts
+        written.append(piece)
+    return "".join(written)
 
 
 def _top_object(value: Any) -> dict[str, Any]:
@@ -192,8 +256,36 @@ def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[
 def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = True) -> dict[str, Any]:
     """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
     left out."""
-    pairs = [(entry.path, _value(entry, locale, doc)) for entry in doc.entries]
+    entries = doc.entries
+    if locale:
+        values = _leaf_values(doc, locale, _plural_objects(doc, locale))
+    else:
+        values = [_value(entry, locale, doc) for entry in entries]
+    if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
+        if untranslated_as_null or None not in values:
+            return dict(zip([entry.key for entry in entries], values))
+        return {entry.key: value for entry, value in zip(entries, values) if value is not None}
+    pairs = zip([entry.path for entry in entries], values)
     return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
+
+
+def _leaf_values(doc: ExportDocument, locale: str, plural_value: Callable[[Entry], Any]) -> list[Any]:
+    """`_value` of every entry in a locale, inline for singular units (this runs once per unit of large files)."""
+    return [plural_value(entry) if entry.unit.plural
+            else None if (found := entry.translations.get(locale)) is None else found.text
+            for entry in doc.entries]
+
+
+def _plural_objects(doc: ExportDocument, locale: str) -> Callable[[Entry], dict[str, str] | None]:
+    """`_value` of plural entries in a locale, the locale's plural forms fetched once one needs them."""
+    forms: list[str] = []
+
+    def plural_object(entry: Entry) -> dict[str, str] | None:
+        if not forms:
+            forms.extend(doc.rules(locale).forms)
+        return entry.plural_forms(locale, forms) or None
+
+    return plural_object
 
 
 # --- simple and multi-locale JSON ------------------------------------------------------------------
@@ -209,10 +301,86 @@ def read_json(data: bytes, options: ReadOptions) -> Catalogue:
     return builder.build()
 
 
-def write_json(doc: ExportDocument) -> str:
+def write_json(doc: ExportDocument) -> str | bytes:
     """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
     keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
+    if doc.locale and doc.entries and not nests_keys(doc.spec, doc.options, doc.index):
+        flat = _flat_json(doc, doc.locale, untranslated_as_null=doc.template)
+        if flat is not None:
+            return flat
     return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
+
+
+def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | bytes | None:
+    """What `dump_json(_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the pipeline
+    makes of it), built for the encoder straight away: texts, null, and marks where plural objects go (see
+    `_encode_marked`). None when some key or text is the mark."""
+    nested: list[dict[str, str]] = []
+    plural_object = _plural_objects(doc, locale)
+
+    def plural_mark(entry: Entry) -> str | None:
+        found = plural_object(entry)
+        if found is None:
+            return None
+        nested.append(found)
+        return _MARK
+
+    values = _leaf_values(doc, locale, plural_mark)
+    keys = list(map(attrgetter("key"), doc.entries))
+    if not untranslated_as_null and None in values:
+        kept = list(map(is_not, values, repeat(None)))
+        keys, values = list(compress(keys, kept)), list(compress(values, kept))
+    if not keys:
+        return None
+    if _utf8_unix(doc) and len(set(keys)) == len(keys):
+        data = _utf8_object(keys, values, nested)
+        if data is not None:
+            return data
+    return _encode_marked(dict(zip(keys, values)), nested, "\n", "    ", ": ", tail="\n")
+
+
+def _utf8_unix(doc: ExportDocument) -> bool:
+    """Whether the pipeline only encodes the writer's text as UTF-8 (no other charset, no other line ends)."""
+    return doc.charset == "utf-8" and doc.options.breaks.lower() == "unix"
+
+
+# Control characters JSON escapes; two of them end keys and pairs in `_utf8_object` (the mark is a third).
+_CONTROL_BYTES = bytes(range(32))
+_KEY_END, _PAIR_END, _BYTE_MARK = "\x01", "\x02", _MARK.encode()
+
+
+def _utf8_object(keys: list[str], values: list[str | None], nested: list[dict[str, str]]) -> bytes | None:
+    """The UTF-8 bytes of the flat object of unique keys and texts (or marks for `nested`, in order) that
+    `_encode_marked` writes, made with a few passes over the whole instead of encoding each string: valid when
+    no key or text holds a control character (escaped in JSON as `\\n`, `\\u0001`...), so that quotes and
+    backslashes are the only characters to escape. None otherwise, or when a text cannot be UTF-8."""
+    if None in values:  # null is no string
+        return None
+    try:
+        data = _PAIR_END.join(map(_KEY_END.join, zip(keys, values))).encode()  # type: ignore[arg-type]
+    except UnicodeEncodeError:  # a lone surrogate: the pipeline reports it
+        return None
+    separators = 2 * len(keys) - 1 + len(nested)
+    if len(data) - len(data.translate(None, _CONTROL_BYTES)) != separators:  # a key or text holds one
+        return None
+    if b"\\" in data:
+        data = data.replace(b"\\", b"\\\\")
+    if b'"' in data:
+        data = data.replace(b'"', b'\\"')
+    data = b'{\n    "' + data.replace(_KEY_END.encode(), b'": "').replace(_PAIR_END.encode(), b'",\n    "') + b'"\n}\n'
+    if not nested:
+        return data
+    pieces = data.split(b'"' + _BYTE_MARK + b'"')
+    written = [pieces[0]]
+    for item, piece in zip(nested, pieces[1:]):
+        parts: list[str] = []
+        _dump(item, parts, "\n    ", "    ", ": ")
+        try:
+            written.append("".join(parts).encode())
+        except UnicodeEncodeError:
+            return None
+        written.append(piece)
+    return b"".join(written)
 
 
 def read_multi(data: bytes, options: ReadOptions) -> Catalogue:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from itertools import compress, repeat
 
 from vocabulary import canonical_locale, locale_from_posix
 
-from .budget import spend
+from .budget import affordable, check_time, spend
 from .catalogue import Catalogue, Translation, Unit
 from .errors import FormatError, OptionError
 from .nesting import fold, is_plural_object
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     ScalarText = Callable[[Any, str], "str | None"]  # (leaf value, key) -> text, None = untranslated
+
+_ROWS_AT_ONCE = 4096  # rows `add_rows` builds between two readings of the clock
 
 
 def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: str) -> Translation | None:
@@ -125,6 +129,70 @@ class CatalogueBuilder:
             self._by_key.setdefault((context, key), unit)
         return unit
 
+    def add_rows(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                 references: list[list[str]], special: dict[int, RowParts] | None = None) -> None:
+        """Many units at once, the same as `add(keys[i], Translation(texts[i]) if texts[i] else None,
+        context=contexts[i], notes=notes[i], references=references[i])` gives row by row; a row in `special`
+        takes its target translation, source translation, plural flag and printf style from there instead of
+        `texts`. Each row's references list becomes its unit's."""
+        special = special or {}
+        for start in range(0, len(keys), _ROWS_AT_ONCE):
+            end = min(start + _ROWS_AT_ONCE, len(keys))
+            chunk = {row - start: parts for row, parts in special.items() if start <= row < end} if special else {}
+            if self._add_at_once(keys[start:end], texts[start:end], contexts[start:end], notes[start:end],
+                                 references[start:end], chunk):
+                continue
+            for row in range(start, end):
+                parts = special.get(row)
+                if parts is None:
+                    self.add(keys[row], Translation(texts[row]) if texts[row] else None, context=contexts[row],
+                             notes=notes[row], references=references[row])
+                else:
+                    self.add(keys[row], parts.target, context=contexts[row], notes=notes[row],
+                             references=references[row], source=parts.source, plural=parts.plural,
+                             printf=parts.printf)
+
+    def _add_at_once(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                     references: list[list[str]], special: dict[int, RowParts]) -> bool:
+        """`add_rows` of a few thousand rows in one tight loop; False, with nothing added, when `add` must take
+        them one by one: an ID taken or repeated (`add` gives suffixes), a source translation without index
+        "text" or a target locale that is the source one (`_put` decides), the unit limit (`add` names the unit
+        that passes it)."""
+        by_text, source_locale, locale = self.by_text, self.source_locale, self.locale
+        translated = any(texts) or any(parts.target for parts in special.values())
+        if (not affordable(len(self.units) + len(keys)) or (translated and by_text and locale == source_locale)
+                or (not by_text and any(parts.source for parts in special.values()))):
+            return False
+        ids = keys
+        if by_text and any(contexts):  # `context.key` where there is a context (in a few rows, usually)
+            ids = keys[:]
+            for row in compress(range(len(keys)), contexts):
+                ids[row] = f"{contexts[row]}.{keys[row]}"
+        if not self._ids.claim_all(ids):
+            return False
+        units = _plain_units(ids, keys, texts, contexts, notes, references, source_locale if by_text else None,
+                             locale)
+        for row, parts in special.items():
+            unit = units[row]
+            translations = unit.translations
+            if texts[row]:  # the target made from the row's text is not its own (its locale is not the source's)
+                del translations[locale]
+            if parts.source is not None:
+                translations[source_locale] = parts.source
+            if parts.target is not None:
+                translations[locale] = parts.target
+            unit.plural, unit.printf = parts.plural, parts.printf
+        if by_text and units:
+            self._see(source_locale)
+        if translated:
+            self._see(locale)
+        self.units += units
+        check_time()
+        if self._by_key is not None:
+            for unit in units:
+                self._by_key.setdefault((unit.context, unit.key), unit)
+        return True
+
     def unit_for(self, key: str, context: str = "", plural: bool = False) -> Unit:
         """The unit already read for a key (and context), else a new one without a target translation."""
         if self._by_key is None:  # single-pass readers never ask, so the index is only built for others
@@ -170,6 +238,65 @@ class CatalogueBuilder:
         if locale not in self._seen:
             self._seen.add(locale)
             self._locales.append(locale)
+
+
+@dataclass(slots=True)
+class RowParts:
+    """What a row of `CatalogueBuilder.add_rows` holds beyond a plain text (as `add` takes them)."""
+
+    target: Translation | None
+    source: Translation | None = None
+    plural: bool = False
+    printf: str = ""
+
+
+# The fields of Unit and Translation, in order, that `_plain_units` sets itself: a field added to either class
+# must be added there too (a unit without it would fail on first use; the scan tests compare whole units).
+_UNIT_FIELDS = ("id", "context", "notes", "type", "printf", "tags", "aliases", "plural", "translations", "references",
+                "meta", "key")
+_TRANSLATION_FIELDS = ("text", "plurals", "flag", "comment")
+if (tuple(item.name for item in fields(Unit)) != _UNIT_FIELDS
+        or tuple(item.name for item in fields(Translation)) != _TRANSLATION_FIELDS):
+    raise ImportError("formats.reading._plain_units sets the fields of Unit and Translation: update it")
+
+
+def _plain_units(ids: list[str], keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                 references: list[list[str]], source_locale: str | None, locale: str) -> list[Unit]:
+    """Units of plain rows: the target translation is the text (none when empty), the source one the key when
+    `source_locale` is given (index "text"). As `Unit(...)` and `Translation(...)` make them, but a third
+    faster: their attributes are set here, not through the dataclass constructors (this runs once per unit
+    of large files)."""
+    # Blank instances made in C loops (cheaper than one call each here), then filled in.
+    new, count = object.__new__, len(keys)
+    units: list[Unit] = list(map(new, repeat(Unit, count)))
+    targets = map(new, repeat(Translation, count)) if any(texts) else repeat(None)
+    sources = map(new, repeat(Translation, count)) if source_locale is not None else repeat(None)
+    for unit, target, source, unit_id, key, text, context, note, refs in zip(
+            units, targets, sources, ids, keys, texts, contexts, notes, references):
+        if text:
+            target.text = text
+            target.plurals = {}
+            target.flag = target.comment = ""
+        if source is not None:
+            source.text = key
+            source.plurals = {}
+            source.flag = source.comment = ""
+            translations = {source_locale: source, locale: target} if text else {source_locale: source}
+        else:
+            translations = {locale: target} if text else {}
+        unit.id = unit_id
+        unit.context = context
+        unit.notes = note
+        unit.type = "text"
+        unit.printf = ""
+        unit.tags = []
+        unit.aliases = {}
+        unit.plural = False
+        unit.translations = translations
+        unit.references = refs
+        unit.meta = {}
+        unit.key = key
+    return units
 
 
 def leaf_translation(value: Any, key: str, locale: str, scalar_text: ScalarText) -> Translation | None:

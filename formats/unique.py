@@ -13,6 +13,19 @@ class UniqueNames:
         """Whether the name is already handed out in the scope."""
         return name in self._taken.get(scope, ())
 
+    def claim_all(self, wanted: list[str], scope: str = "") -> bool:
+        """Claim every name at once when all are distinct and free (what `claim` would hand out unchanged);
+        else claim none and say False, so that the caller claims them one by one."""
+        taken = self._taken.get(scope)
+        fresh = set(wanted)
+        if len(fresh) != len(wanted) or (taken is not None and not taken.isdisjoint(fresh)):
+            return False
+        if taken is None:
+            self._taken[scope] = fresh
+        else:
+            taken |= fresh
+        return True
+
     def claim(self, wanted: str, scope: str = "") -> str:
         """The wanted name if free, else it with the smallest free `-N` suffix (N >= 2); now taken."""
         taken = self._taken.get(scope)

@@ -13,7 +13,7 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
-from ..reading import CatalogueBuilder, requested_locale
+from ..reading import CatalogueBuilder, RowParts, requested_locale
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
 _STYLE_OF_FLAG = {flag: style for style, flag in FORMAT_FLAGS.items()}
@@ -172,6 +172,7 @@ class MessageReader:
         self.headers = headers
         self.builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
         self.plural_names = _PluralNames(self.builder.locale, headers.get("Plural-Forms", ""))
+        self._source_names: list[str] | None = None  # the source locale's plural forms, once a message needs them
 
     def add_plain(self, key: str, text: str, context: str | None, notes: str, references: list[str]) -> None:
         """A singular message without flags or translator comments (most messages of a file)."""
@@ -184,7 +185,68 @@ class MessageReader:
             self.add_plain(message.msgid, message.msgstr[0], message.msgctxt,
                            "\n".join(message.notes) if message.notes else "", message.references)
         else:
-            _add_message(self.builder, message, self.plural_names)
+            parts = self._parts(message)
+            self.builder.add(
+                message.msgid, parts.target, context=message.msgctxt or "", notes="\n".join(message.notes),
+                source=parts.source, plural=parts.plural, references=message.references, printf=parts.printf,
+            )
+
+    def add_columns(self, keys: list[str], texts: list[str], contexts: list[str], notes: list[str],
+                    references: list[list[str]], messages: dict[int, Message],
+                    plurals: dict[int, tuple[str, list[str]]]) -> None:
+        """Messages in file order, most of them as columns: row i is messages[i] when there is one (entries with
+        flags or translator comments), else a message as `add_plain` takes it (msgid keys[i], msgstr texts[i],
+        msgctxt contexts[i] or "" for none, notes[i], references[i]), made plural by plurals[i] when there is
+        one (msgid_plural, msgstr[n]...). The columns are consumed."""
+        special = {row: self._plural_parts(keys[row], *plural) for row, plural in plurals.items()}
+        for row, message in messages.items():
+            special[row] = self._parts(message)
+            contexts[row], notes[row] = message.msgctxt or "", "\n".join(message.notes)
+            references[row] = message.references
+        self.builder.add_rows(keys, texts, contexts, notes, references, special)
+
+    def _parts(self, message: Message) -> RowParts:
+        """A message's target translation (None if it has none), source translation (plural forms by text, else
+        None), plural flag and printf style (from its format flag)."""
+        flags = message.flags
+        if message.msgid_plural is not None and not flags and not message.comments:
+            return self._plural_parts(message.msgid, message.msgid_plural, message.msgstr)
+        flag = _loco_flag(flags) if flags else ""
+        printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
+        comment = "\n".join(message.comments)
+        source = None
+        if message.msgid_plural is not None:
+            forms = self._forms(message.msgstr)
+            text = next(iter(forms.values()), None)
+            if self.builder.by_text:
+                source = self._source_forms(message.msgid, message.msgid_plural)
+        else:
+            forms, text = {}, message.msgstr[0] or None
+        target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
+        return RowParts(target, source, message.msgid_plural is not None, printf)
+
+    def _plural_parts(self, msgid: str, msgid_plural: str, strings: list[str]) -> RowParts:
+        """`_parts` of a plural message without flags or translator comments (from its msgstr[n] strings)."""
+        forms = self._forms(strings)
+        text = next(iter(forms.values()), None)
+        return RowParts(None if text is None else Translation(text, forms, "", ""),
+                        self._source_forms(msgid, msgid_plural) if self.builder.by_text else None, True, "")
+
+    def _forms(self, strings: list[str]) -> dict[str, str]:
+        """CLDR category -> text of msgstr[n] strings: the named and translated ones."""
+        names = self.plural_names.names(len(strings))
+        if all(strings) and None not in names:  # every form named and translated: the usual case
+            return dict(zip(names, strings))  # type: ignore[arg-type]  # no None among the names
+        return {name: text for name, text in zip(names, strings) if text and name}
+
+    def _source_forms(self, msgid: str, msgid_plural: str) -> Translation:
+        """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
+        names = self._source_names
+        if names is None:
+            names = self._source_names = plural_rules(self.builder.source_locale).forms
+        plurals = dict.fromkeys(names, msgid_plural)
+        plurals[names[0]] = msgid
+        return Translation(msgid, plurals)
 
     def build(self) -> Catalogue:
         """The catalogue of every message added."""
@@ -202,43 +264,22 @@ class _PluralNames:
         equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
         self.equation = equation.group(1).strip() if equation else None
         self._cache: dict[int, list[str]] = {}
+        self._by_count: dict[int, tuple[str | None, ...]] = {}
 
-    def names(self, count: int) -> list[str | None]:
+    def names(self, count: int) -> tuple[str | None, ...]:
         """Names for `count` msgstr forms; forms beyond a declared nplurals are None (gettext never uses them)."""
+        found = self._by_count.get(count)
+        if found is not None:
+            return found
         wanted = self.nplurals or count
         if wanted not in self._cache:
             equation = self.equation if wanted == self.nplurals else None
             self._cache[wanted] = categories_for_indices(self.locale, wanted, equation)
         names: list[str | None] = list(self._cache[wanted][:count])
-        return names + [None] * (count - len(names))
-
-
-def _add_message(builder: CatalogueBuilder, message: Message, names: _PluralNames) -> None:
-    """One message as a unit (target translation, source forms for plurals, flags, comments)."""
-    flags = message.flags
-    flag = _loco_flag(flags) if flags else ""
-    printf = next((_STYLE_OF_FLAG[f] for f in flags if f in _STYLE_OF_FLAG), "") if flags else ""
-    comment = "\n".join(message.comments) if message.comments else ""
-    plural = message.msgid_plural is not None
-    if plural:
-        forms = {name: text for name, text in zip(names.names(len(message.msgstr)), message.msgstr) if text and name}
-        text = next(iter(forms.values()), None)
-        source = _source_forms(builder.source_locale, message) if builder.by_text else None
-    else:
-        forms, text, source = {}, message.msgstr[0] or None, None
-    target = Translation(text, forms, flag, comment) if text is not None or flag or comment else None
-    builder.add(
-        message.msgid, target, context=message.msgctxt or "", notes="\n".join(message.notes) if message.notes else "",
-        source=source, plural=plural, references=message.references, printf=printf,
-    )
-
-
-def _source_forms(source_locale: str, message: Message) -> Translation:
-    """Source plural forms from msgid/msgid_plural: the first form is the msgid, the others the plural."""
-    forms = plural_rules(source_locale).forms
-    plural_text = message.msgid_plural or ""
-    plurals = {name: message.msgid if position == 0 else plural_text for position, name in enumerate(forms)}
-    return Translation(text=message.msgid, plurals=plurals)
+        found = tuple(names + [None] * (count - len(names)))
+        if count <= 16:  # the counts files use; a hostile file's many others are not kept
+            self._by_count[count] = found
+        return found
 
 
 def _loco_flag(flags: list[str]) -> str:

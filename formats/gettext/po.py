@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+from itertools import chain, compress, islice
+from operator import itemgetter
 
 from ..budget import check_time
 from ..catalogue import Catalogue
@@ -408,16 +410,20 @@ class _Unsure(Exception):
     """The scan met something it leaves to the careful parsers (which accept it or name the line)."""
 
 
-# One quoted string running to the last quote of its line; its inside is checked when its value is taken
-# (`_values`), which is cheaper than checking it character by character here. Atomic: never re-entered.
-_LINE_STRING = r'(?>"[^\n]*")'
+# One quoted string filling the rest of its line, whose last quote no lone backslash escapes; its inside is
+# checked when its value is taken (`_values`), which is cheaper than checking it character by character here.
+# Possessive: never re-entered.
+_LINE_STRING = r'"[^\n]++(?:(?<=[^\\]")|(?<=\\\\"))'
 _SCAN_STRINGS = rf"{_LINE_STRING}(?:\n{_LINE_STRING})*+"
 # An entry exactly as gettext tools and Gloss write it: comment lines, then keywords at the start of their
 # lines, one space before the first string, continued strings on lines of their own, entries apart by blank
 # lines. Anything else (other spacing, `#~` obsolete lines, stray text) is caught whole by `rest`: since one
 # of the two branches matches at every position, `split` never searches ahead, so the scan is linear.
+# The comments Gloss writes for most entries (none, or a one-line note already stripped, then one line of
+# references) are taken apart here as `note` and `refs`; any other comment block is kept whole as `comments`.
 _SCAN_ENTRY = re.compile(
-    rf"""\n*+(?P<comments>(?:\#(?!~)[^\n]*+\n)*+)
+    rf"""\n*+(?:(?:\#\.\ (?P<note>\S[^\n]*+(?<=\S))\n)?(?:\#:\ (?P<refs>[^\n]*+)\n)?
+       |(?P<comments>(?:\#(?!~)[^\n]*+\n)*+))
     (?:msgctxt\ (?P<ctx>{_SCAN_STRINGS})\n)?
     msgid\ (?P<id>{_SCAN_STRINGS})\n
     (?:msgid_plural\ (?P<plural>{_SCAN_STRINGS})\n(?P<strs>(?:msgstr\[\d+\]\ {_SCAN_STRINGS}(?:\n|\Z))++)
@@ -425,7 +431,7 @@ _SCAN_ENTRY = re.compile(
     |(?P<rest>[\s\S]+)""",
     re.X,
 )
-_SCAN_GROUPS = 7  # groups of _SCAN_ENTRY: `split` gives them per entry after the (always empty) gap before it
+_SCAN_GROUPS = 9  # groups of _SCAN_ENTRY: `split` gives them per entry after the (always empty) gap before it
 _SCAN_MSGSTR = re.compile(rf"msgstr\[(\d+)\] ({_SCAN_STRINGS})")
 _ESCAPED_BODY = re.compile(r'(?:[^"\\]++|\\.)*+')
 _WIDE_ESCAPE = re.compile(r"\\[0-7x]")  # octal and hex escapes: their length depends on what follows
@@ -436,18 +442,33 @@ _ITEM_END, _BACKSLASH, _QUOTE = "\x00", "\x01", "\x02"
 class _Scan:
     """The entries of a PO text in the everyday shape, column by column (None where an entry has no such part).
 
-    comments: comment blocks; contexts, msgids, plurals: strings as matched (`"a"`, or `"a"\n"b"` continued);
-    msgstrs: `msgstr[n]` lines of plural entries; msgstr: the msgstr of singular entries.
+    notes, references: the comments of an entry in the shape Gloss writes (a stripped `#.` note line, a `#:`
+    line), else comments: its comment block (`#` lines, each ending with a newline); contexts, msgids,
+    plurals: strings as matched (`"a"`, or `"a"\n"b"` continued); msgstrs: `msgstr[n]` lines of plural
+    entries; msgstr: the msgstr of singular entries.
     """
 
     def __init__(self, parts: list[str | None]) -> None:
         step = _SCAN_GROUPS + 1
         columns = [parts[group::step] for group in range(1, _SCAN_GROUPS)]
-        self.comments: list[str] = columns[0]  # type: ignore[assignment]  # the group always takes part
-        self.contexts, self.msgids, self.plurals, self.msgstrs, self.msgstr = columns[1:]
+        self.notes, self.references, self.comments = columns[:3]
+        self.contexts, self.msgids, self.plurals, self.msgstrs, self.msgstr = columns[3:]
 
     def __len__(self) -> int:
         return len(self.msgids)
+
+    def block(self, row: int) -> str:
+        """The comment block of an entry, as written in the file."""
+        note, references = self.notes[row], self.references[row]
+        if note is None and references is None:
+            return self.comments[row] or ""
+        return (f"#. {note}\n" if note is not None else "") + (f"#: {references}\n" if references is not None else "")
+
+    def delete(self, row: int) -> None:
+        """Forget one entry (the header, once read)."""
+        for column in (self.notes, self.references, self.comments, self.contexts, self.msgids, self.plurals,
+                       self.msgstrs, self.msgstr):
+            del column[row]
 
 
 def _scan_po(text: str) -> _Scan | None:
@@ -467,36 +488,79 @@ def _scan_po(text: str) -> _Scan | None:
 def _catalogue_of_scan(scan: _Scan, options: ReadOptions) -> Catalogue:
     """Scanned entries as a catalogue, the same as `catalogue_of(parse_po(text))` gives; _Unsure on any doubt.
 
-    Strings are unescaped column by column; singular entries whose comments are only notes and references
-    (most of a file) become units without an intermediate Message.
+    Strings are unescaped column by column; entries without flags or translator comments (most of a file) go
+    to the reader as columns, the others as messages.
     """
     keys = _values(scan.msgids)  # type: ignore[arg-type]  # every entry has a msgid
-    texts = _values([text or '""' for text in scan.msgstr])
-    contexts = _optional_values(scan.contexts)
-    comments, plurals, msgstrs = scan.comments, scan.plurals, scan.msgstrs
-    header_at = _header_index(keys, contexts)
+    header_at = _header_index(keys, scan.contexts)
     header = None
     if header_at is not None:
-        header = _scanned_message(comments[header_at], contexts[header_at], keys[header_at], plurals[header_at],
-                                  msgstrs[header_at], texts[header_at])
-    rows = list(zip(comments, contexts, keys, plurals, msgstrs, texts))
-    if header_at is not None:
-        del rows[header_at]
-    reader = MessageReader(header_fields_of(header), options,
-                           lambda: any(any(_scanned_message(*row).msgstr) for row in rows))
-    add_plain, add = reader.add_plain, reader.add
-    for row in rows:
-        block, context, key, plural, _, text = row
-        if plural is None:
-            if not block:
-                add_plain(key, text, context, "", [])
-                continue
+        # Apart from the others: its lines and escapes would send the whole msgstr column the longer way.
+        header = _scanned_message(scan.block(header_at), None, keys[header_at], scan.plurals[header_at],
+                                  scan.msgstrs[header_at], _values([scan.msgstr[header_at] or '""'])[0])
+        scan.delete(header_at)
+        del keys[header_at]
+    contexts = _values_or_empty(scan.contexts)  # "" for none: the header is the only entry where that matters
+    texts = _values([text or '""' for text in scan.msgstr])
+    reader = MessageReader(header_fields_of(header), options, lambda: any(
+        any(_scanned_message(scan.block(row), contexts[row], keys[row], scan.plurals[row], scan.msgstrs[row],
+                             texts[row]).msgstr) for row in range(len(keys))))
+    notes = [note or "" for note in scan.notes]
+    references = [line.split() if line else [] for line in scan.references]
+    messages, plurals = _messages_of_odd_rows(scan, keys, contexts, texts, notes, references)
+    reader.add_columns(keys, texts, contexts, notes, references, messages, plurals)
+    return reader.build()
+
+
+def _messages_of_odd_rows(scan: _Scan, keys: list[str], contexts: list[str], texts: list[str],
+                          notes: list[str], references: list[list[str]]
+                          ) -> tuple[dict[int, Message], dict[int, tuple[str, list[str]]]]:
+    """Row -> message for the entries that are not a plain message in the shape Gloss writes (flags, translator
+    comments: a comment block of other notes and references only is filed into `notes` and `references`
+    instead), and row -> (msgid_plural, msgstr[n] strings) for the plain plural ones."""
+    plurals, comments = scan.plurals, scan.comments
+    messages: dict[int, Message] = {}
+    rows = range(len(plurals))
+    plural_rows = list(compress(rows, plurals))  # a scanned string is never empty: present means true
+    for row in compress(rows, comments):
+        block: str = comments[row]  # type: ignore[assignment]  # compress: a comment block is there
+        if plurals[row] is None:
             notes_and_references = _plain_comments(block)
             if notes_and_references is not None:
-                add_plain(key, text, context, *notes_and_references)
-                continue
-        add(_scanned_message(*row))
-    return reader.build()
+                notes[row], references[row] = notes_and_references
+            else:
+                messages[row] = _scanned_message(block, contexts[row], keys[row], None, None, texts[row])
+    plain_plurals: dict[int, tuple[str, list[str]]] = {}
+    if not plural_rows:
+        return messages, plain_plurals
+    # The msgstr[n] lines of every plural entry, read and unescaped at once, as the other columns: a line
+    # starts each form (a newline never is inside a string), and the scan took whole lines.
+    blocks: list[str] = [scan.msgstrs[row] for row in plural_rows]  # type: ignore[misc]
+    counts = [block.count("\nmsgstr[") + 1 for block in blocks]
+    lines = _SCAN_MSGSTR.findall("".join(blocks))
+    if list(map(itemgetter(0), lines)) != list(chain.from_iterable(map(_form_indices, counts))):
+        raise _Unsure  # out of order: the line parser names the line
+    forms = iter(_values(list(map(itemgetter(1), lines))))
+    plural_texts = _values([plurals[row] for row in plural_rows])  # type: ignore[misc]
+    for row, count, plural_text in zip(plural_rows, counts, plural_texts):
+        comment_block = comments[row]
+        if comment_block is None:  # comments in the shape Gloss writes, already in the columns
+            plain_plurals[row] = (plural_text, list(islice(forms, count)))
+        else:
+            messages[row] = message = Message(keys[row], list(islice(forms, count)), contexts[row], plural_text,
+                                              [], [], [], [], 0)
+            _comments_into(message, comment_block)
+    return messages, plain_plurals
+
+
+def _form_indices(count: int) -> list[str]:
+    """The indices `msgstr[n]` lines must have, in order: "0", "1"..."""
+    if count < len(_FORM_INDICES):
+        return _FORM_INDICES[count]
+    return [str(index) for index in range(count)]
+
+
+_FORM_INDICES = [[str(index) for index in range(count)] for count in range(8)]
 
 
 def _header_index(keys: list[str], contexts: list[str | None]) -> int | None:
@@ -527,24 +591,58 @@ def _scanned_message(block: str, context: str | None, key: str, plural: str | No
     return message
 
 
-def _optional_values(strings: list[str | None]) -> list[str | None]:
-    """`_values` of a column where some entries have no such string (None stays None)."""
+def _values_or_empty(strings: list[str | None]) -> list[str]:
+    """`_values` of a column where some entries have no such string (those get "")."""
+    if strings.count(None) == len(strings):
+        return [""] * len(strings)
     present = iter(_values([value for value in strings if value is not None]))
-    return [None if value is None else next(present) for value in strings]
+    return ["" if value is None else next(present) for value in strings]
 
 
 def _values(strings: list[str]) -> list[str]:
     """The values of scanned strings (`"a"`, or `"a"\n"b"` continued on lines), unescaped all at once.
 
-    One pass of C-level replaces over their concatenation instead of Python steps per string: escaped
-    backslashes, then escaped quotes, are set aside as stand-ins, so that any quote left inside a string is a
-    bare one (the string ended earlier, or a backslash escaped its closing quote): _Unsure.
+    One pass of C-level counts and replaces over their concatenation instead of Python steps per string.
+    Without escaped backslashes, every backslash starts an escape, and no line's last quote is escaped (the
+    scan takes no such line), so the quotes that are neither a line's first nor its last must all be escaped
+    ones; with escaped backslashes, see `_values_with_escaped_backslashes`. Any bare quote: _Unsure.
     """
     if not strings:
         return []
     joined = _ITEM_END.join(strings)
-    if "\\\\" in joined:
-        joined = joined.replace("\\\\", _BACKSLASH)
+    if joined[0] != '"' or joined[-1] != '"':
+        raise _Unsure
+    # The joined strings keep their outer quotes (a copy without them would be one more large string).
+    text = joined
+    escaped_quotes = 0
+    backslashes = joined.count("\\") if "\\" in joined else 0  # `in` is a far quicker scan than `count`
+    if backslashes:
+        text = joined.replace('\\"', '"')
+        escaped_quotes = len(joined) - len(text)
+        # A backslash before each quote and nowhere else (the usual case) spares a slow search.
+        if backslashes != escaped_quotes and "\\\\" in joined:
+            return _values_with_escaped_backslashes(joined, strings)
+    breaks = joined.count("\n") if "\n" in joined else 0  # each joins the lines of a string: `"a"\n"b"`
+    if joined.count('"') != 2 * (len(strings) + breaks) + escaped_quotes:
+        raise _Unsure
+    if breaks:
+        text = text.replace('"\n"', "")
+    if backslashes != escaped_quotes:
+        resolved = _resolve_escapes(text)
+        if resolved is None:
+            return [_scan_value(value) for value in strings]
+        text = resolved
+    # Escapes give no NUL here (octal and hex ones went the other way), so each `"NUL"` is a separator.
+    values = text.split(f'"{_ITEM_END}"')
+    values[0] = values[0][1:]
+    values[-1] = values[-1][:-1]
+    return values
+
+
+def _values_with_escaped_backslashes(joined: str, strings: list[str]) -> list[str]:
+    """`_values` of joined strings that hold escaped backslashes: those, then escaped quotes, are set aside as
+    stand-ins, so that any quote left inside a string is a bare one."""
+    joined = joined.replace("\\\\", _BACKSLASH)
     if '\\"' in joined:
         joined = joined.replace('\\"', _QUOTE)
     if '"\n"' in joined:  # no string holds a newline, so every `"\n"` joins a continued string's lines
@@ -553,20 +651,30 @@ def _values(strings: list[str]) -> list[str]:
     if '"' in inner or joined[0] != '"' or joined[-1] != '"':
         raise _Unsure
     if "\\" in inner:
-        if _WIDE_ESCAPE.search(inner):
-            # `\1` ending one line and `2` starting the next are two characters, joined they would be one.
+        resolved = _resolve_escapes(inner)
+        if resolved is None:
             return [_scan_value(value) for value in strings]
-        inner = inner.replace("\\n", "\n").replace("\\t", "\t")
-        if "\\" in inner:
-            try:
-                inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
-            except FormatError:  # an unknown escape: the line parser names its line
-                raise _Unsure from None
+        inner = resolved
     if _QUOTE in inner:
         inner = inner.replace(_QUOTE, '"')
     if _BACKSLASH in inner:
         inner = inner.replace(_BACKSLASH, "\\")
     return inner.split(_ITEM_END)
+
+
+def _resolve_escapes(inner: str) -> str | None:
+    """Joined string bodies with their escapes resolved (escaped backslashes and quotes already set aside);
+    None when some are octal or hex escapes, whose length depends on what follows: `\\1` ending one line and
+    `2` starting the next are two characters, joined they would be one, so such strings go one by one."""
+    if _WIDE_ESCAPE.search(inner):
+        return None
+    inner = inner.replace("\\n", "\n").replace("\\t", "\t")
+    if "\\" in inner:
+        try:
+            inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
+        except FormatError:  # an unknown escape: the line parser names its line
+            raise _Unsure from None
+    return inner
 
 
 def _scan_value(strings: str) -> str:
