@@ -46,7 +46,8 @@ REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writ
 # Background maintenance (see note_commit and pack_loose_objects). A repack is due after GC_EVERY commits of a
 # process and waits for a lull, MAINTENANCE_LULL seconds without a commit of that process: a repack beside
 # steady writes took a core and the disk from them (POST p95 +50 % with 4 writers). Under writes that never
-# pause it runs anyway once GC_FORCE_EVERY commits are waiting, so the number of packs stays bounded. The
+# pause it runs anyway once GC_FORCE_EVERY commits are waiting, so the number of packs stays bounded (such a
+# roll-up skips the delta search, which took the CPU the writes need; the next quiet repack finds them). The
 # next repack is a full one when the packs grew past FULL_REPACK_GROWTH times their size after the last full
 # repack, or past FULL_REPACK_GROWTH_BUSY times when it was forced during writes (a full repack recomputes
 # every delta: seconds of CPU at 10k assets).
@@ -967,6 +968,10 @@ class GitRepo:
                 growth = FULL_REPACK_GROWTH_BUSY if busy else FULL_REPACK_GROWTH
                 full = not after_last_full or self._pack_bytes() > growth * after_last_full
             mode = ["-a", "-f"] if full else ["--geometric=2"]
+            if busy and not full:
+                # beside a stream of writes, only roll the packs up: no delta search (the CPU a writer needs);
+                # the next quiet repack finds the deltas
+                mode.append("--window=0")
             try:
                 subprocess.run(["nice", "-n", "10", "git", "-c", "pack.threads=1", "repack", "-d", "-q", *mode],
                                cwd=self.path, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

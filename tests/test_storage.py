@@ -286,3 +286,29 @@ def test_a_repack_forced_during_writes_is_full_only_past_a_much_bigger_growth(tm
     assert _pack_count(project) == 2  # geometric while writes are under way
     project.repo.pack_loose_objects(busy=False)
     assert _pack_count(project) == 1  # full once quiet
+
+
+def _delta_count(project) -> int:
+    """Objects stored as deltas in the repository's packs (`git verify-pack -v` gives them 7 columns)."""
+    packs = [str(path) for path in (project.path / ".git/objects/pack").glob("*.idx")]
+    lines = git(project.path, "verify-pack", "-v", *packs).splitlines()
+    return sum(1 for line in lines if len(line.split()) == 7 and len(line.split()[0]) == 40)
+
+
+def test_a_roll_up_beside_writes_leaves_the_delta_search_to_the_next_quiet_repack(tmp_path, monkeypatch):
+    from storage import gitrepo
+
+    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    with project.transaction(ALICE, "Many", "create-asset") as tx:
+        for i in range(200):
+            ops.create_asset(tx, f"a{i}", utc_now(), text=f"text number {i}")
+    project.repo.pack_loose_objects()  # the first repack is full
+    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH_BUSY", 10**6)
+    for i in range(8):  # versions of the same chunk: ideal delta material
+        translate(project, "a7", "en", f"edit {i}")
+    project.repo.pack_loose_objects(busy=True)
+    deltas_while_busy = _delta_count(project)
+    project.repo.pack_loose_objects(full=True)
+    assert _delta_count(project) > deltas_while_busy + 4
+    assert_fsck_clean(project.path)
