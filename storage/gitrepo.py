@@ -951,8 +951,9 @@ class GitRepo:
         would make it. Once the packs outgrow FULL_REPACK_GROWTH times their size after the last full
         repack (FULL_REPACK_GROWTH_BUSY when `busy`: writes are under way), the next run is a full one.
         One repack at a time per repository across processes (a flock on a file in .git, which also holds
-        that size): with `wait=False` a process that finds one running leaves the work to it. Git runs niced on one thread, so request processes keep the CPU. Safe beside
-        concurrent writers: it only deletes packs whose objects it has rewritten, and never prunes.
+        that size): with `wait=False` a process that finds one running leaves the work to it. Git runs niced
+        on one thread, so request processes keep the CPU. Safe beside concurrent writers: it only deletes
+        packs whose objects it has rewritten, and never prunes.
         """
         try:
             fd = os.open(self.git_dir / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
