@@ -46,7 +46,12 @@ def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
         if entry is not None:
             translated += 1
             flagged += bool(entry.get("flag"))
-    return {"translated": translated, "untranslated": len(snapshot.locales()) - translated, "flagged": flagged}
+    return _progress(translated, flagged, len(snapshot.locales()))
+
+
+def _progress(translated: int, flagged: int, locales: int) -> dict[str, int]:
+    """An asset's progress record: counts of its locales (translated includes flagged)."""
+    return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
 
 
 def chunk_progress(snapshot: Snapshot, number: int) -> dict[str, dict[str, int]]:
@@ -61,8 +66,7 @@ def chunk_progress(snapshot: Snapshot, number: int) -> dict[str, dict[str, int]]
             if count is not None:
                 count[0] += 1
                 count[1] += bool(entry.get("flag"))
-    return {asset_id: {"translated": translated, "untranslated": len(locales) - translated, "flagged": flagged}
-            for asset_id, (translated, flagged) in counts.items()}
+    return {asset_id: _progress(translated, flagged, len(locales)) for asset_id, (translated, flagged) in counts.items()}
 
 
 def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
