@@ -72,19 +72,6 @@ class RefMoved(Conflict):
     """The branch no longer points where the write started from (another git writer moved it)."""
 
 
-def replace_with(temp: Path, target: Path, data: bytes, mode: int | None = None) -> None:
-    """Write `data` to `temp` then rename it over `target`; a failure (disk full, say) leaves no temp file."""
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        _unlink_quietly(temp)
-        raise
-
-
 def _unlink_quietly(path: Path) -> None:
     """Delete a file if it is there; a name the file system cannot even hold counts as absent."""
     try:
