@@ -2,8 +2,9 @@
 
 Objects are written straight into the object store (blobs, trees, commit) and the branch ref is moved last, by a
 compare-and-swap under git's own `refs/heads/main.lock`, so a reader that resolves the ref always sees a complete
-commit and git's receive-pack and Gloss writers exclude each other. The working tree and the index are brought in
-line with HEAD after the ref moves; a marker file left by a crash in between makes the next writer resync them.
+commit and git's receive-pack and Gloss writers exclude each other. A commit is durable after one round of fsync
+(storage.journal); the working tree and the index are brought in line with HEAD after the ref moves, and a
+marker file left by a crash in between, or the journal after a power loss, makes recovery repair them.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import io
 import atexit
 import errno
 import os
+import re
 import stat
 import struct
 import subprocess
@@ -34,6 +36,7 @@ from dulwich.pack import Pack
 from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
+from .journal import Journal, Slot, pending_after
 
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
@@ -65,6 +68,9 @@ REF_LOCK_TIMEOUT = 2.0
 # A lock that is not a Gloss writer's (git's own) is taken for a killed git's leftover after this long: git
 # holds a ref lock for milliseconds. (A killed Gloss writer's lock is known as such and removed at once.)
 STALE_REF_LOCK = 10.0
+COMMIT_ID = re.compile(rb"[0-9a-f]{40}")
+PENDING_PATHS = 64  # working-tree paths written but not yet flushed, at most (see storage.journal)
+RESYNC_FLUSH_BATCH = 64  # files a resync keeps open to flush them in one round
 ANY = object()  # move_head's `expected` when the branch may point anywhere
 
 
@@ -95,6 +101,15 @@ _OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
 def _close_open_repos() -> None:
     for repo in list(_OPEN_REPOS):
         repo.close()
+
+
+def parent_dir(path: str) -> str:
+    """The directory of a repository path ("" for the top)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _text(commit: bytes | None) -> str | None:
+    return commit.decode("ascii") if commit is not None else None
 
 
 def _is_own_pack_temp(name: str) -> bool:
@@ -225,6 +240,7 @@ class GitRepo:
         self._packs_listed: int | None = None  # the pack directory's mtime when that list was made
         self._git_env: dict[str, str] = {}  # a quarantine view's object directories (with_quarantine)
         self._stores_to_close: list = []
+        self.journal = Journal(self.git_dir)
 
     def close(self) -> None:
         """Release the open pack files."""
@@ -373,10 +389,25 @@ class GitRepo:
         fsync_directory(directory)
         return hex_id.encode()
 
-    def _write_pack(self, objects: dict[str, tuple[int, bytes]], flush_with: Sequence[int] = ()) -> None:
-        """Write a version-2 pack and its version-2 index; the index goes last, so git and dulwich only
-        ever see complete packs (temp names start with `tmp_`, which git ignores if a crash leaves one).
-        The files are flushed concurrently with the descriptors `flush_with` (the ref's lock file)."""
+    def _write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
+        """Store `objects` as one pack, durable before it is visible (object_batch outside a commit)."""
+        handles, entry = self._stage_pack(objects)
+        try:
+            try:
+                flush_all_to_disk(handles)
+            finally:
+                for handle in handles:
+                    handle.close()
+            self._publish_pack(entry)
+        except BaseException:
+            self._discard_pack(entry)
+            raise
+        fsync_directory(self.objects_dir / "pack")
+
+    def _stage_pack(self, objects: dict[str, tuple[int, bytes]]) -> tuple[list[BinaryIO], list[str]]:
+        """Write a version-2 pack and its version-2 index under temp names (which git ignores, and which
+        sweep_temp_files removes when a crash leaves them); returns the open files, for the caller to flush
+        with the rest of its round, and [temp pack, temp index, final name] for _publish_pack."""
         body = [b"PACK", struct.pack(">II", 2, len(objects))]
         offset = 12
         entries = []  # (binary sha, crc32, offset)
@@ -404,27 +435,51 @@ class GitRepo:
             pack_sha,
         ])
         index += sha1(index).digest()
-        pack_dir = self.objects_dir / "pack"
-        name = f"pack-{pack_sha.hex()}"
-        temps = {suffix: pack_dir / f"tmp_{suffix[1:]}_{os.getpid()}_{threading.get_ident()}"
-                 for suffix in (".pack", ".idx")}
+        suffix = f"{os.getpid()}_{threading.get_ident()}"
+        entry = [f"tmp_pack_{suffix}", f"tmp_idx_{suffix}", f"pack-{pack_sha.hex()}"]
+        handles: list[BinaryIO] = []
         try:
-            with open(temps[".pack"], "wb") as pack_file, open(temps[".idx"], "wb") as index_file:
-                pack_file.write(pack)
-                index_file.write(index)
-                flush_all_to_disk([pack_file, index_file], descriptors=flush_with)
-            for suffix, temp in temps.items():  # the index last: readers only look for packs that have one
-                os.chmod(temp, 0o444)
-                os.replace(temp, pack_dir / (name + suffix))
+            for name, data in zip(entry, (pack, index)):
+                handles.append(open(self.objects_dir / "pack" / name, "wb"))
+                handles[-1].write(data)
+                handles[-1].flush()  # whole in the kernel: a killed process leaves complete files
         except BaseException:
-            # a full disk must leave nothing behind: no temp file, and no pack without its index
-            for temp in temps.values():
-                _unlink_quietly(temp)
-            if not (pack_dir / (name + ".idx")).exists():
-                _unlink_quietly(pack_dir / (name + ".pack"))
+            for handle in handles:
+                handle.close()
+            self._discard_pack(entry)  # a full disk must leave nothing behind
             raise
-        # No directory fsync here, as git: the ref's fsync, which must follow before any reader can reach
-        # these objects, commits the journal that holds both renames (and the ref's directory is flushed).
+        return handles, entry
+
+    def _publish_pack(self, entry: Sequence[str]) -> None:
+        """Rename a staged pack into place, its index last: readers only look for packs that have one."""
+        pack_dir = self.objects_dir / "pack"
+        for temp, suffix in zip(entry[:2], (".pack", ".idx")):
+            os.chmod(pack_dir / temp, 0o444)
+            os.replace(pack_dir / temp, pack_dir / (entry[2] + suffix))
+
+    def _discard_pack(self, entry: Sequence[str]) -> None:
+        """Remove a staged pack's temp files, and the pack itself unless its index made it visible."""
+        pack_dir = self.objects_dir / "pack"
+        for temp in entry[:2]:
+            _unlink_quietly(pack_dir / temp)
+        if not (pack_dir / (entry[2] + ".idx")).exists():
+            _unlink_quietly(pack_dir / (entry[2] + ".pack"))
+
+    def _restore_pack(self, entry: Sequence[str]) -> None:
+        """After a crash: publish a journaled pack whose rename was lost, if its temp files are whole."""
+        pack_dir = self.objects_dir / "pack"
+        if (pack_dir / (entry[2] + ".idx")).exists():
+            return
+        try:
+            pack, index = (pack_dir / entry[0]).read_bytes(), (pack_dir / entry[1]).read_bytes()
+        except FileNotFoundError:
+            return
+        whole = (len(pack) >= 32 and pack[:4] == b"PACK" and sha1(pack[:-20]).digest() == pack[-20:]
+                 and entry[2] == f"pack-{pack[-20:].hex()}" and len(index) >= 40
+                 and sha1(index[:-20]).digest() == index[-20:] and index[-40:-20] == pack[-20:])
+        if whole:  # (a torn one is left for sweep_temp_files)
+            self._publish_pack(entry)
+            fsync_directory(pack_dir)
 
     def write_blob(self, data: bytes) -> bytes:
         return self.write_object(b"blob", data)
@@ -535,36 +590,92 @@ class GitRepo:
             pass
         return None
 
-    def move_head(self, commit: bytes, expected: bytes | None | object = ANY, flush_directory: bool = True,
-                  objects: dict[str, tuple[int, bytes]] | None = None) -> None:
-        """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`.
+    def move_head(self, commit: bytes, expected: bytes | None | object = ANY,
+                  objects: dict[str, tuple[int, bytes]] | None = None,
+                  paths: Sequence[str] = (), dirs: Sequence[str] = ()) -> bool:
+        """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`, durably,
+        for ONE concurrent round of fsync (see storage.journal).
 
         Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
-        other: create `refs/heads/main.lock` exclusively, check the current value while holding it, write and
-        fsync the new value into the lock file, rename it over the ref. Raises RefMoved when the branch moved
-        (then `objects`, the commit's own objects from object_batch(store=False), are not even written).
-        `objects` are stored as one pack flushed in the same concurrent fsync round as the lock file, and
-        renamed into place before the ref: they are durable before the branch can point at them, for one
-        round of fsync where writing them first would take two.
+        other: create `refs/heads/main.lock` exclusively and check the current value while holding it. Raises
+        RefMoved when the branch moved (then nothing is written). Then: stage `objects` (the commit's own,
+        from object_batch(store=False)) as a pack under temp names, record the move in the journal with the
+        working-tree `paths` and `dirs` the caller writes next (pending), and flush all that together with
+        the oldest pending paths of earlier commits. Only then rename the pack and the ref into place.
+        Returns whether the journal lists `paths` and `dirs` as pending; when they are too many, the caller
+        flushes them itself (update_worktree(flush=True)).
         """
         fd = self._create_ref_lock()
+        journal_fd: int | None = None
+        latest: Slot | None = None
+        written: Slot | None = None
+        entry: list[str] | None = None
         try:
-            if expected is not ANY and self.head() != expected:
+            head = self.head()
+            if expected is not ANY and head != expected:
                 raise RefMoved("The project changed while this write was being made (another git writer "
                                "moved the branch); nothing was written, retry the request")
             os.write(fd, commit + b"\n")
+            journal_fd = self.journal.open(fsync, fsync_directory)
+            latest, _ = self.journal.read()
+            handles: list[BinaryIO] = []
             if objects:
-                self._write_pack(objects, flush_with=[fd])
-            else:
-                fsync(fd)
+                handles, entry = self._stage_pack(objects)
+            try:
+                seq = latest.seq + 1 if latest else 1
+                pending, flush = pending_after(latest, seq, list(paths), list(dirs), PENDING_PATHS)
+                written = Slot(seq=seq, base=_text(head), head=commit.decode(), packs=[entry] if entry else [],
+                               paths=pending)
+                Journal.write(journal_fd, written)
+                self._flush_round(handles, journal_fd, flush)
+            finally:
+                for handle in handles:
+                    handle.close()
+            if entry:
+                self._publish_pack(entry)
         except BaseException:
-            os.close(fd)
-            os.unlink(self._ref_lock_path)
+            try:
+                if written is not None and journal_fd is not None:  # so that no recovery replays it
+                    self._abort_slot(journal_fd, written, latest)
+                if entry:
+                    self._discard_pack(entry)
+            finally:
+                if journal_fd is not None:
+                    os.close(journal_fd)
+                os.close(fd)
+                os.unlink(self._ref_lock_path)
             raise
+        os.close(journal_fd)
         os.close(fd)
         os.replace(self._ref_lock_path, self.ref_path)  # the rename releases the lock
-        if flush_directory:  # else the caller flushes it together with its own files (update_worktree)
-            fsync_directory(self.ref_path.parent)
+        return written.paths is not None
+
+    def _flush_round(self, handles: list[BinaryIO], journal_fd: int, flush: list[str]) -> None:
+        """The commit's one round: its staged pack, the pack directory (which holds their names), the journal,
+        and the older working-tree paths that must stop being pending (see journal.pending_after)."""
+        descriptors = [journal_fd]
+        directories = [self.objects_dir / "pack"] if handles else []
+        try:
+            for relative in flush:
+                if relative.endswith("/"):  # a directory ("/" alone: the top of the working tree)
+                    if (self.path / relative[:-1]).is_dir():
+                        directories.append(self.path / relative[:-1])
+                    continue
+                try:
+                    descriptors.append(os.open(self.path / relative, os.O_RDONLY))
+                except OSError:  # deleted since, or a name the file system refused
+                    pass
+            flush_all_to_disk(handles, directories, descriptors)
+        finally:
+            for descriptor in descriptors[1:]:
+                os.close(descriptor)
+
+    def _abort_slot(self, journal_fd: int, written: Slot, latest: Slot | None) -> None:
+        """Replace a failed commit's slot by one where the branch stays put (with the previous slot's pending
+        paths, whose flush may not have happened), flushed before the error is answered."""
+        Journal.write(journal_fd, Slot(seq=written.seq, base=written.base, head=written.base,
+                                       paths=dict(latest.paths or {}) if latest else {}))
+        fsync(journal_fd)
 
     @property
     def _ref_lock_path(self) -> Path:
@@ -653,8 +764,8 @@ class GitRepo:
     def checked_out_commit(self) -> bytes | None:
         """The commit the working tree and index were last brought to, or None when unknown.
 
-        Written last, in place, after the files and the index: a write interrupted after the ref moved
-        leaves an older (or torn) value, so the next writer sees it differ from HEAD and resyncs.
+        Written last, in place, after the files and the index: a writer killed after the ref moved leaves an
+        older (or torn) value, so the next writer sees it differ from HEAD and resyncs.
         """
         try:
             with open(self.git_dir / CHECKOUT_FILE, "rb") as handle:
@@ -668,15 +779,31 @@ class GitRepo:
             handle.write(commit + b"\n")
             handle.truncate()
 
+    def worktree_changes(self, changed: Mapping[str, bytes | None],
+                         removed_dirs: Iterable[str]) -> tuple[list[str], list[str]]:
+        """What update_worktree will touch, for the journal: the files, and the directories whose entries
+        change (a file created or deleted, a directory made or removed), relative to the working tree."""
+        dirs: set[str] = set()
+        for relative, data in changed.items():
+            if data is not None and not os.path.lexists(self.path / relative):  # maybe in a new directory
+                dirs.update((parent_dir(relative), parent_dir(parent_dir(relative))))
+        for relative in [*(path for path, data in changed.items() if data is None), *removed_dirs]:
+            while relative:  # a deletion, and the empty directories removed above it
+                relative = parent_dir(relative)
+                dirs.add(relative)
+        return list(changed), sorted(dirs)
+
     def update_worktree(self, changed: Mapping[str, bytes | None], blob_ids: Mapping[str, bytes],
-                        commit: bytes, removed_dirs: Iterable[str] = ()) -> None:
+                        commit: bytes, removed_dirs: Iterable[str] = (), flush: bool = False) -> None:
         """Write changed files (path -> bytes, None = delete), record them in the index, mark it as `commit`.
 
-        Files are rewritten in place: readers never use the working tree (they read Git objects), and a torn
-        file after a crash is repaired by the resync that the index's stale commit triggers.
+        Files are rewritten in place: readers never use the working tree (they read Git objects). Nothing
+        is flushed here: the next commit's round flushes the files the journal lists, and recovery repairs
+        the index and those files after a crash. With `flush` (a write too big for the journal to list),
+        everything is flushed now, in one round, and the journal records a settled state.
         """
         index = self._read_index()
-        touched_dirs: set[Path] = {self.ref_path.parent}  # the ref's rename, and names gained or lost
+        touched_dirs: set[Path] = {self.path}
         written: list[BinaryIO] = []
         try:
             for relative, data in changed.items():
@@ -702,19 +829,134 @@ class GitRepo:
                 handle.truncate()
                 handle.flush()
                 index[key] = index_entry_from_stat(os.fstat(handle.fileno()), blob_ids[relative], FILE_MODE)
+                if not flush:
+                    written.pop().close()  # no need to keep it open
             for directory in removed_dirs:
                 self._remove_empty_dirs(self.path / directory)
                 touched_dirs.add((self.path / directory).parent)
             touched_dirs.add(self.git_dir)  # the index's rename
-            self._publish_and_flush_index(index, written, [d for d in touched_dirs if d.is_dir()])
+            self._publish_index(index, written if flush else None, [d for d in touched_dirs if d.is_dir()])
         finally:
             for handle in written:
                 handle.close()
-        # the files and the index are on disk before the marker says they match `commit`
-        self._record_checkout(commit)
+        self._record_checkout(commit)  # the files and the index are written before the marker says so
+        if flush:
+            self.settle(commit)
+
+    def settle(self, head: bytes | None) -> None:
+        """Record in the journal that the branch, the working tree and the index are durable at `head`."""
+        latest, _ = self.journal.read()
+        fd = self.journal.open(fsync, fsync_directory)
+        try:
+            Journal.write(fd, Slot(seq=latest.seq + 1 if latest else 1, base=_text(head), head=_text(head),
+                                   paths={}, settled=True))
+            fsync(fd)
+        finally:
+            os.close(fd)
+
+    # ----------------------------------------------------------------- recovery
+    def needs_recovery(self, thorough: bool = False) -> bool:
+        """Whether the branch, the working tree or the index may lag behind the journal (a writer killed, or
+        a crash). `thorough` also checks what a power loss may have torn, which nothing else reveals: the
+        index and the working-tree files of the last two commits (see storage.journal)."""
+        latest, previous = self.journal.read()
+        head = self._valid_head()
+        if self.checked_out_commit() != head:
+            return True
+        if latest is None:
+            return False  # a repository written before the journal existed, or never written
+        if _text(head) != latest.head or latest.paths is None:  # (None: a big write that did not settle)
+            return True
+        return thorough and not self._worktree_matches(head, latest, previous)
+
+    def recover(self, ours: Callable[[str], bool] = lambda path: True, thorough: bool = False) -> list[str]:
+        """Under the project's write lock: bring the branch, the working tree and the index to the latest
+        durable commit. Publishes the journaled packs whose rename was lost; moves the branch to the latest
+        slot's commit when its rename was lost and the commit is whole, else back to the slot's base; then
+        resyncs the working tree and the index when they may lag. Returns the paths that could not be
+        written (see resync_worktree)."""
+        latest, previous = self.journal.read()
+        head = self._valid_head()
+        target = head
+        if latest is not None:
+            for slot in (previous, latest):
+                for entry in slot.packs if slot is not None else ():
+                    self._restore_pack(entry)
+            if _text(head) != latest.head and _text(head) in (latest.base, None):
+                whole = latest.head is not None and self._has_commit(latest.head.encode("ascii"))
+                chosen = latest.head if whole else latest.base
+                target = chosen.encode("ascii") if chosen is not None else head
+                if target != head and target is not None:
+                    self._write_ref_durably(target)
+        if (self.checked_out_commit() == target
+                and (latest is None or (latest.head == _text(target) and latest.paths is not None))
+                and not (thorough and latest is not None and not self._worktree_matches(target, latest, previous))):
+            return []
+        skipped = self.resync_worktree(ours)
+        self.settle(target)
+        return skipped
+
+    def _valid_head(self) -> bytes | None:
+        """The branch's commit, or None when the ref is missing or not a commit id (torn by a crash)."""
+        head = self.head()
+        return head if head is not None and COMMIT_ID.fullmatch(head) else None
+
+    def _has_commit(self, commit: bytes) -> bool:
+        """Whether a commit and its root tree can be read (the objects of a pack whose round completed)."""
+        try:
+            self.read_raw(self.read_commit(commit).tree)
+            return True
+        except (KeyError, ValueError):
+            return False
+
+    def _write_ref_durably(self, commit: bytes) -> None:
+        """Set the branch (recovery only, so two rounds of fsync are fine here)."""
+        fd = self._create_ref_lock()
+        try:
+            os.write(fd, commit + b"\n")
+            fsync(fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(self._ref_lock_path)
+            raise
+        os.close(fd)
+        os.replace(self._ref_lock_path, self.ref_path)
+        fsync_directory(self.ref_path.parent)
+
+    def _worktree_matches(self, head: bytes | None, latest: Slot, previous: Slot | None) -> bool:
+        """Whether the index (whole, with a good checksum) lists exactly HEAD's files, and the working-tree
+        files that the last commits wrote without a completed flush hold HEAD's content."""
+        wanted: dict[str, bytes] = {}
+        if head is not None:
+            self._collect_files(self.read_commit(head).tree, "", wanted)
+        try:
+            data = (self.git_dir / "index").read_bytes()
+        except FileNotFoundError:
+            data = b""
+        entries = _index_v2_entries(data) if data[-20:] == sha1(data[:-20]).digest() else None
+        if entries is None or {path.decode("utf-8", "replace"): entry[40:60].hex().encode("ascii")
+                               for path, entry in entries.items()} != wanted:
+            return False
+        unflushed = [latest.paths] + ([] if latest.settled or previous is None else [previous.paths])
+        for paths in unflushed:
+            if paths is None:
+                return False  # a big write that crashed before it settled: check everything
+            if not all(self._file_holds(relative, wanted.get(relative)) for relative in paths
+                       if not relative.endswith("/")):
+                return False
+        return True
+
+    def _file_holds(self, relative: str, blob: bytes | None) -> bool:
+        """Whether a working-tree file holds the blob `blob` (None: the file must not exist)."""
+        try:
+            data = (self.path / relative).read_bytes()
+        except OSError:
+            return blob is None
+        return sha1(b"blob %d\0" % len(data) + data).hexdigest().encode("ascii") == blob
 
     def resync_worktree(self, ours: Callable[[str], bool] = lambda path: True) -> list[str]:
-        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository).
+        """Make the working tree and the index equal to HEAD (after a crash, or for a fresh repository), and
+        flush them.
 
         Never wedges: a path of HEAD that the file system refuses (too long, say) is left out of the working
         tree and the index (the commit still holds it, and a later write can delete it). Files HEAD does not
@@ -732,33 +974,59 @@ class GitRepo:
         stale = {path for path in present - wanted.keys() if ours(path)}
         index: dict[bytes, IndexEntry | bytes] = {}
         skipped: list[str] = []
+        directories: set[Path] = {self.path, self.git_dir}
         for path in stale:
             _unlink_quietly(self.path / path)
-        for path, blob in wanted.items():
-            try:
-                self._write_file(path, self.read_raw(blob))
-                index[path.encode("utf-8")] = index_entry_from_stat(os.stat(self.path / path), blob, FILE_MODE)
-            except OSError as error:
-                if error.errno not in UNWRITABLE_PATH:
-                    raise  # disk full, read-only…: the marker stays stale and the next writer tries again
-                skipped.append(path)
+            directories.add((self.path / path).parent)
+        written: list[BinaryIO] = []
+        try:
+            for path, blob in wanted.items():
+                try:
+                    written.append(self._write_file(path, self.read_raw(blob)))
+                    index[path.encode("utf-8")] = index_entry_from_stat(os.fstat(written[-1].fileno()), blob,
+                                                                        FILE_MODE)
+                    directories.update(((self.path / path).parent, (self.path / path).parent.parent))
+                except OSError as error:
+                    if error.errno not in UNWRITABLE_PATH:
+                        raise  # disk full, read-only…: the marker stays stale and the next writer tries again
+                    skipped.append(path)
+                if len(written) >= RESYNC_FLUSH_BATCH:  # a bounded number of open files
+                    self._flush_and_close(written)
+            self._flush_and_close(written)
+        finally:
+            for handle in written:
+                handle.close()
         for path in stale:
             self._remove_empty_dirs((self.path / path).parent)
         self._index_cache = None
-        self._flush_and_publish_index(index)
+        self._publish_index(index, [], [d for d in directories if d.is_dir()])
         self._record_checkout(head or b"0" * 40)
         return skipped
 
-    def _write_file(self, relative: str, data: bytes) -> None:
-        """Rewrite one working-tree file in place, creating its directory when needed."""
+    @staticmethod
+    def _flush_and_close(handles: list[BinaryIO]) -> None:
+        try:
+            flush_all_to_disk(handles)
+        finally:
+            for handle in handles:
+                handle.close()
+            handles.clear()
+
+    def _write_file(self, relative: str, data: bytes) -> BinaryIO:
+        """Rewrite one working-tree file in place, creating its directory when needed; returns it open."""
         target = self.path / relative
         try:
             handle = open(target, "wb")
         except FileNotFoundError:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle = open(target, "wb")
-        with handle:
+        try:
             handle.write(data)
+            handle.flush()
+        except BaseException:
+            handle.close()
+            raise
+        return handle
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Delete temp files left by killed or failed writers; returns how many.
@@ -843,35 +1111,13 @@ class GitRepo:
             raise
         return handle, serialised
 
-    def _flush_and_publish_index(self, entries: dict[bytes, IndexEntry | bytes]) -> None:
-        """Write the index, flush it, rename it into place and make that durable (a resync's slow path).
+    def _publish_index(self, entries: dict[bytes, IndexEntry | bytes], flush_with: Sequence[BinaryIO] | None,
+                       directories: Iterable[Path]) -> None:
+        """Rename the new index into place; with `flush_with` (else nothing is flushed: see update_worktree),
+        then flush it, those files and the `directories` in ONE concurrent round.
 
-        On failure (a full disk) the temp index is removed and the old index stays.
-        """
-        try:
-            index_file, serialised = self._write_index(entries)
-            try:
-                flush_all_to_disk([index_file])
-            finally:
-                index_file.close()
-            os.replace(self._index_temp(), self.git_dir / "index")
-        except BaseException:
-            _unlink_quietly(self._index_temp())
-            raise
-        fsync_directory(self.git_dir)
-        self._index_cache = (self._index_stamp(), serialised)
-
-    def _publish_and_flush_index(self, entries: dict[bytes, IndexEntry | bytes], with_files: Sequence[BinaryIO],
-                                 directories: Iterable[Path]) -> None:
-        """Rename the new index into place, then flush it, the other files and the directories (which hold
-        the ref's and the index's renames) in ONE concurrent round: a commit costs two rounds of fsync
-        (pack, its index and the ref's lock file, then this one) where `git commit` with core.fsync=all
-        makes four in a row (blob, tree, commit, ref).
-
-        Renaming before flushing is safe because the checkout marker, written after this round, names the
-        previous commit until every file here is durable: after a crash in between, HEAD (the new commit)
-        differs from the marker and the next writer resyncs the working tree and the index. On failure (a
-        full disk) the temp index is removed.
+        Renaming before flushing is safe: the checkout marker and the journal, written after, decide whether
+        recovery must check the index again. On failure (a full disk) the temp index is removed.
         """
         try:
             index_file, serialised = self._write_index(entries)
@@ -885,8 +1131,9 @@ class GitRepo:
             except BaseException:
                 _unlink_quietly(self._index_temp())
                 raise
-            self._index_cache = None  # the file changed; the stamp is taken once it is flushed
-            flush_all_to_disk([*with_files, index_file], directories)
+            self._index_cache = None  # the file changed; the stamp is taken once it is written
+            if flush_with is not None:
+                flush_all_to_disk([*flush_with, index_file], directories)
         finally:
             index_file.close()
         self._index_cache = (self._index_stamp(), serialised)

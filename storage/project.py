@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from .errors import Invalid
-from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person
+from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
 
@@ -101,10 +101,6 @@ def check_writable_paths(paths) -> None:
                           f"{describe('max_path_component_bytes')}")
 
 
-def parent_dir(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
 def trailer_value(value: str) -> str:
     """Trailers are single lines: escape the characters that would break one."""
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\0", "\\0")
@@ -129,8 +125,9 @@ class CommitGroup:
     """Commits made one on top of the other under one hold of the project lock, then made durable together.
 
     Each write is still its own commit (its author, message and trailers), but the group pays once for what
-    dominates a write's cost: reading the other processes' commits, one pack, one fsync round with the ref,
-    the working tree and the index. No writer's answer leaves before the group is durable.
+    dominates a write's cost: reading the other processes' commits, one pack, one fsync round with the
+    journal, one ref update, the working tree and the index. No writer's answer leaves before the group is
+    durable.
     """
 
     def __init__(self, base: Snapshot):
@@ -168,6 +165,7 @@ class Project:
         # One lock file per project outside its repository, shared by every worker process.
         self._file_lock = ProcessLock(lock_path)
         self._swept = False  # temp files of dead writers are swept at this process's first write
+        self._recover_after_crash()
 
     @property
     def path(self) -> Path:
@@ -286,17 +284,28 @@ class Project:
             group.done.set()
 
     def repair(self) -> None:
-        """Under the write lock: sweep dead writers' temp files once, and bring the working tree to HEAD
-        when a writer died (or failed) between moving the ref and updating it. Never raises on a path the
-        file system refuses, so a project can always be written again."""
+        """Under the write lock: bring the branch, the working tree and the index to the latest durable
+        commit when a writer died (or failed) mid-commit, then sweep dead writers' temp files once (after:
+        recovery may still need a journaled pack's). Never raises on a path the file system refuses, so a
+        project can always be written again."""
+        if self.repo.needs_recovery():
+            self._recover(thorough=False)
         if not self._swept:
             self.repo.sweep_temp_files()
             self._swept = True
-        if self.repo.checked_out_commit() != self.repo.head():
-            skipped = self.repo.resync_worktree(ours=is_layout_path)
-            if skipped:
-                log.warning("project %s: %d path(s) of HEAD cannot be written to the working tree",
-                            self.id, len(skipped))
+
+    def _recover(self, thorough: bool) -> None:
+        skipped = self.repo.recover(ours=is_layout_path, thorough=thorough)
+        if skipped:
+            log.warning("project %s: %d path(s) of HEAD cannot be written to the working tree",
+                        self.id, len(skipped))
+
+    def _recover_after_crash(self) -> None:
+        """At this process's first use of the project: repair what a crash (a power loss) may have left, which
+        only a look at the journal, the index and the last written files reveals (see storage.journal)."""
+        if self.repo.needs_recovery(thorough=True):
+            with self._thread_lock, self._file_lock:
+                self._recover(thorough=True)
 
     def _stage(self, group: "CommitGroup", tx: Transaction, author: Person, summary: str, action: str,
                when: float | None) -> Snapshot:
@@ -324,19 +333,20 @@ class Project:
     def _make_durable(self, group: "CommitGroup") -> None:
         tip = group.tip
         assert tip.commit is not None
-        # the pack is flushed with the ref's lock file, and the ref's directory with the working-tree files:
-        # two rounds of fsync per group of commits. The refresh lock is held until the snapshot is the tip:
-        # a reader of this process that sees the moved ref meanwhile waits for it instead of loading the tip
-        # again from Git (which under steady writes made every few writers re-parse chunks).
+        removed_dirs = {parent_dir(path) for path, data in group.changed.items() if data is None}
+        paths, dirs = self.repo.worktree_changes(group.changed, removed_dirs)
+        # One round of fsync per group of commits (see storage.journal). The refresh lock is held until the
+        # snapshot is the tip: a reader of this process that sees the moved ref meanwhile waits for it
+        # instead of loading the tip again from Git (which under steady writes made every few writers
+        # re-parse chunks).
         with self._refresh_lock:
-            self.repo.move_head(tip.commit, expected=group.base.commit, flush_directory=False,
-                                objects=group.objects)
+            listed = self.repo.move_head(tip.commit, expected=group.base.commit, objects=group.objects,
+                                         paths=paths, dirs=dirs)
             self._snapshot = tip
         # The commits are durable from here on: a failure below (disk full while rewriting the working tree)
         # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
-        removed_dirs = {parent_dir(path) for path, data in group.changed.items() if data is None}
         try:  # the tip's files hold the blob id of every file the group wrote
-            self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs)
+            self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs, flush=not listed)
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
                         "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)

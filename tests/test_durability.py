@@ -10,8 +10,10 @@ import textwrap
 import time
 from pathlib import Path
 
+from storage import gitrepo
 from storage import operations as ops
 from storage.gitrepo import Person
+from storage.journal import SLOT_SIZE, Journal
 from storage.store import Store, utc_now
 from tests.support import assert_fsck_clean, REPO_ROOT, git
 
@@ -170,7 +172,7 @@ def _record_fsyncs(monkeypatch) -> list[str]:
     return flushed
 
 
-def test_an_acknowledged_write_flushed_its_pack_index_ref_and_files_before_the_answer(api, demo, monkeypatch):
+def test_an_acknowledged_write_flushed_its_pack_index_and_journaled_ref_before_the_answer(api, demo, monkeypatch):
     project, _ = demo
     git_dir = str(project.path / ".git")
     flushed = _record_fsyncs(monkeypatch)
@@ -181,30 +183,165 @@ def test_an_acknowledged_write_flushed_its_pack_index_ref_and_files_before_the_a
     def first(predicate) -> int:
         return next(i for i, path in enumerate(answered) if predicate(path))
 
+    head = git(project.path, "rev-parse", "HEAD").strip()
     pack = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_pack_"))
     pack_index = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_idx_"))
-    ref_content = first(lambda p: p == f"{git_dir}/refs/heads/main.lock")
+    names = first(lambda p: p == f"{git_dir}/objects/pack")  # the directory holding their (temp) names
+    journal = first(lambda p: p == f"{git_dir}/gloss-journal")
     ref = first(lambda p: p == f"rename -> {git_dir}/refs/heads/main")
-    assert max(pack, pack_index, ref_content) < ref  # objects are durable before the branch can point at them
-    assert first(lambda p: p.startswith(f"rename -> {git_dir}/objects/pack/pack-")) < ref  # and visible
-    assert first(lambda p: p == f"{git_dir}/refs/heads") > ref  # and so is the ref's rename
-    # git's index, flushed under its temp name or (renamed first, in the last round) its own
-    assert first(lambda p: p.startswith(f"{git_dir}/gloss-index-") or p == f"{git_dir}/index") > ref
-    assert first(lambda p: p == str(project.path / "locales" / "fr" / "0000.json")) > ref
-    assert first(lambda p: p == git_dir) > first(lambda p: p == f"rename -> {git_dir}/index")  # its rename
-    head = git(project.path, "rev-parse", "HEAD").strip()
+    # the pack and the journal naming the new head are durable before the pack or the branch is visible
+    assert max(pack, pack_index, names, journal) < first(lambda p: p.startswith(f"rename -> {git_dir}/objects/pack/pack-"))
+    assert max(pack, pack_index, names, journal) < ref
+    latest, _ = Journal(project.path / ".git").read()
+    assert latest.head == head and latest.packs and "locales/fr/0000.json" in latest.paths
     assert git(project.path, "show", f"{head}:locales/fr/0000.json").count("Accueil durable") == 1
     assert git(project.path, "status", "--porcelain") == ""
 
 
-def test_a_new_locale_directory_is_flushed_with_its_first_file(api, demo, monkeypatch):
+def test_pending_working_tree_files_and_directories_are_flushed_by_a_later_commit(api, demo, monkeypatch):
     project, _ = demo
-    flushed = _record_fsyncs(monkeypatch)
+    monkeypatch.setattr(gitrepo, "PENDING_PATHS", 3)  # a new locale's file and two directories
     assert api.post("/api/locales", data={"code": "pt-BR"})[0] == 201
     assert api.post("/api/translations/home.title/pt-BR", data="Bem-vindo".encode())[0] == 200
-    locale_dirs = [p for p in flushed if p.startswith(str(project.path / "locales"))]
-    assert str(project.path / "locales" / "pt-BR") in locale_dirs
-    assert str(project.path / "locales") in locale_dirs
+    latest, _ = Journal(project.path / ".git").read()
+    assert set(latest.paths) == {"locales/pt-BR/0000.json", "locales/pt-BR/", "locales/"}
+    flushed = _record_fsyncs(monkeypatch)
+    assert api.post("/api/translations/home.title/fr", data="Bienvenue".encode())[0] == 200
+    assert str(project.path / "locales" / "pt-BR" / "0000.json") in flushed  # the oldest first
+    assert api.post("/api/translations/home.title/de", data="Willkommen".encode())[0] == 200
+    assert str(project.path / "locales") in flushed  # a directory that gained a name
+    latest, _ = Journal(project.path / ".git").read()
+    assert set(latest.paths) == {"locales/pt-BR/", "locales/fr/0000.json", "locales/de/0000.json"}
+
+
+def test_at_most_the_pending_limit_of_written_files_waits_for_a_flush(api, demo, monkeypatch):
+    project, _ = demo
+    monkeypatch.setattr(gitrepo, "PENDING_PATHS", 3)
+    for code in ("es", "it", "nl", "sv"):
+        assert api.post("/api/locales", data={"code": code})[0] == 201
+        assert api.post(f"/api/translations/home.title/{code}", data=code.encode())[0] == 200
+        latest, _ = Journal(project.path / ".git").read()
+        assert 0 < len(latest.paths) <= 3
+
+
+WRITER_SCRIPT = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, {root!r})
+    from storage import gitrepo, operations as ops
+    from storage.store import Store, utc_now
+    {patch}
+    project = Store({data!r}).project({project!r})
+    with project.transaction(gitrepo.Person("W", "w@x"), "write", "translate") as tx:
+        ops.translate(tx, "a", "en", {text!r}, None, utc_now())
+""")
+
+
+def _write_in_a_process(store, project, text: str, patch: str = "") -> int:
+    script = WRITER_SCRIPT.format(root=str(REPO_ROOT), data=str(store.data_dir), project=project.id,
+                                  text=text, patch=patch)
+    return subprocess.run([sys.executable, "-c", script]).returncode
+
+
+def _reopened(store, project):
+    """The project as a new process sees it (its first use runs the crash recovery)."""
+    return Store(store.data_dir).project(project.id)
+
+
+def _assert_consistent(project) -> None:
+    assert git(project.path, "status", "--porcelain") == ""
+    assert_fsck_clean(project.path)
+
+
+# A crash after the round but before the renames is what a power loss leaves when the renames were not yet on
+# disk: the journal, the pack under its temp names and the working tree files of earlier writes are.
+DIE_AFTER_THE_ROUND = "gitrepo.GitRepo._publish_pack = lambda *args: os._exit(9)"
+
+
+def test_a_commit_whose_renames_were_lost_after_its_round_is_recovered_from_the_journal(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Lost", "en", "English")
+    _create_assets(project, ["a"])
+    before = git(project.path, "rev-parse", "HEAD").strip()
+    assert _write_in_a_process(store, project, "durable before the crash", DIE_AFTER_THE_ROUND) == 9
+    assert git(project.path, "rev-parse", "HEAD").strip() == before  # the branch did not move
+    reopened = _reopened(store, project)
+    assert reopened.snapshot().translation("a", "en")["text"] == "durable before the crash"
+    assert git(project.path, "rev-parse", "HEAD~1").strip() == before
+    _assert_consistent(project)
+    assert not list((project.path / ".git" / "objects" / "pack").glob("tmp_*"))
+
+
+def test_a_lost_ref_rename_and_pack_renames_of_an_acknowledged_write_are_replayed(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Replay", "en", "English")
+    _create_assets(project, ["a"])
+    before = git(project.path, "rev-parse", "HEAD").strip()
+    assert _write_in_a_process(store, project, "acknowledged") == 0
+    latest, _ = Journal(project.path / ".git").read()
+    pack_dir = project.path / ".git" / "objects" / "pack"
+    temp_pack, temp_index, name = latest.packs[0]
+    # as if the power went before the renames reached the disk: old ref, the pack under its temp names
+    os.replace(pack_dir / f"{name}.pack", pack_dir / temp_pack)
+    os.replace(pack_dir / f"{name}.idx", pack_dir / temp_index)
+    (project.path / ".git" / "refs" / "heads" / "main").write_text(before + "\n")
+    assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "acknowledged"
+    assert git(project.path, "rev-parse", "HEAD").strip() == latest.head
+    _assert_consistent(project)
+
+
+def test_a_round_torn_by_a_crash_leaves_the_previous_commit_and_a_clean_repository(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Torn round", "en", "English")
+    _create_assets(project, ["a"])
+    assert _write_in_a_process(store, project, "kept") == 0
+    before = git(project.path, "rev-parse", "HEAD").strip()
+    die_in_the_round = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
+    assert _write_in_a_process(store, project, "never acknowledged", die_in_the_round) == 9
+    for temp in (project.path / ".git" / "objects" / "pack").glob("tmp_pack_*"):
+        temp.write_bytes(temp.read_bytes()[:20])  # the pack's data did not reach the disk
+    reopened = _reopened(store, project)
+    assert reopened.snapshot().translation("a", "en")["text"] == "kept"
+    assert git(project.path, "rev-parse", "HEAD").strip() == before
+    with reopened.transaction(WRITER, "after", "translate") as tx:  # sweeps the torn temp files
+        ops.translate(tx, "a", "en", "after", None, utc_now())
+    assert not list((project.path / ".git" / "objects" / "pack").glob("tmp_*"))
+    _assert_consistent(project)
+
+
+def test_a_torn_journal_slot_falls_back_to_the_slot_before(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Torn slot", "en", "English")
+    _create_assets(project, ["a"])
+    before = git(project.path, "rev-parse", "HEAD").strip()
+    die_in_the_round = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
+    assert _write_in_a_process(store, project, "never acknowledged", die_in_the_round) == 9
+    journal = Journal(project.path / ".git")
+    latest, previous = journal.read()
+    assert latest.head != before and previous.head == before
+    with open(journal.path, "r+b") as handle:  # the slot being written was torn
+        handle.seek((latest.seq % 2) * SLOT_SIZE + 10)
+        handle.write(b"\0" * 100)
+    assert journal.read()[0].seq == previous.seq
+    assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "a"
+    assert git(project.path, "rev-parse", "HEAD").strip() == before
+    _assert_consistent(project)
+
+
+def test_working_tree_files_and_an_index_torn_by_a_power_loss_are_repaired_on_the_next_start(tmp_path):
+    store = Store(tmp_path / "data")
+    project = store.create_project("Torn files", "en", "English")
+    _create_assets(project, ["a"])
+    assert _write_in_a_process(store, project, "in the working tree") == 0
+    latest, _ = Journal(project.path / ".git").read()
+    torn = project.path / "locales" / "en" / "0000.json"
+    assert "locales/en/0000.json" in latest.paths  # written after its round: not flushed yet
+    torn.write_bytes(bytes(len(torn.read_bytes())))  # its blocks never reached the disk
+    index = project.path / ".git" / "index"
+    index.write_bytes(index.read_bytes()[:-30])
+    _reopened(store, project)
+    assert '"in the working tree"' in torn.read_text()
+    _assert_consistent(project)
+    assert Journal(project.path / ".git").read()[0].settled  # everything flushed since
 
 
 def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):

@@ -315,7 +315,7 @@ def test_a_disk_fault_before_the_commit_is_a_clear_status_and_changes_nothing(
         api, demo, monkeypatch, error_number, status, word):
     project = demo[0]
     before = head(project)
-    monkeypatch.setattr(gitrepo.GitRepo, "_write_pack", failing(error_number))
+    monkeypatch.setattr(gitrepo.GitRepo, "_stage_pack", failing(error_number))
     code, body = api.post(f"/api/translations/{first_asset(api)}/fr", data="Jamais")
     assert code == status and word in body["error"]
     assert head(project) == before
