@@ -871,8 +871,8 @@ class GitRepo:
 
     def recover(self, ours: Callable[[str], bool] = lambda path: True, thorough: bool = False) -> list[str]:
         """Under the project's write lock: bring the branch, the working tree and the index to the latest
-        durable commit. Publishes the journaled packs whose rename was lost; moves the branch to the latest
-        slot's commit when its rename was lost and the commit is whole, else back to the slot's base; then
+        durable commit. Publishes the journaled packs whose rename was lost; when the ref lags behind the
+        journal, moves it to the latest slot's commit if that commit is whole, else to the slot's base; then
         resyncs the working tree and the index when they may lag. Returns the paths that could not be
         written (see resync_worktree)."""
         latest, previous = self.journal.read()
@@ -882,7 +882,7 @@ class GitRepo:
             for slot in (previous, latest):
                 for entry in slot.packs if slot is not None else ():
                     self._restore_pack(entry)
-            if _text(head) != latest.head and _text(head) in (latest.base, None):
+            if _text(head) != latest.head and self._ref_lags(head, latest):
                 whole = latest.head is not None and self._has_commit(latest.head.encode("ascii"))
                 chosen = latest.head if whole else latest.base
                 target = chosen.encode("ascii") if chosen is not None else head
@@ -895,6 +895,13 @@ class GitRepo:
         skipped = self.resync_worktree(ours)
         self.settle(target)
         return skipped
+
+    def _ref_lags(self, head: bytes | None, latest: Slot) -> bool:
+        """Whether the ref shows a commit before the latest slot's base: its rename (or a few of them, which
+        nothing flushes on their own) was lost, or it is torn. A ref elsewhere was moved by someone else."""
+        if head is None or _text(head) == latest.base:
+            return True
+        return latest.base is not None and self.is_ancestor(head, latest.base.encode("ascii"))
 
     def _valid_head(self) -> bytes | None:
         """The branch's commit, or None when the ref is missing or not a commit id (torn by a crash)."""

@@ -11,9 +11,10 @@ commit's round flushes them: the oldest first, so that at most a bounded number 
 same few chunk files, so usually none is ever flushed on its own; a 186 KB chunk file was a third of a round).
 
 After a crash, `GitRepo.recover` reads the latest slot and the one before: it publishes their packs whose rename
-was lost (when the temp files are whole), moves the ref to the latest slot's commit when that commit is whole
-and the ref still shows the commit before (else the ref stays), and checks git's index and the pending files of
-both slots against HEAD, resyncing the working tree when anything differs.
+was lost (when the temp files are whole); when the ref shows an older commit of the branch (ref renames are not
+flushed on their own: the journal holds the head), it moves the ref to the latest slot's commit if that commit
+is whole, else to the slot's base; and it checks git's index and the pending files of both slots against HEAD,
+resyncing the working tree when anything differs.
 
 The file holds two fixed-size slots, written in place alternately (a slot's number decides which), each with its
 own SHA-1: a slot torn by a crash mid-write fails its checksum and the other slot is the latest. The file is

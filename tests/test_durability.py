@@ -289,6 +289,22 @@ def test_a_lost_ref_rename_and_pack_renames_of_an_acknowledged_write_are_replaye
     _assert_consistent(project)
 
 
+def test_a_ref_that_lost_several_renames_is_moved_to_the_journaled_head(tmp_path):
+    """Ref renames are not flushed on their own (the journal holds the head): after a power loss the ref may
+    show any older commit of the branch."""
+    store = Store(tmp_path / "data")
+    project = store.create_project("Several", "en", "English")
+    _create_assets(project, ["a"])
+    oldest = git(project.path, "rev-parse", "HEAD").strip()
+    for text in ("one", "two", "three"):
+        assert _write_in_a_process(store, project, text) == 0
+    latest, _ = Journal(project.path / ".git").read()
+    (project.path / ".git" / "refs" / "heads" / "main").write_text(oldest + "\n")
+    assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "three"
+    assert git(project.path, "rev-parse", "HEAD").strip() == latest.head
+    _assert_consistent(project)
+
+
 def test_a_round_torn_by_a_crash_leaves_the_previous_commit_and_a_clean_repository(tmp_path):
     store = Store(tmp_path / "data")
     project = store.create_project("Torn round", "en", "English")
