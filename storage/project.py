@@ -303,9 +303,12 @@ class Project:
     def _recover_after_crash(self) -> None:
         """At this process's first use of the project: repair what a crash (a power loss) may have left, which
         only a look at the journal, the index and the last written files reveals (see storage.journal)."""
-        if self.repo.needs_recovery(thorough=True):
-            with self._thread_lock, self._file_lock:
-                self._recover(thorough=True)
+        try:
+            if self.repo.needs_recovery(thorough=True):
+                with self._thread_lock, self._file_lock:
+                    self._recover(thorough=True)
+        except (OSError, KeyError, ValueError) as error:  # a read-only disk, say: reads go on, writes retry
+            log.warning("project %s: recovery at start failed (%s); the next write retries it", self.id, error)
 
     def _stage(self, group: "CommitGroup", tx: Transaction, author: Person, summary: str, action: str,
                when: float | None) -> Snapshot:

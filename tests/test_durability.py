@@ -382,3 +382,24 @@ def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):
         raise AssertionError("the forked writer hung while flushing its files")
     assert os.waitstatus_to_exitcode(done[1]) == 0
     assert Store(store.data_dir).project(project.id).snapshot().translation("a", "en")["text"] == "from the child"
+
+
+def test_a_recovery_that_fails_at_start_leaves_reads_working_and_the_next_write_retries_it(tmp_path, monkeypatch):
+    import errno
+
+    store = Store(tmp_path / "data")
+    project = store.create_project("Read-only", "en", "English")
+    _create_assets(project, ["a"])
+    (project.path / ".git" / "gloss-checkout").write_text("0" * 40 + "\n")  # the working tree must be resynced
+    real_resync = gitrepo.GitRepo.resync_worktree
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(gitrepo.GitRepo, "resync_worktree", read_only)
+    reopened = _reopened(store, project)  # no exception: the failure is logged
+    assert reopened.snapshot().translation("a", "en")["text"] == "a"
+    monkeypatch.setattr(gitrepo.GitRepo, "resync_worktree", real_resync)
+    with reopened.transaction(WRITER, "later", "translate") as tx:
+        ops.translate(tx, "a", "en", "later", None, utc_now())
+    _assert_consistent(project)
