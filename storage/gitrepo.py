@@ -835,7 +835,7 @@ class GitRepo:
                 self._remove_empty_dirs(self.path / directory)
                 touched_dirs.add((self.path / directory).parent)
             touched_dirs.add(self.git_dir)  # the index's rename
-            self._publish_index(index, written if flush else None, [d for d in touched_dirs if d.is_dir()])
+            self._publish_index(index, written if flush else None, touched_dirs)
         finally:
             for handle in written:
                 handle.close()
@@ -888,9 +888,7 @@ class GitRepo:
                 target = chosen.encode("ascii") if chosen is not None else head
                 if target != head and target is not None:
                     self._write_ref_durably(target)
-        if (self.checked_out_commit() == target
-                and (latest is None or (latest.head == _text(target) and latest.paths is not None))
-                and not (thorough and latest is not None and not self._worktree_matches(target, latest, previous))):
+        if not self.needs_recovery(thorough):  # the ref was all that lagged
             return []
         skipped = self.resync_worktree(ours)
         self.settle(target)
@@ -1006,7 +1004,7 @@ class GitRepo:
         for path in stale:
             self._remove_empty_dirs((self.path / path).parent)
         self._index_cache = None
-        self._publish_index(index, [], [d for d in directories if d.is_dir()])
+        self._publish_index(index, [], directories)
         self._record_checkout(head or b"0" * 40)
         return skipped
 
@@ -1139,8 +1137,8 @@ class GitRepo:
                 _unlink_quietly(self._index_temp())
                 raise
             self._index_cache = None  # the file changed; the stamp is taken once it is written
-            if flush_with is not None:
-                flush_all_to_disk([*flush_with, index_file], directories)
+            if flush_with is not None:  # (a directory removed meanwhile has nothing left to flush)
+                flush_all_to_disk([*flush_with, index_file], [d for d in directories if d.is_dir()])
         finally:
             index_file.close()
         self._index_cache = (self._index_stamp(), serialised)
