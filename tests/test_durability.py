@@ -21,6 +21,14 @@ WRITER = Person("Writer", "writer@example.com")
 PROCESSES, WRITES = 8, 50
 
 
+def _project_with(tmp_path, name: str, ids: list[str]):
+    """A new store with one project holding the assets `ids`: (store, project)."""
+    store = Store(tmp_path / "data")
+    project = store.create_project(name, "en", "English")
+    _create_assets(project, ids)
+    return store, project
+
+
 def _create_assets(project, ids):
     with project.transaction(WRITER, "Assets", "create-asset") as tx:
         for asset_id in ids:
@@ -37,9 +45,8 @@ def _writer_process(data_dir: str, project_id: str, number: int) -> None:
 
 
 def test_eight_processes_writing_fifty_times_lose_no_update(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Busy", "en", "English")
-    _create_assets(project, ["shared"] + [f"p{n}.{i}" for n in range(PROCESSES) for i in range(WRITES)])
+    ids = ["shared"] + [f"p{n}.{i}" for n in range(PROCESSES) for i in range(WRITES)]
+    store, project = _project_with(tmp_path, "Busy", ids)
     before = int(git(project.path, "rev-list", "--count", "HEAD"))
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_writer_process, args=(str(store.data_dir), project.id, n))
@@ -100,9 +107,7 @@ def _acknowledged(output: str) -> dict[str, str]:
 
 
 def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_acknowledged_write(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Crashy", "en", "English")
-    _create_assets(project, [f"k{i}" for i in range(200)])
+    store, project = _project_with(tmp_path, "Crashy", [f"k{i}" for i in range(200)])
     script = CRASH_WRITER.format(root=str(REPO_ROOT), data=str(store.data_dir), project=project.id)
     for delay in (0.01, 0.25, 0.5, 0.75):
         writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
@@ -128,9 +133,7 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
 
 
 def test_crash_between_moving_the_ref_and_updating_the_working_tree_is_repaired_by_the_next_write(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Torn", "en", "English")
-    _create_assets(project, ["a", "b"])
+    store, project = _project_with(tmp_path, "Torn", ["a", "b"])
     script = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(REPO_ROOT)!r})
@@ -183,7 +186,7 @@ def test_an_acknowledged_write_flushed_its_pack_index_and_journaled_ref_before_t
     def first(predicate) -> int:
         return next(i for i, path in enumerate(answered) if predicate(path))
 
-    head = git(project.path, "rev-parse", "HEAD").strip()
+    head = _head(project)
     pack = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_pack_"))
     pack_index = first(lambda p: p.startswith(f"{git_dir}/objects/pack/tmp_idx_"))
     names = first(lambda p: p == f"{git_dir}/objects/pack")  # the directory holding their (temp) names
@@ -242,6 +245,10 @@ def _write_in_a_process(store, project, text: str, patch: str = "") -> int:
     return subprocess.run([sys.executable, "-c", script]).returncode
 
 
+def _head(project) -> str:
+    return git(project.path, "rev-parse", "HEAD").strip()
+
+
 def _reopened(store, project):
     """The project as a new process sees it (its first use runs the crash recovery)."""
     return Store(store.data_dir).project(project.id)
@@ -255,15 +262,15 @@ def _assert_consistent(project) -> None:
 # A crash after the round but before the renames is what a power loss leaves when the renames were not yet on
 # disk: the journal, the pack under its temp names and the working tree files of earlier writes are.
 DIE_AFTER_THE_ROUND = "gitrepo.GitRepo._publish_pack = lambda *args: os._exit(9)"
+# A crash in the round: what a power loss leaves when the round did not finish is any part of it.
+DIE_IN_THE_ROUND = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
 
 
 def test_a_commit_whose_renames_were_lost_after_its_round_is_recovered_from_the_journal(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Lost", "en", "English")
-    _create_assets(project, ["a"])
-    before = git(project.path, "rev-parse", "HEAD").strip()
+    store, project = _project_with(tmp_path, "Lost", ["a"])
+    before = _head(project)
     assert _write_in_a_process(store, project, "durable before the crash", DIE_AFTER_THE_ROUND) == 9
-    assert git(project.path, "rev-parse", "HEAD").strip() == before  # the branch did not move
+    assert _head(project) == before  # the branch did not move
     reopened = _reopened(store, project)
     assert reopened.snapshot().translation("a", "en")["text"] == "durable before the crash"
     assert git(project.path, "rev-parse", "HEAD~1").strip() == before
@@ -272,10 +279,8 @@ def test_a_commit_whose_renames_were_lost_after_its_round_is_recovered_from_the_
 
 
 def test_a_lost_ref_rename_and_pack_renames_of_an_acknowledged_write_are_replayed(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Replay", "en", "English")
-    _create_assets(project, ["a"])
-    before = git(project.path, "rev-parse", "HEAD").strip()
+    store, project = _project_with(tmp_path, "Replay", ["a"])
+    before = _head(project)
     assert _write_in_a_process(store, project, "acknowledged") == 0
     latest, _ = Journal(project.path / ".git").read()
     pack_dir = project.path / ".git" / "objects" / "pack"
@@ -285,39 +290,34 @@ def test_a_lost_ref_rename_and_pack_renames_of_an_acknowledged_write_are_replaye
     os.replace(pack_dir / f"{name}.idx", pack_dir / temp_index)
     (project.path / ".git" / "refs" / "heads" / "main").write_text(before + "\n")
     assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "acknowledged"
-    assert git(project.path, "rev-parse", "HEAD").strip() == latest.head
+    assert _head(project) == latest.head
     _assert_consistent(project)
 
 
 def test_a_ref_that_lost_several_renames_is_moved_to_the_journaled_head(tmp_path):
     """Ref renames are not flushed on their own (the journal holds the head): after a power loss the ref may
     show any older commit of the branch."""
-    store = Store(tmp_path / "data")
-    project = store.create_project("Several", "en", "English")
-    _create_assets(project, ["a"])
-    oldest = git(project.path, "rev-parse", "HEAD").strip()
+    store, project = _project_with(tmp_path, "Several", ["a"])
+    oldest = _head(project)
     for text in ("one", "two", "three"):
         assert _write_in_a_process(store, project, text) == 0
     latest, _ = Journal(project.path / ".git").read()
     (project.path / ".git" / "refs" / "heads" / "main").write_text(oldest + "\n")
     assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "three"
-    assert git(project.path, "rev-parse", "HEAD").strip() == latest.head
+    assert _head(project) == latest.head
     _assert_consistent(project)
 
 
 def test_a_round_torn_by_a_crash_leaves_the_previous_commit_and_a_clean_repository(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Torn round", "en", "English")
-    _create_assets(project, ["a"])
+    store, project = _project_with(tmp_path, "Torn round", ["a"])
     assert _write_in_a_process(store, project, "kept") == 0
-    before = git(project.path, "rev-parse", "HEAD").strip()
-    die_in_the_round = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
-    assert _write_in_a_process(store, project, "never acknowledged", die_in_the_round) == 9
+    before = _head(project)
+    assert _write_in_a_process(store, project, "never acknowledged", DIE_IN_THE_ROUND) == 9
     for temp in (project.path / ".git" / "objects" / "pack").glob("tmp_pack_*"):
         temp.write_bytes(temp.read_bytes()[:20])  # the pack's data did not reach the disk
     reopened = _reopened(store, project)
     assert reopened.snapshot().translation("a", "en")["text"] == "kept"
-    assert git(project.path, "rev-parse", "HEAD").strip() == before
+    assert _head(project) == before
     with reopened.transaction(WRITER, "after", "translate") as tx:  # sweeps the torn temp files
         ops.translate(tx, "a", "en", "after", None, utc_now())
     assert not list((project.path / ".git" / "objects" / "pack").glob("tmp_*"))
@@ -325,12 +325,9 @@ def test_a_round_torn_by_a_crash_leaves_the_previous_commit_and_a_clean_reposito
 
 
 def test_a_torn_journal_slot_falls_back_to_the_slot_before(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Torn slot", "en", "English")
-    _create_assets(project, ["a"])
-    before = git(project.path, "rev-parse", "HEAD").strip()
-    die_in_the_round = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
-    assert _write_in_a_process(store, project, "never acknowledged", die_in_the_round) == 9
+    store, project = _project_with(tmp_path, "Torn slot", ["a"])
+    before = _head(project)
+    assert _write_in_a_process(store, project, "never acknowledged", DIE_IN_THE_ROUND) == 9
     journal = Journal(project.path / ".git")
     latest, previous = journal.read()
     assert latest.head != before and previous.head == before
@@ -339,14 +336,12 @@ def test_a_torn_journal_slot_falls_back_to_the_slot_before(tmp_path):
         handle.write(b"\0" * 100)
     assert journal.read()[0].seq == previous.seq
     assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "a"
-    assert git(project.path, "rev-parse", "HEAD").strip() == before
+    assert _head(project) == before
     _assert_consistent(project)
 
 
 def test_working_tree_files_and_an_index_torn_by_a_power_loss_are_repaired_on_the_next_start(tmp_path):
-    store = Store(tmp_path / "data")
-    project = store.create_project("Torn files", "en", "English")
-    _create_assets(project, ["a"])
+    store, project = _project_with(tmp_path, "Torn files", ["a"])
     assert _write_in_a_process(store, project, "in the working tree") == 0
     latest, _ = Journal(project.path / ".git").read()
     torn = project.path / "locales" / "en" / "0000.json"
@@ -387,9 +382,7 @@ def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):
 def test_a_recovery_that_fails_at_start_leaves_reads_working_and_the_next_write_retries_it(tmp_path, monkeypatch):
     import errno
 
-    store = Store(tmp_path / "data")
-    project = store.create_project("Read-only", "en", "English")
-    _create_assets(project, ["a"])
+    store, project = _project_with(tmp_path, "Read-only", ["a"])
     (project.path / ".git" / "gloss-checkout").write_text("0" * 40 + "\n")  # the working tree must be resynced
     real_resync = gitrepo.GitRepo.resync_worktree
 
