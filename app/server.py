@@ -1,24 +1,9 @@
-"""Runs the app under gunicorn with worker processes (never Flask's development server)."""
+"""Runs the app under gunicorn's arbiter with worker processes that serve HTTP with Waitress (app.waitress_worker)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
-
-
-def write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
-    """gunicorn's own refusals (request line or header too long, malformed request) in our error shape."""
-    body = json.dumps({"status": status_int, "error": f"{reason}: {mesg}" if mesg else reason}) + "\n"
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-            f"Content-Type: application/json; charset=UTF-8\r\nContent-Length: {len(body.encode())}\r\n\r\n")
-    gunicorn_util.write_nonblock(sock, head.encode("latin-1") + body.encode("utf-8"))
-
-
-def install_json_errors() -> None:
-    """Make gunicorn answer its 400/414/431 refusals as JSON (it looks the writer up at each call)."""
-    gunicorn_util.write_error = write_json_error
 
 
 class GlossServer(BaseApplication):
@@ -28,7 +13,6 @@ class GlossServer(BaseApplication):
         super().__init__()
 
     def load_config(self) -> None:
-        install_json_errors()
         for name, value in self.options.items():
             self.cfg.set(name, value)
 
@@ -44,17 +28,21 @@ API_THREADS = 4  # threads per worker for the API; Git requests get GIT_SLOTS mo
 
 
 def gunicorn_options(host: str, port: int, workers: int) -> dict:
-    """How `gloss serve` runs gunicorn: threaded workers with threads of their own for /git."""
+    """How `gloss serve` runs gunicorn: Waitress workers (requests read in an event loop, so slow clients hold
+    no thread) with threads of their own for /git."""
     from .githttp import GIT_SLOTS, GIT_TIMEOUT
 
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    # gthread workers keep answering the arbiter while a thread streams a long clone; the timeout is set
-    # beyond a Git request's own limit anyway, for deployments that switch to sync workers.
-    return {"bind": bind, "workers": max(1, workers), "worker_class": "gthread",
+    # The worker's loop beats gunicorn's heartbeat while threads stream a long clone; the timeout is set
+    # beyond a Git request's own limit anyway.
+    return {"bind": bind, "workers": max(1, workers), "worker_class": "app.waitress_worker.WaitressWorker",
             "threads": API_THREADS + GIT_SLOTS, "accesslog": "-", "timeout": GIT_TIMEOUT + 60,
             # path without the query string: `?key=` must never reach a log
             "access_log_format": '%(h)s %(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms',
-            "graceful_timeout": 10}
+            "graceful_timeout": 10,
+            # gunicorn's control socket defaults to one path per user ($XDG_RUNTIME_DIR/gunicorn.ctl): a
+            # second instance took it over and removed it on exit. Nothing of Gloss uses it.
+            "control_socket_disable": True}
 
 
 def run_gunicorn(data_dir: Path, host: str, port: int, workers: int) -> None:

@@ -9,7 +9,9 @@ Prints:
   2. the slowest hostile request per KB of input (linear readers keep it flat as sizes grow);
   3. writes acknowledged vs present after SIGKILLs of workers and the master during concurrent writes and
      sync/async imports, half imports (target 0) and unsettled jobs (target 0);
-  4. the success rate of authenticated probes while four keyless clients post hostile converts (target 100 %).
+  4. the success rate of authenticated probes while four keyless clients post hostile converts (target 100 %);
+  5. authenticated `GET /api/locales` p95 while 200 keyless slow clients trickle headers or bodies (target
+     <= 50 ms; a probe that times out counts as its timeout). `--only-slow` prints this row alone.
 Scratch data lives in a temporary directory, removed afterwards.
 """
 from __future__ import annotations
@@ -25,7 +27,8 @@ from urllib.parse import quote, urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.reliability.harness import Server, convert_path, hostile_corpus, import_path  # noqa: E402
+from tests.reliability.harness import (Server, SlowClients, convert_path, hostile_corpus,  # noqa: E402
+                                      import_path)
 
 
 class Tally:
@@ -144,6 +147,31 @@ def attack_run(server: Server, seconds: float, size: int) -> tuple[int, int, int
     return probes, successes, attacked[0]
 
 
+def slow_clients_run(server: Server, slow: int, probes: int = 40, timeout: float = 5.0) -> tuple[float, int, int]:
+    """(p95 ms, probes answered 200, slow connections still open) of authenticated GETs amid slow clients."""
+    timings = []
+    answered = 0
+    with SlowClients(server, slow) as clients:
+        time.sleep(3)  # the slow clients are in, and trickling
+        for _ in range(probes):
+            started = time.monotonic()
+            try:
+                answered += server.request("GET", "/api/locales", timeout=timeout).status == 200
+            except OSError:
+                pass
+            timings.append(time.monotonic() - started)
+            time.sleep(0.05)
+        still_open = clients.still_open()
+    timings.sort()
+    return timings[int(0.95 * (len(timings) - 1))] * 1000, answered, still_open
+
+
+def print_slow_clients(server: Server, slow: int) -> None:
+    p95, answered, still_open = slow_clients_run(server, slow)
+    print(f"GET p95 amid {slow} slow clients:      {p95:.1f} ms   ({answered}/40 answered 200, "
+          f"{still_open} slow connections still open; target <= 50 ms)")
+
+
 def kill_run(scratch: Path, seconds: float) -> dict[str, int]:
     from tests.reliability.test_faults import IMPORT_UNITS, Load, catalogue, kill_workers_then_master, missing_writes
 
@@ -180,7 +208,17 @@ def main() -> int:
     parser.add_argument("--fuzz", type=int, default=1000)
     parser.add_argument("--attack-seconds", type=float, default=10.0)
     parser.add_argument("--kill-seconds", type=float, default=12.0, help="load before the kills (half, half)")
+    parser.add_argument("--slow-clients", type=int, default=200)
+    parser.add_argument("--only-slow", action="store_true", help="only the slow-clients row")
     args = parser.parse_args()
+    if args.only_slow:
+        with tempfile.TemporaryDirectory(prefix="gloss-hostile-") as scratch_name:
+            server = Server(Path(scratch_name) / "data").start()
+            try:
+                print_slow_clients(server, args.slow_clients)
+            finally:
+                server.stop()
+        return 0
     with tempfile.TemporaryDirectory(prefix="gloss-hostile-") as scratch_name:
         scratch = Path(scratch_name)
         server = Server(scratch / "data").start()
@@ -193,6 +231,7 @@ def main() -> int:
             former_500s(server, tally)
             fuzz_run(server, tally, args.fuzz)
             probes, successes, attacks = attack_run(server, args.attack_seconds, args.size_kb * 1024)
+            print_slow_clients(server, args.slow_clients)
         finally:
             server.stop()
         print(f"requests tried:                     {tally.tried}")

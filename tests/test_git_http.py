@@ -469,7 +469,7 @@ def test_the_server_gives_git_threads_of_its_own_and_a_timeout_beyond_gunicorns_
     from app.server import API_THREADS, gunicorn_options
 
     options = gunicorn_options("127.0.0.1", 8000, 2)
-    assert options["worker_class"] == "gthread"
+    assert options["worker_class"] == "app.waitress_worker.WaitressWorker"  # threads get whole requests only
     assert options["threads"] == API_THREADS + GIT_SLOTS and API_THREADS >= 1
     assert GIT_TIMEOUT > 30 and options["timeout"] > GIT_TIMEOUT
 

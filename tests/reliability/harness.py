@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -277,3 +278,61 @@ def import_path(ext: str, variant: str) -> str:
 def convert_path(ext: str) -> str:
     """The keyless convert of a file of `ext` (read in its default variant) to JSON."""
     return f"/api/convert/{ext}/hostile-fr.json"
+
+
+class SlowClients:
+    """`count` keyless connections that trickle their request forever: half send one header line at a time,
+    half send complete headers and then one body byte at a time (every `every` seconds, until closed)."""
+
+    def __init__(self, server: Server, count: int, every: float = 2.0):
+        self.server = server
+        self.count = count
+        self.every = every
+        self.sockets: list[socket.socket] = []
+        self.stopped = threading.Event()
+        self.trickled = threading.Event()  # set once every client has sent a second piece
+        self.trickler = threading.Thread(target=self._trickle, name="slow-clients", daemon=True)
+
+    def __enter__(self) -> "SlowClients":
+        for number in range(self.count):
+            sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=10)
+            self.sockets.append(sock)
+            if number % 2:  # complete headers, then a body that never ends
+                sock.sendall(b"POST /api/import/json?locale=en HTTP/1.1\r\nHost: x\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
+            else:  # headers that never end
+                sock.sendall(b"GET /api/locales HTTP/1.1\r\nHost: x\r\n")
+        self.trickler.start()
+        return self
+
+    def _trickle(self) -> None:
+        rounds = 0
+        while not self.stopped.wait(self.every) and rounds < 10_000:
+            rounds += 1
+            for number, sock in enumerate(self.sockets):
+                try:
+                    sock.send(b"[" if number % 2 else f"X-Slow-{rounds}: {rounds}\r\n".encode())
+                except OSError:
+                    pass  # the server closed it: that is allowed
+            self.trickled.set()
+
+    def still_open(self) -> int:
+        """How many slow connections the server has not closed (a closed one reads EOF or fails)."""
+        open_ones = 0
+        for sock in self.sockets:
+            sock.setblocking(False)
+            try:
+                open_ones += sock.recv(1, socket.MSG_PEEK) != b""
+            except BlockingIOError:
+                open_ones += 1
+            except OSError:
+                pass
+            finally:
+                sock.setblocking(True)
+        return open_ones
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.trickler.join(timeout=10)
+        for sock in self.sockets:
+            sock.close()
