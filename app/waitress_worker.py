@@ -52,9 +52,14 @@ class UriTooLong(Error):
     reason = "URI Too Long"
 
 
-def json_error(status: int, reason: str, message: str) -> bytes:
+class BodyTooLarge(RequestEntityTooLarge):
+    """413 worded as the application words it (its message is the whole error text)."""
+
+
+def json_error(error: Error) -> bytes:
     """The service's error shape for a refusal made before the application sees the request."""
-    return (json.dumps({"status": status, "error": f"{reason}: {message}" if message else reason}) + "\n").encode()
+    text = str(error.body) if isinstance(error, BodyTooLarge) else f"{error.reason}: {error.body}"
+    return (json.dumps({"status": error.code, "error": text}) + "\n").encode()
 
 
 def route_body_limit(path: str) -> tuple[int, str]:
@@ -102,8 +107,8 @@ class GlossParser(HTTPRequestParser):
 
     def received(self, data: bytes) -> int:
         consumed = super().received(data)
-        if isinstance(self.error, RequestEntityTooLarge) and self.limit_named:
-            self.error = RequestEntityTooLarge(f"Request body too large {self.limit_named}; nothing was stored")
+        if type(self.error) is RequestEntityTooLarge and self.limit_named:
+            self.error = BodyTooLarge(f"Request body too large {self.limit_named}; nothing was stored")
         return consumed
 
 
@@ -112,7 +117,7 @@ class JsonErrorTask(ErrorTask):
 
     def execute(self) -> None:
         error = self.request.error
-        body = json_error(error.code, error.reason, str(error.body))
+        body = json_error(error)
         self.status = f"{error.code} {error.reason}"
         self.response_headers.append(("Content-Type", "application/json; charset=UTF-8"))
         self.set_close_on_finish()
