@@ -118,6 +118,7 @@ class JsonErrorTask(ErrorTask):
     def execute(self) -> None:
         error = self.request.error
         body = json_error(error)
+        self.version = "1.1"  # our version, even when the request line was too garbled to give one
         self.status = f"{error.code} {error.reason}"
         self.response_headers.append(("Content-Type", "application/json; charset=UTF-8"))
         self.set_close_on_finish()
