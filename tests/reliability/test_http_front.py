@@ -1,8 +1,10 @@
-"""Slow clients hold a socket, never a thread; bodies over a route's limit are refused before they are read;
-two servers on one machine share nothing (issue 19, items 1 and 10)."""
+"""The HTTP front of `gloss serve`: slow clients hold a socket, never a thread; bodies over a route's limit are
+refused before they are read; the access log never shows a query string; two servers on one machine share
+nothing (issue 19, items 1 and 10)."""
 from __future__ import annotations
 
 import socket
+import time
 
 from limits import MAX_BODY_BYTES, MAX_CONVERT_BYTES
 from tests.gitserver import run_git
@@ -62,6 +64,15 @@ def test_a_chunked_body_is_refused_once_it_passes_its_routes_limit(server):
         answer = read_until_closed(sock)
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 413") and b'"status": 413' in body and b"max_convert_bytes" in body
+
+
+def test_the_access_log_names_each_request_without_its_query_string(server):
+    assert server.request("GET", "/api/locales?key=not-for-the-log-7f3a&v=1").status == 200
+    deadline = time.monotonic() + 10
+    while '"GET /api/locales" 200' not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert '"GET /api/locales" 200' in server.log()
+    assert "not-for-the-log-7f3a" not in server.log()
 
 
 def test_two_servers_with_different_data_directories_do_not_interfere(tmp_path, monkeypatch):
