@@ -16,6 +16,7 @@ header lines are bounded as gunicorn bounded them. Its refusals answer in the se
 from __future__ import annotations
 
 import json
+import logging
 import os
 import resource
 import time
@@ -179,6 +180,7 @@ class WaitressWorker(Worker):
 
     def run(self) -> None:
         raise_descriptor_limit(4 * CONNECTION_LIMIT)
+        self._route_waitress_log()
         socket_map: dict = {}
         app = AccessLog(self.wsgi, self._log_access) if self.cfg.accesslog else self.wsgi
         server = create_server(
@@ -207,6 +209,12 @@ class WaitressWorker(Worker):
             wasyncore.loop(timeout=0.2, map=socket_map, use_poll=True, count=1)
         dispatcher.shutdown(cancel_pending=True, timeout=1)
         wasyncore.close_all(socket_map)
+
+    def _route_waitress_log(self) -> None:
+        """Waitress's warnings (a deep task queue, a failed accept) into gunicorn's error log, timestamped."""
+        waitress_log = logging.getLogger("waitress")
+        waitress_log.handlers = list(self.log.error_log.handlers)
+        waitress_log.propagate = False
 
     def _log_access(self, atoms: dict) -> None:
         self.log.access_log.info(self.cfg.access_log_format, atoms)
