@@ -1,10 +1,23 @@
 """INI files: `key = "text"` lines, sections as key prefixes (`[menu]` + `open` = `menu.open`).
 
 Writing: the banner as `;; ` lines, keys without a dot first, then one `[section]` per dotted prefix (the
-key up to its last dot); values double-quoted with `\\\\`, `\\"`, `\\n`, `\\r`, `\\t` escapes (PHP's normal
-scanner undoes the first two, its raw scanner and configparser keep the text between the quotes); a blank
-translation is `key = ""`, an untranslated one `key =`; plural forms as PHP arrays `key[one] = "..."`;
-notes as `; ` lines above their key. Characters INI keys cannot hold become `_`.
+key up to its last dot); values double-quoted, with `\\\\`, `\\"`, `\\$`, `\\n` and `\\r` escapes (tabs stay as
+they are); a blank translation is `key = ""`, an untranslated one `key =`; plural forms as PHP arrays
+`key[one] = "..."`; notes as `; ` lines above their key.
+
+What each reader gets back (tests/formats/test_ini.py proves it for arbitrary keys and texts):
+- PHP's `parse_ini_string`, normal scanner: every text exactly, except that a line break comes back as the two
+  characters of its escape (`\\n`, `\\r`); the escaped `$` is what keeps `${...}` from being read as a variable.
+- PHP's raw scanner and Python's `configparser` (strict, `interpolation=None`, `optionxform=str`): the text
+  between the quotes as written, escapes included. A literal line break inside quotes, as Loco writes it,
+  would make the raw scanner and configparser refuse the whole file.
+- Gloss itself: every text exactly.
+A text holding U+0000 cannot be written at all (PHP's scanner stops there): the export is refused (400).
+Keys: INI has no quoting for keys, so a key the readers cannot hold is rewritten (`ini_key`), and two keys
+that meet are a key collision like any other: characters PHP or configparser give a meaning to
+(`=:;#[]"'?{}|&~!()^$`, white space, control characters) become `_`; a name (the part after the last dot)
+that PHP reads as a constant (`null`, `yes`, `no`, `true`, `false`, `on`, `off`, `none`, in any case) or
+that is empty gets a trailing `_`; an empty section becomes `_`, and configparser's `DEFAULT`, `DEFAULT_`.
 
 Reading: `;`/`#` comments (a block right above a key becomes its notes), `[section]` headers (a
 section may reappear), double-quoted values with the escapes above, single-quoted values taken as they
@@ -16,7 +29,7 @@ from __future__ import annotations
 import re
 
 from .catalogue import Catalogue, Translation
-from .errors import FormatError
+from .errors import ExportError, FormatError
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
 from .plurals import CATEGORIES
@@ -28,7 +41,11 @@ _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:[;#].*)?|\'([^\']*)\'\s*(?:[;#].
 _READ_ESCAPE = re.compile(r"\\(.)", re.S)
 _READ_NAMED = {"n": "\n", "r": "\r", "t": "\t"}
 _LINES = re.compile(r"\r\n|\r|\n")  # not str.splitlines: \x1c-\x1e, \x85, \u2028... are text here
-_KEY_UNSAFE = re.compile(r"[\x00-\x20=:;#\[\]\"'?{}|&~!()^$\x7f]")
+_KEY_UNSAFE = re.compile(r"[\s\x00-\x20=:;#\[\]\"'?{}|&~!()^$\x7f]")  # \s: configparser strips Unicode spaces
+# Names PHP's INI scanner reads as constants, in any case: `no = "x"` is a syntax error there.
+_PHP_INI_CONSTANTS = frozenset(("null", "yes", "no", "true", "false", "on", "off", "none"))
+# configparser's section of defaults: every other section would inherit its keys.
+_CONFIGPARSER_DEFAULTS = "DEFAULT"
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -107,17 +124,26 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
 
 # --- writing ---------------------------------------------------------------------------------------
 
-_WRITE_ESCAPE = re.compile(r'[\\"\n\r\t]')
-_WRITE_NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_WRITE_ESCAPE = re.compile(r'[\\"$\n\r]')
+_WRITE_NAMED = {"\\": "\\\\", '"': '\\"', "$": "\\$", "\n": "\\n", "\r": "\\r"}
 
 
 def ini_key(key: str) -> str:
-    """A key INI parsers accept (PHP reserves `?{}|&~!()^"`, configparser splits on `=` and `:`)."""
-    return _KEY_UNSAFE.sub("_", key) or "_"
+    """A key PHP (both scanners) and configparser read as written (the rules are in the module docstring)."""
+    section, dot, name = _KEY_UNSAFE.sub("_", key).rpartition(".")
+    if not name or name.lower() in _PHP_INI_CONSTANTS:
+        name += "_"
+    if not dot:
+        return name
+    if not section or section == _CONFIGPARSER_DEFAULTS:
+        section += "_"
+    return f"{section}.{name}"
 
 
-def quote(text: str) -> str:
-    """A double-quoted INI value."""
+def quote(text: str, key: str) -> str:
+    """A double-quoted INI value (PHP's scanner ends a file at a NUL byte, so none can be written)."""
+    if "\x00" in text:
+        raise ExportError(f"{key!r} holds the character U+0000, which INI cannot carry")
     return '"' + _WRITE_ESCAPE.sub(lambda match: _WRITE_NAMED[match.group(0)], text) + '"'
 
 
@@ -130,11 +156,11 @@ def _lines(entry: Entry, name: str, doc: ExportDocument) -> list[str]:
     if entry.unit.plural:
         forms = entry.plural_forms(locale, doc.rules(locale).forms) if locale else {}
         if forms:
-            return lines + [f"{name}[{form}] = {quote(text)}" for form, text in forms.items()]
+            return lines + [f"{name}[{form}] = {quote(text, entry.key)}" for form, text in forms.items()]
     translation = entry.translations.get(locale) if locale else None
     if translation is None or translation.text is None:
         return lines + [f"{name} ="]
-    return lines + [f"{name} = {quote(translation.text)}"]
+    return lines + [f"{name} = {quote(translation.text, entry.key)}"]
 
 
 def write_ini(doc: ExportDocument) -> str:
