@@ -22,22 +22,24 @@ that is empty gets a trailing `_`; an empty section becomes `_`, and configparse
 Reading: `;`/`#` comments (a block right above a key becomes its notes), `[section]` headers (a
 section may reappear), double-quoted values with the escapes above, single-quoted values taken as they
 are, bare values trimmed (empty = untranslated), `key[form] = ...` plural forms and `key[] = ...` lists.
-A key given twice is a 422 naming both lines.
+A key given twice keeps its last value, as PHP does, and the import answer warns naming both lines.
 """
 from __future__ import annotations
 
 import re
 
-from .catalogue import Catalogue, Translation
+from .catalogue import Catalogue, Translation, Unit
 from .errors import ExportError, FormatError
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument
 from .plurals import CATEGORIES
-from .reading import CatalogueBuilder, check_line_lengths, decode_utf8, plural_translation
+from .reading import CatalogueBuilder, check_line_lengths, decode_utf8, duplicate_key_warning, plural_translation
 
 _SECTION = re.compile(r"\[([^\]]*)\]\s*(?:[;#].*)?")
 _ENTRY = re.compile(r"([^=\[\]]+?)\s*(?:\[([^\]]*)\])?\s*=\s*(.*)", re.S)
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:[;#].*)?|\'([^\']*)\'\s*(?:[;#].*)?', re.S)
+_QUOTED_START = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', re.S)  # a quoted string closed on its line
+_CLOSES = re.compile(r'(?:[^"\\]|\\.)*"', re.S)  # the continuation line that closes an open quote
 _READ_ESCAPE = re.compile(r"\\(.)", re.S)
 _READ_NAMED = {"n": "\n", "r": "\r", "t": "\t"}
 _LINES = re.compile(r"\r\n|\r|\n")  # not str.splitlines: \x1c-\x1e, \x85, \u2028... are text here
@@ -51,18 +53,37 @@ _CONFIGPARSER_DEFAULTS = "DEFAULT"
 # --- reading ---------------------------------------------------------------------------------------
 
 
-def _value(raw: str, number: int) -> str | None:
-    """The text of a value as written: quoted with escapes, single-quoted literally, or bare (empty = None)."""
+def _value(raw: str, number: int, lines: list[str]) -> tuple[str | None, int]:
+    """The text of the value that starts on line `number`, and the number of its last line.
+
+    Double-quoted with escapes, and then it may run over several lines (Loco writes line breaks inside the
+    quotes); single-quoted literally; bare, trimmed, empty = None. A value that merely starts with a quoted
+    word (`"Surround" puts the bar…`) is bare text, quotes included, as configparser and PHP's raw scanner
+    read it.
+    """
     raw = raw.strip()
-    if raw[:1] in ('"', "'"):
-        match = _QUOTED.fullmatch(raw)
-        if match is None:
-            raise FormatError("unterminated or malformed quoted value", number)
-        if match.group(2) is not None:
-            return match.group(2)
-        return _READ_ESCAPE.sub(lambda escape: _READ_NAMED.get(escape.group(1), escape.group(1)), match.group(1))
+    if raw[:1] == '"' and _QUOTED_START.match(raw) is None:  # the quote stays open past this line
+        raw, number = _joined_quoted(raw, number, lines)
+    match = _QUOTED.fullmatch(raw) if raw[:1] in ('"', "'") else None
+    if match is not None and match.group(2) is not None:
+        return match.group(2), number
+    if match is not None:
+        return _READ_ESCAPE.sub(lambda escape: _READ_NAMED.get(escape.group(1), escape.group(1)),
+                                match.group(1)), number
+    if raw[:1] == "'" and _QUOTED_START.match(raw) is None:
+        raise FormatError("unterminated or malformed quoted value", number)
     bare = re.split(r"\s[;#]", raw, maxsplit=1)[0].strip()
-    return bare or None
+    return bare or None, number
+
+
+def _joined_quoted(raw: str, number: int, lines: list[str]) -> tuple[str, int]:
+    """A double-quoted value whose quote is still open at the end of line `number`, joined up to its close."""
+    parts = [raw]
+    for last in range(number, len(lines)):  # lines[number] is the line after line `number` (1-based)
+        parts.append(lines[last])
+        if _CLOSES.match(lines[last]):
+            return "\n".join(parts).strip(), last + 1
+    raise FormatError("unterminated or malformed quoted value", number)
 
 
 def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
@@ -75,8 +96,13 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
     seen: dict[str, int] = {}
     plurals: dict[str, dict[str, str | None]] = {}
     lists: dict[str, int] = {}
-    for number, line in enumerate(_LINES.split(text), 1):
-        stripped = line.strip()
+    singles: dict[str, Unit] = {}
+    warnings: list[str] = []
+    lines = _LINES.split(text)
+    number = 0
+    while number < len(lines):
+        number += 1
+        stripped = lines[number - 1].strip()
         if not stripped:
             comments = []
             continue
@@ -99,19 +125,23 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
             lists[key] = position + 1
             key, index = f"{key}.{position}", None
         full = f"{key}[{index}]" if index is not None else key
-        if full in seen:
-            raise FormatError(f"duplicate key {full!r} (first at line {seen[full]})", number)
+        first = seen.get(full)
+        if first is not None:
+            warnings.append(duplicate_key_warning(full, number, first))
         seen[full] = number
-        value = _value(raw, number)
+        value, number = _value(raw, number, lines)
         if index is not None and index in CATEGORIES:
             forms = plurals.get(key)
             if forms is None:
                 forms = plurals[key] = {}
                 builder.add(key, notes="\n".join(comments), plural=True)
             forms[index] = value
+        elif first is not None:  # the last value wins, at the first one's place
+            _replace_target(singles[full], builder.locale, value)
         else:
             target = None if value is None else Translation(text=value)
-            builder.add(f"{key}.{index}" if index is not None else key, target, notes="\n".join(comments))
+            singles[full] = builder.add(f"{key}.{index}" if index is not None else key, target,
+                                        notes="\n".join(comments))
         comments = []
     locale = builder.locale
     for unit in builder.units:
@@ -119,7 +149,17 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
             translation = plural_translation(plurals[unit.key], locale)
             if translation is not None:
                 builder.add_translation(unit, locale, translation)
-    return builder.build()
+    catalogue = builder.build()
+    catalogue.warnings.extend(warnings)
+    return catalogue
+
+
+def _replace_target(unit: Unit, locale: str, value: str | None) -> None:
+    """A key given again: its unit takes the later value (None: untranslated)."""
+    if value is None:
+        unit.translations.pop(locale, None)
+    else:
+        unit.translations[locale] = Translation(text=value)
 
 
 # --- writing ---------------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument, nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
-from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
+from .reading import (CatalogueBuilder, add_tree, duplicate_key_warning, file_locale, leaf_translation,
+                      plural_translation)
 
 # One left-to-right pass: an unterminated string or comment runs to the end of the text instead of being
 # retried from every later quote or slash (which made hostile inputs such as '/*a' * n quadratic).
@@ -44,27 +45,76 @@ _CONTEXT_SEPARATOR = "\u0004"
 # --- shared ----------------------------------------------------------------------------------------
 
 
-def load_json(data: bytes) -> Any:
-    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column."""
+def load_json(data: bytes, warnings: list[str] | None = None) -> Any:
+    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column.
+
+    A key given twice in one object keeps its last value, as JavaScript does; `warnings` receives a line
+    for each such key, naming it by its dotted path and line.
+    """
     text = _decode(data)
+    duplicates: list[bool] = []
     try:
-        value = _parse(text)
+        value = _parse(text, duplicates)
     except json.JSONDecodeError:
         try:
-            value = _parse(_strip_comments(text))
+            text = _strip_comments(text)
+            value = _parse(text, duplicates)
         except json.JSONDecodeError as error:
             raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
     if nesting_depth(value) > MAX_NESTING_DEPTH:
         raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels {describe('max_nesting_depth')}")
+    if duplicates and warnings is not None:
+        warnings.extend(_duplicate_key_warnings(text))
     return value
 
 
-def _parse(text: str) -> Any:
+def _parse(text: str, duplicates: list[bool]) -> Any:
+    """The parsed value; `duplicates` gets an item when some object holds a key twice."""
+    def checked(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            duplicates.append(True)
+        return result
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=checked)
     except RecursionError:
         raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels "
                             f"{describe('max_nesting_depth')}") from None
+
+
+_TOKEN = re.compile(r'"(?:[^"\\\n]++|\\.)*+"|[{}\[\]:,\n]')
+
+
+def _duplicate_key_warnings(text: str) -> list[str]:
+    """A warning per key given twice in one object (a second pass, run only when the parse met one).
+
+    Walks the tokens of the (already valid) text keeping, per open object, its path and the line of each
+    key, and per open array its path and the index of the current item.
+    """
+    warnings: list[str] = []
+    line = 1
+    stack: list[list[Any]] = []  # per open container: [path, {key: line} or None for an array, key or index]
+    last_string = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token == "\n":
+            line += 1
+        elif token[0] == '"':
+            last_string = token
+        elif token == ":":  # the string before a colon is a key of the innermost object
+            frame, key = stack[-1], json.loads(last_string)
+            if key in frame[1]:
+                warnings.append(duplicate_key_warning(frame[0] + key, line, frame[1][key]))
+            frame[1][key], frame[2] = line, key
+        elif token in "{[":
+            path = f"{stack[-1][0]}{stack[-1][2]}." if stack else ""
+            stack.append([path, {} if token == "{" else None, 0])
+        elif token in "}]":
+            stack.pop()
+        elif stack[-1][1] is None:  # a comma between array items
+            stack[-1][2] += 1
+    return warnings
 
 
 def nesting_depth(value: Any) -> int:
@@ -293,12 +343,16 @@ def _plural_objects(doc: ExportDocument, locale: str) -> Callable[[Entry], dict[
 
 def read_json(data: bytes, options: ReadOptions) -> Catalogue:
     """Key/value JSON (nested or flat dotted keys); Chrome messages.json is recognised and read as such."""
-    tree = _top_object(load_json(data))
+    warnings: list[str] = []
+    tree = _top_object(load_json(data, warnings))
     if looks_like_chrome(tree):
-        return _chrome_catalogue(tree, options)
-    builder = CatalogueBuilder(options, "id")
-    _add_tree(builder, tree, builder.locale)
-    return builder.build()
+        catalogue = _chrome_catalogue(tree, options)
+    else:
+        builder = CatalogueBuilder(options, "id")
+        _add_tree(builder, tree, builder.locale)
+        catalogue = builder.build()
+    catalogue.warnings.extend(warnings)
+    return catalogue
 
 
 def write_json(doc: ExportDocument) -> str | bytes:

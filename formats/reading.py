@@ -41,6 +41,13 @@ def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: st
     return Translation(text=present.get(first, next(iter(present.values()))), plurals=present, **extra)
 
 
+def duplicate_key_warning(key: str, line: int | None, first_line: int | None) -> str:
+    """The import answer's word on a key given twice: kept as Ruby, PyYAML, PHP and JavaScript keep it (the last)."""
+    where = f"line {line}: " if line else ""
+    first = f" (first at line {first_line})" if first_line else ""
+    return f"{where}duplicate key {key!r}{first}; the last value is kept"
+
+
 def requested_locale(options: ReadOptions) -> str | None:
     """The locale the caller named (canonically spelled), or None when it asked for detection (`auto`)."""
     locale = (options.locale or "").strip()

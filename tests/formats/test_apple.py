@@ -444,3 +444,11 @@ def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
             read(ext, bytes(corrupted), locale="fr")
         except FormatError:
             pass
+
+
+def test_utf16_strings_whose_byte_order_mark_was_saved_twice_read_as_xcode_reads_them() -> None:
+    text = '/* Notification */\n"greeting" = "Привет";\n'
+    for codec in ("utf-16-le", "utf-16-be"):
+        bom = "\ufeff".encode(codec)
+        catalogue = read_file("strings", "", bom + bom + text.encode(codec), ReadOptions(locale="ru"))
+        assert catalogue.unit("greeting").translation("ru").text == "Привет"

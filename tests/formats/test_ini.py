@@ -119,9 +119,6 @@ later = "section again"
 
 
 @pytest.mark.parametrize("data, message", [
-    (b"a = 1\n[s]\nb = 2\n[s]\nb = 3\n", r"line 5: duplicate key 's.b' \(first at line 3\)"),
-    (b"a = 1\na = 2\n", r"line 2: duplicate key 'a'"),
-    (b"p[one] = 1\np[one] = 2\n", r"line 2: duplicate key 'p\[one\]'"),
     (b"just text\n", r"line 1: expected `key = value`"),
     (b'a = "open\n', r"line 1: unterminated or malformed quoted value"),
 ])
@@ -196,3 +193,31 @@ def test_a_text_ini_cannot_carry_is_an_export_error_naming_its_key() -> None:
     catalogue = Catalogue(locales=["fr"], units=[Unit(id="nul", translations={"fr": Translation("a\x00b")})])
     with pytest.raises(ExportError, match="'nul' holds the character U\\+0000"):
         export_file(catalogue, "ini", "", options(locale="fr"))
+
+
+def test_line_breaks_inside_quotes_as_loco_writes_them_are_one_value() -> None:
+    data = ';; Loco\nsample = "line one\nline \\"two\\"" ; note\nnext = "x"\n'.encode()
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert {unit.id: unit.translation("fr").text for unit in read.units} == {
+        "sample": 'line one\nline "two"', "next": "x"}
+
+
+def test_a_value_that_starts_with_a_quoted_word_is_read_as_the_text_it_is() -> None:
+    data = 'LifeMeterType="Surround" puts the bar behind the field. ; c\nz = 1\n'.encode()
+    read = read_file("ini", "", data, ReadOptions(locale="pl"))
+    assert read.unit("LifeMeterType").translation("pl").text == '"Surround" puts the bar behind the field.'
+
+
+def test_a_quote_never_closed_names_the_line_it_opened_on() -> None:
+    with pytest.raises(FormatError, match="line 2: unterminated"):
+        read_file("ini", "", b'a = 1\nb = "open\nc = 2\n', ReadOptions(locale="fr"))
+
+
+def test_a_key_given_twice_keeps_its_last_value_and_the_answer_names_both_lines() -> None:
+    data = b"a = 1\n[s]\nb = 2\np[one] = x\n[s]\nb = 3\np[one] = y\np[other] = z\n"
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert read.unit("s.b").translation("fr").text == "3"
+    assert read.unit("s.p").translation("fr").plurals["one"] == "y"
+    assert [unit.id for unit in read.units] == ["a", "s.b", "s.p"]
+    assert read.warnings == ["line 6: duplicate key 's.b' (first at line 3); the last value is kept",
+                             "line 7: duplicate key 's.p[one]' (first at line 4); the last value is kept"]

@@ -145,7 +145,6 @@ def test_symfony_reads_pipe_plurals_with_intervals_and_escaped_pipes() -> None:
     (b"a: !ruby/object:Gem::Installer\n  i: x\n", "tag !ruby/object:Gem::Installer"),
     (b"a: !!binary aGVsbG8=\n", "tag !!binary"),
     (b"a: !!set {x, y}\n", "tag !!set"),
-    (b"a: 1\nb: 2\na: 3\n", "line 3: duplicate key 'a' (first at line 1)"),
     (b"a: [1\n", "invalid YAML"),
     (b"a: 1\n---\nb: 2\n", "more than one YAML document"),
     (b"- a\n- b\n", "expected a YAML mapping"),
