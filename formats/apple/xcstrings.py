@@ -22,16 +22,17 @@ meta to be written back. What has no place in the catalogue (device variations, 
 substitutions, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
 (the import answer lists them); the empty key Xcode extracts from `Text("")` cannot be an asset and is
 skipped, with a warning too. Keys with line breaks (SwiftUI keys are source texts) get asset IDs
-with `\\n`-style escapes, turned back into the key on export.
+with `\\n`-style escapes, turned back into the key on export (`vocabulary.asset_id_of_text`).
 
 Writing mirrors Xcode's own output: keys sorted, two-space indents, `" : "` separators, no
 trailing newline, version "1.0".
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
+
+from vocabulary import asset_id_of_text, text_of_asset_id
 
 from ..catalogue import Catalogue, Translation
 from ..errors import FormatError
@@ -46,44 +47,14 @@ FLAG_OF_STATE = {"translated": "", "needs_review": "fuzzy", "new": "provisional"
 STATE_OF_FLAG = {flag: state for state, flag in FLAG_OF_STATE.items()}
 VERSION = "1.0"
 _SUBSTITUTION = re.compile(r"%(?:\d+\$)?#@([^@]+)@")
-MAX_ID_BYTES = 500  # well under the store's limit, and still a readable ID
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_CONTROL_ESCAPE = re.compile(r"\\(?:n|t|r|u[0-9A-F]{4})")
-_NAMED_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def asset_id_of_key(key: str) -> str:
-    """The asset ID of a key: SwiftUI keys are source texts, which may hold line breaks or be paragraphs.
-
-    Asset IDs cannot hold control characters: `\\n`, `\\t`, `\\r` and `\\uXXXX` stand for them and are
-    turned back by `key_of_asset_id` (a key spelling such an escape literally would be turned too).
-    Keys longer than MAX_ID_BYTES are cut and end with a hash of the whole key; the export finds the
-    key again as the source text (such keys have no explicit source localization).
-    """
-    if _CONTROL.search(key):
-        key = _CONTROL.sub(lambda match: _NAMED_CONTROLS.get(match.group(0), f"\\u{ord(match.group(0)):04X}"), key)
-    if len(key.encode("utf-8")) <= MAX_ID_BYTES:
-        return key
-    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
-    return key.encode("utf-8")[:MAX_ID_BYTES - 16].decode("utf-8", "ignore") + f"…#{digest}"
 
 
 def catalog_key(entry: Entry, source_locale: str) -> str:
     """The key an entry is written under: its source text when the asset ID was made from it, else the ID."""
     source = entry.translation(source_locale).text
-    if source and source != entry.key and asset_id_of_key(source) == entry.key:
+    if source and source != entry.key and asset_id_of_text(source) == entry.key:
         return source
-    return key_of_asset_id(entry.key)
-
-
-def key_of_asset_id(asset_id: str) -> str:
-    """The String Catalog key of an asset ID (inverse of asset_id_of_key)."""
-    if "\\" not in asset_id:
-        return asset_id
-    def control(match: re.Match[str]) -> str:
-        escape = match.group(0)
-        return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
-    return _CONTROL_ESCAPE.sub(control, asset_id)
+    return text_of_asset_id(entry.key)
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -141,7 +112,7 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     if source_translation is not None and source_translation.text == key:
         meta["xcstrings.explicitSource"] = True  # Xcode omits such a localization unless it was made explicit
     source_translation = source_translation or Translation(text=key)
-    unit = builder.add(asset_id_of_key(key), source=source_translation, notes=notes, plural=plural, meta=meta)
+    unit = builder.add(asset_id_of_text(key), source=source_translation, notes=notes, plural=plural, meta=meta)
     for locale, translation in read.items():
         builder.add_translation(unit, locale, translation)
     return kept
