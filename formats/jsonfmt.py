@@ -34,7 +34,7 @@ from .options import ReadOptions
 from .pipeline import Entry, ExportDocument, nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
 from .reading import (CatalogueBuilder, add_tree, duplicate_key_warning, file_locale, leaf_translation,
-                      plural_translation)
+                      plural_translation, require_language)
 
 # One left-to-right pass: an unterminated string or comment runs to the end of the text instead of being
 # retried from every later quote or slash (which made hostile inputs such as '/*a' * n quadratic).
@@ -505,7 +505,10 @@ def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
     raw_header = messages.get("")
     header: dict[str, Any] = raw_header if isinstance(raw_header, dict) else {}
     lang = header.get("lang") or None
-    builder = CatalogueBuilder(options, "text", lang if lang and is_locale_code(lang) else None)
+    detected = lang if isinstance(lang, str) and is_locale_code(lang) else None
+    require_language(options, detected, lambda: any(key and value and any(value) for key, value in messages.items()),
+                     f"no lang in the header of domain {domain!r}")
+    builder = CatalogueBuilder(options, "text", detected)
     plural_forms = header.get("plural_forms") or header.get("Plural-Forms") or header.get("plural-forms") or ""
     equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
     for key, value in messages.items():

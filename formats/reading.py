@@ -48,6 +48,13 @@ def duplicate_key_warning(key: str, line: int | None, first_line: int | None) ->
     return f"{where}duplicate key {key!r}{first}; the last value is kept"
 
 
+def require_language(options: ReadOptions, detected: str | None, translated: Callable[[], bool], where: str) -> None:
+    """FormatError when a file holding translations names no language and the caller gave none: its texts
+    would otherwise be taken for the source locale's. `where`: what in the file would have named it."""
+    if requested_locale(options) is None and detected is None and translated():
+        raise FormatError(f"the file does not say its language ({where}); give the locale option")
+
+
 def requested_locale(options: ReadOptions) -> str | None:
     """The locale the caller named (canonically spelled), or None when it asked for detection (`auto`)."""
     locale = (options.locale or "").strip()

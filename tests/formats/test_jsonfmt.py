@@ -259,3 +259,12 @@ def test_every_json_corpus_file_imports_or_explains_why_not(folder: str, ext: st
         except FormatError as error:  # pragma: no cover - every current file imports
             pytest.fail(f"{path.name}: {error}")
         assert read.units, path.name
+
+
+@pytest.mark.parametrize("header", [{}, "", {"domain": "messages", "plural_forms": "nplurals=2; plural=(n != 1);"}])
+def test_a_jed_domain_whose_header_names_no_language_reads_into_the_locale_given(header) -> None:
+    data = json.dumps({"domain": "messages", "locale_data": {"messages": {"": header, "Hello": ["Bonjour"]}}})
+    catalogue = read_file("json", "jed", data.encode(), ReadOptions(locale="fr"))
+    assert catalogue.unit("Hello").translation("fr").text == "Bonjour"
+    with pytest.raises(FormatError, match="does not say its language .no lang in the header of domain 'messages'"):
+        read_file("json", "jed", data.encode(), ReadOptions())
