@@ -26,3 +26,36 @@ def read_plural_forms(rule: dict, locale: str) -> dict[str, str]:
         if last == forms["other"]:
             del forms["other"]
     return forms
+
+
+# A string with several plural variables (`%#@posts@ in %#@threads@`, String Catalog substitutions, a
+# stringsdict format key) is one asset holding the format per locale, whose meta lists the variables in
+# order (VARIABLES: [{"name", "argNum"?, "formatSpecifier"?}]), plus one plural asset per variable,
+# `KEY:name` (variable_unit_id), whose meta names its string (VARIABLE_OF) and variable (VARIABLE). So every
+# variable's forms are a plural asset that the API and the dashboard show and edit; formats without
+# substitutions receive the format text and each variable as a plural entry of its own.
+VARIABLES = "apple.variables"
+VARIABLE_OF = "apple.variableOf"
+VARIABLE = "apple.variable"
+
+
+def variable_unit_id(string_id: str, name: str) -> str:
+    """The asset ID of one variable of a string with several plural variables."""
+    return f"{string_id}:{name}"
+
+
+def variables_by_string(entries: list[Entry]) -> dict[str, dict[str, Entry]]:
+    """{string's unit ID: {variable name: entry}} of the variable entries of an export."""
+    found: dict[str, dict[str, Entry]] = {}
+    for entry in entries:
+        owner = entry.unit.meta.get(VARIABLE_OF)
+        if isinstance(owner, str):
+            found.setdefault(owner, {})[str(entry.unit.meta.get(VARIABLE, ""))] = entry
+    return found
+
+
+def variable_shapes(meta: dict) -> list[dict]:
+    """The variables a string's meta lists (name first), an empty list for any other unit."""
+    listed = meta.get(VARIABLES)
+    return [item for item in listed if isinstance(item, dict) and isinstance(item.get("name"), str)] \
+        if isinstance(listed, list) else []

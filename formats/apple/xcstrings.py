@@ -18,8 +18,11 @@ it is written only when it differs from the key. States and Loco flags:
 
 Plurals: `variations.plural` with the locale's CLDR categories and `other` always present; a string
 made of one plural substitution (`%#@count@`) also reads as a plural unit, its substitution kept in
-meta to be written back. What has no place in the catalogue (device variations, several
-substitutions, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
+meta to be written back. A string with several plural substitutions, or text around one
+(`%#@posts@ in %#@threads@`), is a unit holding the format plus one plural unit per variable, `KEY:name`
+(`plural.VARIABLES`): each variable's forms are editable, and the writer puts them back as
+substitutions with their argNum and formatSpecifier. What has no place in the catalogue (device
+variations, substitutions that are not plural, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
 (the import answer lists them); the empty key Xcode extracts from `Text("")` cannot be an asset and is
 skipped, with a warning too. Keys with line breaks (SwiftUI keys are source texts) get asset IDs
 with `\\n`-style escapes, turned back into the key on export (`vocabulary.asset_id_of_text`).
@@ -40,7 +43,8 @@ from ..jsonfmt import dump_json, load_json
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
-from .plural import apple_plural_forms, read_plural_forms
+from .plural import (VARIABLE, VARIABLE_OF, VARIABLES, apple_plural_forms, read_plural_forms, variable_shapes,
+                     variable_unit_id, variables_by_string)
 
 STATES: tuple[str, ...] = ("new", "translated", "needs_review", "stale")
 FLAG_OF_STATE = {"translated": "", "needs_review": "fuzzy", "new": "provisional", "stale": "incorrect"}
@@ -97,8 +101,17 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     }
     kept = len(meta)  # key attributes Gloss has no field for
     read: dict[str, Translation] = {}
+    variables: dict[str, dict[str, Translation]] = {}  # name -> locale -> forms, for a string with variables
+    shapes: dict[str, dict[str, Any]] = {}
     plural = False
     for locale, localization in localizations.items():
+        substituted = _substituted(key, locale, localization)
+        if substituted is not None:
+            read[locale], per_variable = substituted
+            for name, (forms, shape) in per_variable.items():
+                variables.setdefault(name, {})[locale] = forms
+                shapes.setdefault(name, shape)
+            continue
         translation, is_plural, unmapped = _localization(key, locale, localization)
         if unmapped is not None:
             meta.setdefault("xcstrings.kept", {})[locale] = unmapped
@@ -112,10 +125,38 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     if source_translation is not None and source_translation.text == key:
         meta["xcstrings.explicitSource"] = True  # Xcode omits such a localization unless it was made explicit
     source_translation = source_translation or Translation(text=key)
+    if variables:
+        meta[VARIABLES] = [{"name": name, **shapes[name]} for name in variables]
     unit = builder.add(asset_id_of_text(key), source=source_translation, notes=notes, plural=plural, meta=meta)
     for locale, translation in read.items():
         builder.add_translation(unit, locale, translation)
+    for name, by_locale in variables.items():
+        companion = builder.add(variable_unit_id(unit.id, name), source=by_locale.pop(source, None), plural=True,
+                                meta={VARIABLE_OF: unit.id, VARIABLE: name})
+        for locale, forms in by_locale.items():
+            builder.add_translation(companion, locale, forms)
     return kept
+
+
+def _substituted(key: str, locale: str, value: Any) -> tuple[Translation, dict[str, tuple[Translation, dict]]] | None:
+    """A stringUnit whose text holds plural substitutions and more than one of them, or text around one:
+    (the format, {variable: (forms, shape)}) in the text's order. None for anything else."""
+    if not isinstance(value, dict) or value.get("variations") or not isinstance(value.get("substitutions"), dict):
+        return None
+    substitutions = value["substitutions"]
+    text, flag = _string_unit(key, locale, value.get("stringUnit"))
+    names = list(dict.fromkeys(_SUBSTITUTION.findall(text)))
+    if not names or set(names) != set(substitutions) or (len(names) == 1 and _SUBSTITUTION.fullmatch(text)):
+        return None
+    per_variable: dict[str, tuple[Translation, dict]] = {}
+    for name in names:
+        substitution = substitutions[name]
+        plural = (substitution.get("variations") or {}).get("plural") if isinstance(substitution, dict) else None
+        forms = _plural_variation(key, locale, plural) if isinstance(plural, dict) else None
+        if forms is None:
+            return None  # not plural: kept whole in meta, as device variations are
+        per_variable[name] = (forms, {field: item for field, item in substitution.items() if field != "variations"})
+    return Translation(text=text, flag=flag), per_variable
 
 
 def _string_unit(key: str, locale: str, value: Any) -> tuple[str, str]:
@@ -198,12 +239,17 @@ def _string_unit_of(text: str, flag: str) -> dict[str, str]:
     return {"state": STATE_OF_FLAG.get(flag, "needs_review" if flag else "translated"), "value": text}
 
 
-def _localization_of(entry: Entry, locale: str, doc: ExportDocument) -> dict[str, Any] | None:
-    """The localization object of an entry in one locale, None when untranslated."""
+def _localization_of(entry: Entry, locale: str, doc: ExportDocument,
+                     variables: dict[str, Entry]) -> dict[str, Any] | None:
+    """The localization object of an entry in one locale, None when untranslated (variables: the entries of
+    its plural variables, when it is a string with substitutions)."""
     translation = entry.translation(locale)
     kept = (entry.unit.meta.get("xcstrings.kept") or {}).get(locale)
     if kept and "localization" in kept and kept.get("text") == translation.text:
         return kept["localization"]  # unchanged since read: write back what could not be mapped
+    shapes = variable_shapes(entry.unit.meta)
+    if shapes and translation.text is not None:
+        return _substituted_localization(translation, locale, doc, shapes, variables)
     if entry.unit.plural:
         forms = apple_plural_forms(entry, locale, doc.rules(locale).forms)
         if not forms:
@@ -222,7 +268,25 @@ def _localization_of(entry: Entry, locale: str, doc: ExportDocument) -> dict[str
     return {"stringUnit": _string_unit_of(translation.text, translation.flag)}
 
 
-def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
+def _substituted_localization(translation: Translation, locale: str, doc: ExportDocument, shapes: list[dict],
+                              variables: dict[str, Entry]) -> dict[str, Any]:
+    """A format with its plural substitutions, each from its variable's entry (those without forms left out)."""
+    substitutions: dict[str, Any] = {}
+    for shape in shapes:
+        variable = variables.get(shape["name"])
+        forms = apple_plural_forms(variable, locale, doc.rules(locale).forms) if variable else {}
+        if forms:
+            flag = variable.translation(locale).flag if variable else ""
+            plural = {category: {"stringUnit": _string_unit_of(text, flag)} for category, text in forms.items()}
+            fields = {field: value for field, value in shape.items() if field != "name"}
+            substitutions[shape["name"]] = {**fields, "variations": {"plural": plural}}
+    localization: dict[str, Any] = {"stringUnit": _string_unit_of(translation.text or "", translation.flag)}
+    if substitutions:
+        localization["substitutions"] = substitutions
+    return localization
+
+
+def _record(entry: Entry, doc: ExportDocument, variables: dict[str, Entry]) -> dict[str, Any]:
     """The object of one key."""
     key = catalog_key(entry, doc.source_locale)
     record: dict[str, Any] = {}
@@ -235,12 +299,12 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
     for locale in [doc.source_locale] + [code for code in doc.locales if code != doc.source_locale]:
         if doc.template and locale != doc.source_locale:
             continue
-        source_is_key = locale == doc.source_locale and not entry.unit.plural and (
+        source_is_key = locale == doc.source_locale and not entry.unit.plural and not variables and (
             entry.translation(locale).text == key and not entry.translation(locale).flag
             and not entry.unit.meta.get("xcstrings.explicitSource"))
         if source_is_key:
             continue
-        localization = _localization_of(entry, locale, doc)
+        localization = _localization_of(entry, locale, doc, variables)
         if localization is not None:
             localizations[locale] = localization
     if localizations:
@@ -250,7 +314,10 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
 
 def write_xcstrings(doc: ExportDocument) -> str:
     """A String Catalog of the source and every exported locale, laid out as Xcode writes it."""
-    strings = {catalog_key(entry, doc.source_locale): _record(entry, doc) for entry in doc.entries}
+    variables = variables_by_string(doc.entries)
+    written = {entry.unit.id for entry in doc.entries}
+    strings = {catalog_key(entry, doc.source_locale): _record(entry, doc, variables.get(entry.unit.id, {}))
+               for entry in doc.entries if entry.unit.meta.get(VARIABLE_OF) not in written}
     catalog = {"sourceLanguage": doc.source_locale, "strings": strings, "version": VERSION}
     return dump_json(_sorted(catalog), indent="  ", colon=" : ", final_newline=False)
 
