@@ -15,7 +15,7 @@ What each reader gets back (tests/formats/test_ini.py proves it for arbitrary ke
 A text holding U+0000 cannot be written at all (PHP's scanner stops there): the export is refused (400).
 Keys: INI has no quoting for keys, so a key the readers cannot hold is rewritten (`ini_key`), and two keys
 that meet are a key collision like any other: characters PHP or configparser give a meaning to
-(`=:;#[]"'?{}|&~!()^$`, white space, control characters) become `_`; a name (the part after the last dot)
+(`=:;#[]\\"'?{}|&~!()^$`, white space, control characters) become `_`; a name (the part after the last dot)
 that PHP reads as a constant (`null`, `yes`, `no`, `true`, `false`, `on`, `off`, `none`, in any case) or
 that is empty gets a trailing `_`; an empty section becomes `_`, and configparser's `DEFAULT`, `DEFAULT_`.
 
@@ -43,7 +43,7 @@ _CLOSES = re.compile(r'(?:[^"\\]|\\.)*"', re.S)  # the continuation line that cl
 _READ_ESCAPE = re.compile(r"\\(.)", re.S)
 _READ_NAMED = {"n": "\n", "r": "\r", "t": "\t"}
 _LINES = re.compile(r"\r\n|\r|\n")  # not str.splitlines: \x1c-\x1e, \x85, \u2028... are text here
-_KEY_UNSAFE = re.compile(r"[\s\x00-\x20=:;#\[\]\"'?{}|&~!()^$\x7f]")  # \s: configparser strips Unicode spaces
+_KEY_UNSAFE = re.compile(r"[\s\x00-\x20=:;#\[\]\\\"'?{}|&~!()^$\x7f]")  # \s: configparser strips Unicode spaces
 # Names PHP's INI scanner reads as constants, in any case: `no = "x"` is a syntax error there.
 _PHP_INI_CONSTANTS = frozenset(("null", "yes", "no", "true", "false", "on", "off", "none"))
 # configparser's section of defaults: every other section would inherit its keys.

@@ -159,7 +159,8 @@ def _no_key_is_a_section(keys: list[str]) -> bool:
     return not any(key in sections for key in keys if "." not in key)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_KEYS, _TEXTS, min_size=1, max_size=12)
        .filter(lambda pairs: len({ini_key(key) for key in pairs}) == len(pairs))
        .filter(lambda pairs: _no_key_is_a_section([ini_key(key) for key in pairs])))
