@@ -71,6 +71,8 @@ class FormatSpec:
     body(b)): exports then reuse the body of runs of units that have not changed (formats/segments.py).
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
+    variant_names: other names of this variant in the `format` option (the default's own name, which
+    the specification lists: `android` for xml, `simple` for yml, `zend` for php).
     """
 
     ext: str
@@ -95,6 +97,7 @@ class FormatSpec:
     body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
+    variant_names: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -237,7 +240,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
                "Android string resources: strings, plurals and string arrays",
                capabilities=Capabilities(context=False, flags=False, untranslated=False),
-               archive_path="values-{android}/strings.xml", key_filter=android.android_key),
+               archive_path="values-{android}/strings.xml", key_filter=android.android_key,
+               variant_names=("android",)),
     FormatSpec("xml", "java", "Java properties XML", _XML_TYPE, keyvalue.read_java, keyvalue.write_java,
                "Java XML properties (java.util.Properties.loadFromXML)", capabilities=_FLAT_XML),
     FormatSpec("xml", "tizen", "Tizen strings", _XML_TYPE, keyvalue.read_tizen, keyvalue.write_tizen,
@@ -249,7 +253,7 @@ FORMATS: tuple[FormatSpec, ...] = (
                archive_path="{project}.{locale}.{ext}"),
     FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
-               capabilities=_YAML, all_locales_variant="rails"),
+               capabilities=_YAML, all_locales_variant="rails", variant_names=("simple",)),
     FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
                all_locales_variant="rails", nests_keys=True),
@@ -261,7 +265,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                capabilities=_PIPE_PLURALS_YAML, archive_path="messages.{locale_}.{ext}", nests_keys=True),
     FormatSpec("php", "", "Zend/Laravel PHP array", _PHP_TYPE, php.read_php, php.write_php,
                "PHP file returning a nested array (Laravel, Zend); plurals as CLDR-keyed arrays",
-               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True),
+               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True,
+               variant_names=("zend",)),
     FormatSpec("php", "symfony", "Symfony (PHP array)", _PHP_TYPE, php.read_symfony, php.write_symfony,
                "Symfony PHP translation array: nested keys, plurals in pipe syntax",
                capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
@@ -313,6 +318,8 @@ FORMATS: tuple[FormatSpec, ...] = (
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
 _ALIASES: dict[str, str] = {alias: spec.ext for spec in FORMATS for alias in spec.aliases}
+_VARIANT_NAMES: dict[tuple[str, str], str] = {(spec.ext, name): spec.variant for spec in FORMATS
+                                              for name in spec.variant_names}
 
 
 def extensions() -> list[str]:
@@ -332,13 +339,14 @@ def canonical_ext(ext: str) -> str:
 
 
 def normalise(ext: str, variant: str | None) -> tuple[str, str]:
-    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias) or "default"."""
+    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias), "default" or its
+    name (`android` for xml), any variant by one of its `variant_names`."""
     spelled = (ext or "").strip().lower().lstrip(".")
     ext = canonical_ext(spelled)
     variant = (variant or "").strip().lower()
     if variant in (ext, spelled, "default") or _ALIASES.get(variant) == ext:
         variant = ""
-    return ext, variant
+    return ext, _VARIANT_NAMES.get((ext, variant), variant)
 
 
 def lookup(ext: str, variant: str | None = "", *, reading: bool = False, writing: bool = False) -> FormatSpec:
@@ -429,6 +437,7 @@ def describe(spec: FormatSpec) -> dict[str, object]:
         "readable": spec.readable, "writable": spec.writable, "multi_locale": spec.multi_locale,
         "aliases": aliases_of(spec.ext), "content_type": spec.content_type, "default_index": spec.default_index,
         "capabilities": spec.capabilities.declared(), "archive_path": spec.archive_path,
+        "variant_names": list(spec.variant_names),
     }
 
 
