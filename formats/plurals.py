@@ -47,6 +47,24 @@ class PluralRules:
         return self.forms[_compile_equation(self.equation)(n)]
 
 
+def with_other(forms: dict[str, str]) -> dict[str, str]:
+    """Forms in CLDR order with `other` always present, copying the last form when the locale's integers never
+    reach it (Russian: one, few, many): ICU MessageFormat and Apple's plural rules both require `other`."""
+    if forms and "other" not in forms:
+        forms = {**forms, "other": forms[next(name for name in reversed(CATEGORIES) if name in forms)]}
+    return {name: forms[name] for name in CATEGORIES if name in forms}
+
+
+def without_repeated_other(forms: dict[str, str], locale: str) -> dict[str, str]:
+    """A file's forms without an `other` that only repeats the locale's last form (what `with_other` adds)."""
+    used = plural_rules(locale).forms
+    if "other" in forms and "other" not in used and len(forms) > 1:
+        last = next((forms[name] for name in reversed(used) if name in forms), None)
+        if last == forms["other"]:
+            return {name: text for name, text in forms.items() if name != "other"}
+    return forms
+
+
 def normalise_code(code: str) -> str:
     """A locale code with hyphens as separators (`fr_FR` -> `fr-FR`), the form Babel is asked with."""
     return code.strip().replace("_", "-")

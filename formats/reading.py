@@ -12,7 +12,7 @@ from .catalogue import Catalogue, Translation, Unit
 from .errors import FormatError, OptionError
 from .nesting import fold, is_plural_object
 from .options import ReadOptions
-from .plurals import plural_rules
+from .plurals import plural_rules, without_repeated_other
 from .unique import UniqueNames
 
 INDEXES = ("id", "text")
@@ -34,7 +34,7 @@ def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: st
 
     `text` mirrors the locale's first form (Loco's singular asset), else the first form present.
     """
-    present = {name: text for name, text in forms.items() if text is not None}
+    present = without_repeated_other({name: text for name, text in forms.items() if text is not None}, locale)
     if not present:
         return None
     first = plural_rules(locale).forms[0]
