@@ -2,18 +2,18 @@
 
 Shapes written (reading accepts the same, plus flat dotted keys wherever nested objects are written):
 - json:           {"key": "text", "plural": {"one": "...", "other": "..."}, "a": {"b": "..."}}; untranslated
-                  units left out (null in a template)
+                  units left out (an empty text in a template)
 - json multi:     {"en": {...}, "fr": {...}} (one locale only: the flat object, like Loco's export/all.json)
 - json jed:       Jed 1.x {"domain", "locale_data": {domain: {"": header, "ctx\\u0004key": ["text", ...]}}}
 - json chrome:    {"key": {"message": "text", "description": "notes"}}; keys limited to [A-Za-z0-9_@]
 - json i18next:   v4 plural suffixes key_one, key_other...; i18next3: key / key_plural or key_0, key_1...
 - arb:            {"@@locale": "fr", "key": "text", "@key": {"description": notes, "context": ...}},
                   plurals as one ICU argument {count, plural, one{...} other{...}}
-Untranslated units are left out of key/value JSON (json: its values are texts only, so an app's own
-fallback applies), and of jed and chrome, where absence means untranslated; they are null in multi-locale
-JSON (the key exists in other locales), i18next (v4 and v3: i18next ≥ 22 takes null as missing and falls
-back, `returnNull: true` in older setups renders it as null) and ARB (null is "not translated" to Flutter's
-gen-l10n, which then uses the template's text). Comments (`//`, `/* */`) are tolerated on read.
+No export holds a null: untranslated units are left out of every variant (json and multi-locale JSON: an
+app's own fallback applies; jed and chrome: absence means untranslated; i18next: a missing key falls back,
+where a null would print as null under `returnNull`; ARB: gen-l10n uses the template's text), and a template,
+which holds keys only, gives each key an empty text, as does an export whose `status` asks for untranslated
+units (the keys that need translating). Comments (`//`, `/* */`) are tolerated on read.
 """
 from __future__ import annotations
 
@@ -303,20 +303,21 @@ def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[
     return translation.text if translation is not None else None
 
 
-def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = True) -> dict[str, Any]:
-    """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
-    left out."""
+def _tree(doc: ExportDocument, locale: str | None) -> dict[str, Any]:
+    """The nested (or flat, per the entries' paths) object of one locale: never a null, so untranslated units
+    are left out, or have an empty text where the export wants their keys (`untranslated_as_empty`)."""
     entries = doc.entries
     if locale:
         values = _leaf_values(doc, locale, _plural_objects(doc, locale))
     else:
         values = [_value(entry, locale, doc) for entry in entries]
+    if doc.untranslated_as_empty:
+        values = ["" if value is None else value for value in values]
     if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
-        if untranslated_as_null or None not in values:
+        if None not in values:
             return dict(zip([entry.key for entry in entries], values))
         return {entry.key: value for entry, value in zip(entries, values) if value is not None}
-    pairs = zip([entry.path for entry in entries], values)
-    return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
+    return nest((entry.path, value) for entry, value in zip(entries, values) if value is not None)
 
 
 def _leaf_values(doc: ExportDocument, locale: str, plural_value: Callable[[Entry], Any]) -> list[Any]:
@@ -357,15 +358,15 @@ def read_json(data: bytes, options: ReadOptions) -> Catalogue:
 
 def write_json(doc: ExportDocument) -> str | bytes:
     """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
-    keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
+    keys, with empty texts) so that an app's own fallback applies and a re-import changes nothing."""
     if doc.locale and doc.entries and not nests_keys(doc.spec, doc.options, doc.index):
-        flat = _flat_json(doc, doc.locale, untranslated_as_null=doc.template)
+        flat = _flat_json(doc, doc.locale)
         if flat is not None:
             return flat
-    return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
+    return dump_json(_tree(doc, doc.locale))
 
 
-def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | bytes | None:
+def _flat_json(doc: ExportDocument, locale: str) -> str | bytes | None:
     """What `dump_json(_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the pipeline
     makes of it), built for the encoder straight away: texts, null, and marks where plural objects go (see
     `_encode_marked`). None when some key or text is the mark."""
@@ -381,7 +382,9 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
 
     values = _leaf_values(doc, locale, plural_mark)
     keys = list(map(attrgetter("key"), doc.entries))
-    if not untranslated_as_null and None in values:
+    if doc.untranslated_as_empty:
+        values = ["" if value is None else value for value in values]
+    elif None in values:
         kept = list(map(is_not, values, repeat(None)))
         keys, values = list(compress(keys, kept)), list(compress(values, kept))
     if not keys:
@@ -627,7 +630,9 @@ def _write_suffixed(doc: ExportDocument, suffixes: Callable[[list[str]], list[tu
         present = entry.plural_forms(doc.locale, forms)
         for suffix, name in suffixes(forms):
             items.append((entry.path[:-1] + (entry.path[-1] + suffix,), present.get(name)))
-    return dump_json(nest(items))
+    if doc.untranslated_as_empty:
+        return dump_json(nest((path, "" if text is None else text) for path, text in items))
+    return dump_json(nest((path, text) for path, text in items if text is not None))  # missing: i18next falls back
 
 
 _V4_SUFFIX = re.compile(r"^(.+)_(zero|one|two|few|many|other)$")
@@ -715,7 +720,10 @@ def write_arb(doc: ExportDocument) -> str:
     locale = doc.locale or doc.source_locale
     arb: dict[str, Any] = {"@@locale": locale.replace("-", "_"), "@@last_modified": doc.exported_at.isoformat()}
     for entry in doc.entries:
-        arb[entry.key] = _arb_value(entry, doc)
+        value = _arb_value(entry, doc)
+        if value is None and not doc.untranslated_as_empty:
+            continue  # an untranslated key is left out: gen-l10n then uses the template's text
+        arb[entry.key] = "" if value is None else value
         metadata = _arb_metadata(entry)
         if metadata:
             arb["@" + entry.key] = metadata
@@ -723,7 +731,7 @@ def write_arb(doc: ExportDocument) -> str:
 
 
 def _arb_value(entry: Entry, doc: ExportDocument) -> str | None:
-    """A key's ARB text: an ICU message, an ICU plural argument, or null when untranslated.
+    """A key's ARB text: an ICU message, an ICU plural argument, or None when untranslated.
 
     ARB text is ICU MessageFormat: a text that is not valid ICU as it stands (`{{name}}`, a stray brace)
     is written as a quoted literal, so that Flutter and every ICU reader show it as it was.

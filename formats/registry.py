@@ -166,13 +166,18 @@ _BINARY_TYPE = "application/octet-stream"
 _PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
 _ICU: dict[str, Any] = dict(nests_keys=True, key_filter=resource_key)
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
-_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
+# Key/value files never hold a null (formats/symfony.written_values): an untranslated unit is left out, so a
+# single-locale file cannot say it exists.
+_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=Capabilities(context=False, notes=False, flags=False,
+                                                                           untranslated=False),
+                                archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
 _XLIFF_TYPE = "application/x-xliff+xml"
 _FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)
-_YAML = Capabilities(context=False, flags=False)
-_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False)  # one form has no pipe
-_PHP = Capabilities(context=False, flags=False, notes=False)
+_YAML = Capabilities(context=False, flags=False, untranslated=False)
+_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False,  # one form has no pipe
+                                  untranslated=False)
+_PHP = Capabilities(context=False, flags=False, notes=False, untranslated=False)
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
@@ -212,7 +217,7 @@ FORMATS: tuple[FormatSpec, ...] = (
                "i18next JSON v3 (plural suffixes _plural or _0, _1, ...)", **_I18NEXT),
     FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb,
                "Application Resource Bundle (Flutter): ICU messages with @key metadata",
-               capabilities=Capabilities(flags=False), archive_path="app_{locale_}.arb"),
+               capabilities=Capabilities(flags=False, untranslated=False), archive_path="app_{locale_}.arb"),
     FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,
                "A JavaScript translation function over a lookup table", default_index="text"),
     FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext,

@@ -31,7 +31,7 @@ from .options import ReadOptions
 from .pipeline import ExportDocument
 from .plurals import is_locale_code
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8, duplicate_key_warning
-from .symfony import export_value, symfony_plurals
+from .symfony import symfony_plurals, written_values
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CORE = "tag:yaml.org,2002:"
@@ -289,8 +289,8 @@ def _tree(doc: ExportDocument, locale: str | None, symfony: bool = False) -> dic
     """The keys of one locale, nested by the entries' paths, with notes unless no_comments."""
     with_notes = not doc.options.no_comments
     return nest(
-        (entry.path, _Leaf(export_value(entry, locale, doc, symfony), entry.unit.notes if with_notes else ""))
-        for entry in doc.entries
+        (entry.path, _Leaf(value, entry.unit.notes if with_notes else ""))
+        for entry, value in written_values(doc, locale, symfony)
     )
 
 
