@@ -219,7 +219,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                "Application Resource Bundle (Flutter): ICU messages with @key metadata",
                capabilities=Capabilities(flags=False, untranslated=False), archive_path="app_{locale_}.arb"),
     FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,
-               "A JavaScript translation function over a lookup table", default_index="text"),
+               "A JavaScript translation function over a lookup table", default_index="text",
+               capabilities=Capabilities(blank=False)),  # t() answers the key for an empty text, as for none
     FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext,
                "Gettext.js locale data", **_GETTEXT),
     FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext,
