@@ -9,15 +9,7 @@ from formats import ReadOptions, export_file, read_file
 from tests.support import corpus_path, require_tool, schema_path
 
 from .samples import export_text, options, rich_catalogue, run_tool
-
-
-def dtd_check(tmp_path: Path, data: bytes) -> None:
-    """Assert that xmllint validates the document against tmx14.dtd."""
-    xmllint = require_tool("xmllint")
-    path = tmp_path / "export.tmx"
-    path.write_bytes(data)
-    result = run_tool(xmllint, "--noout", "--nonet", "--dtdvalid", schema_path("tmx14.dtd"), path)
-    assert result.returncode == 0, result.stderr + "\n" + data.decode("utf-8", "replace")[:3000]
+from .validators import dtd_check
 
 
 @pytest.mark.parametrize("shape", [{"all_locales": True}, {"locale": "ru"}, {"template": True},
