@@ -1,6 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from itertools import compress, repeat
@@ -39,6 +40,26 @@ def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: st
         return None
     first = plural_rules(locale).forms[0]
     return Translation(text=present.get(first, next(iter(present.values()))), plurals=present, **extra)
+
+
+class ForwardLines:
+    """1-based line numbers of positions in a text read front to back, each newline counted once: a scanner
+    that asked `text.count("\\n", 0, position)` for every entry was quadratic in the number of entries."""
+
+    __slots__ = ("text", "_counted", "_lines")
+
+    def __init__(self, text: str) -> None:
+        self.text, self._counted, self._lines = text, 0, 1
+
+    def at(self, position: int) -> int:
+        if position < self._counted:  # a step back (an error pointing before the cursor): count afresh
+            return self.text.count("\n", 0, position) + 1
+        self._lines += self.text.count("\n", self._counted, position)
+        self._counted = position
+        return self._lines
+
+
+QUOTE_OR_BACKSLASH = re.compile(r'["\\]')  # the next of either in one search: two `find`s each scan on
 
 
 def duplicate_key_warning(key: str, line: int | None, first_line: int | None) -> str:
