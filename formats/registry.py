@@ -71,6 +71,8 @@ class FormatSpec:
     body(b)): exports then reuse the body of runs of units that have not changed (formats/segments.py).
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
+    variant_names: other names of this variant in the `format` option (the default's own name, which
+    the specification lists: `android` for xml, `simple` for yml, `zend` for php).
     """
 
     ext: str
@@ -95,6 +97,7 @@ class FormatSpec:
     body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
+    variant_names: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -163,13 +166,18 @@ _BINARY_TYPE = "application/octet-stream"
 _PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
 _ICU: dict[str, Any] = dict(nests_keys=True, key_filter=resource_key)
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
-_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
+# Key/value files never hold a null (formats/symfony.written_values): an untranslated unit is left out, so a
+# single-locale file cannot say it exists.
+_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=Capabilities(context=False, notes=False, flags=False,
+                                                                           untranslated=False),
+                                archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
 _XLIFF_TYPE = "application/x-xliff+xml"
 _FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)
-_YAML = Capabilities(context=False, flags=False)
-_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False)  # one form has no pipe
-_PHP = Capabilities(context=False, flags=False, notes=False)
+_YAML = Capabilities(context=False, flags=False, untranslated=False)
+_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False,  # one form has no pipe
+                                  untranslated=False)
+_PHP = Capabilities(context=False, flags=False, notes=False, untranslated=False)
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
@@ -209,9 +217,10 @@ FORMATS: tuple[FormatSpec, ...] = (
                "i18next JSON v3 (plural suffixes _plural or _0, _1, ...)", **_I18NEXT),
     FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb,
                "Application Resource Bundle (Flutter): ICU messages with @key metadata",
-               capabilities=Capabilities(flags=False), archive_path="app_{locale_}.arb"),
+               capabilities=Capabilities(flags=False, untranslated=False), archive_path="app_{locale_}.arb"),
     FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,
-               "A JavaScript translation function over a lookup table", default_index="text"),
+               "A JavaScript translation function over a lookup table", default_index="text",
+               capabilities=Capabilities(blank=False)),  # t() answers the key for an empty text, as for none
     FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext,
                "Gettext.js locale data", **_GETTEXT),
     FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext,
@@ -237,7 +246,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
                "Android string resources: strings, plurals and string arrays",
                capabilities=Capabilities(context=False, flags=False, untranslated=False),
-               archive_path="values-{android}/strings.xml", key_filter=android.android_key),
+               archive_path="values-{android}/strings.xml", key_filter=android.android_key,
+               variant_names=("android",)),
     FormatSpec("xml", "java", "Java properties XML", _XML_TYPE, keyvalue.read_java, keyvalue.write_java,
                "Java XML properties (java.util.Properties.loadFromXML)", capabilities=_FLAT_XML),
     FormatSpec("xml", "tizen", "Tizen strings", _XML_TYPE, keyvalue.read_tizen, keyvalue.write_tizen,
@@ -249,7 +259,7 @@ FORMATS: tuple[FormatSpec, ...] = (
                archive_path="{project}.{locale}.{ext}"),
     FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
-               capabilities=_YAML, all_locales_variant="rails"),
+               capabilities=_YAML, all_locales_variant="rails", variant_names=("simple",)),
     FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
                all_locales_variant="rails", nests_keys=True),
@@ -261,7 +271,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                capabilities=_PIPE_PLURALS_YAML, archive_path="messages.{locale_}.{ext}", nests_keys=True),
     FormatSpec("php", "", "Zend/Laravel PHP array", _PHP_TYPE, php.read_php, php.write_php,
                "PHP file returning a nested array (Laravel, Zend); plurals as CLDR-keyed arrays",
-               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True),
+               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True,
+               variant_names=("zend",)),
     FormatSpec("php", "symfony", "Symfony (PHP array)", _PHP_TYPE, php.read_symfony, php.write_symfony,
                "Symfony PHP translation array: nested keys, plurals in pipe syntax",
                capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
@@ -313,6 +324,8 @@ FORMATS: tuple[FormatSpec, ...] = (
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
 _ALIASES: dict[str, str] = {alias: spec.ext for spec in FORMATS for alias in spec.aliases}
+_VARIANT_NAMES: dict[tuple[str, str], str] = {(spec.ext, name): spec.variant for spec in FORMATS
+                                              for name in spec.variant_names}
 
 
 def extensions() -> list[str]:
@@ -332,13 +345,14 @@ def canonical_ext(ext: str) -> str:
 
 
 def normalise(ext: str, variant: str | None) -> tuple[str, str]:
-    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias) or "default"."""
+    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias), "default" or its
+    name (`android` for xml), any variant by one of its `variant_names`."""
     spelled = (ext or "").strip().lower().lstrip(".")
     ext = canonical_ext(spelled)
     variant = (variant or "").strip().lower()
     if variant in (ext, spelled, "default") or _ALIASES.get(variant) == ext:
         variant = ""
-    return ext, variant
+    return ext, _VARIANT_NAMES.get((ext, variant), variant)
 
 
 def lookup(ext: str, variant: str | None = "", *, reading: bool = False, writing: bool = False) -> FormatSpec:
@@ -429,6 +443,7 @@ def describe(spec: FormatSpec) -> dict[str, object]:
         "readable": spec.readable, "writable": spec.writable, "multi_locale": spec.multi_locale,
         "aliases": aliases_of(spec.ext), "content_type": spec.content_type, "default_index": spec.default_index,
         "capabilities": spec.capabilities.declared(), "archive_path": spec.archive_path,
+        "variant_names": list(spec.variant_names),
     }
 
 
