@@ -6,11 +6,11 @@ of a push), whose author is the change's author unless the stored entry names it
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from .canonical import EMPTY, Chunk
+from .canonical import EMPTY, Chunk, entry_lines
 from .gitrepo import GitRepo, Person
-from .history import _blob_at, _ChunkCache
 from .project import Project
 from .snapshot import Snapshot, locale_path
 
@@ -61,28 +61,39 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
 
 
 def _attribute(repo: GitRepo, changes: list[Change], old: bytes | None, new: bytes | None) -> None:
-    """Fill in each change's commit (and author when the entry names none), walking back from `new`."""
-    pending = {(change["path"], change["asset"]): change for change in changes}
-    cache = _ChunkCache(repo)
-    commit_id = new
-    while pending and commit_id and commit_id != old:
-        commit = repo.read_commit(commit_id)
-        parent = commit.parents[0] if commit.parents else None
-        parent_tree = repo.read_commit(parent).tree if parent else None
-        for path in {path for path, _ in pending}:
-            parts = path.split("/")
-            blob = _blob_at(repo, commit.tree, parts)
-            before = _blob_at(repo, parent_tree, parts) if parent_tree else None
-            if blob == before:
-                continue
-            now_chunk = cache.get(blob) if blob else EMPTY
-            was_chunk = cache.get(before) if before else EMPTY
-            for key in [key for key in pending if key[0] == path]:
-                if not _same(now_chunk.get(key[1]), was_chunk.get(key[1])):
-                    change = pending.pop(key)
-                    change["commit"] = commit_id.decode()
-                    if change["author"] is None or change["new"] is None:
-                        author = Person.parse(commit.author)
-                        change["author"] = {"name": author.name, "email": author.email}
-        commit_id = parent
+    """Fill in each change's commit (and author when the entry names none): the newest commit on the
+    first-parent path from `new` back to `old` (or to the root when `old` is not on it) that changed the
+    entry's text or flag, read from the changed lines of the commits that changed its file."""
+    pending: dict[str, dict[str, Change]] = {}  # path -> asset -> its change, until attributed
+    for change in changes:
+        pending.setdefault(change["path"], {})[change["asset"]] = change
+    if not pending or new is None:
+        return
+    stop_at = old if old is not None and repo.is_first_parent_ancestor(old, new) else None
+    patches = repo.first_parent_patches(new, sorted(pending), stop_at)
+    try:
+        for patch in patches:
+            for path in (patch.removed.keys() | patch.added.keys()) & pending.keys():
+                before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
+                waiting = pending[path]
+                for key in (before.keys() | after.keys()) & waiting.keys():
+                    if not _same(_value(after, key), _value(before, key)):
+                        _attribute_to(repo, waiting.pop(key), patch.id)
+                if not waiting:
+                    del pending[path]
+            if not pending:
+                break
+    finally:
+        patches.close()
 
+
+def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
+    line = lines.get(key)
+    return json.loads(line) if line is not None else None
+
+
+def _attribute_to(repo: GitRepo, change: Change, commit_id: bytes) -> None:
+    change["commit"] = commit_id.decode()
+    if change["author"] is None or change["new"] is None:
+        author = Person.parse(repo.read_commit(commit_id).author)
+        change["author"] = {"name": author.name, "email": author.email}
