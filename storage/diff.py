@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .canonical import EMPTY, Chunk, entry_lines
+from .canonical import EMPTY, entry_lines
 from .gitrepo import GitRepo, Person
 from .project import Project
 from .snapshot import Snapshot, locale_path
@@ -24,18 +24,8 @@ def _same(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
     return one.get("text") == other.get("text") and one.get("flag", "") == other.get("flag", "")
 
 
-def _chunk(repo: GitRepo, cache: dict[bytes, Chunk], blob: bytes | None) -> Chunk:
-    if blob is None:
-        return EMPTY
-    if blob not in cache:
-        cache[blob] = Chunk.parse(repo.read_raw(blob))
-    return cache[blob]
-
-
 def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[Change]:
     """Every translation whose text or flag differs from `old` to `new`, in locale then asset order."""
-    repo = project.repo
-    cache: dict[bytes, Chunk] = {}
     codes = [record["code"] for record in new.locales()]
     codes += [record["code"] for record in old.locales() if record["code"] not in codes]
     changes: list[Change] = []
@@ -43,10 +33,11 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
         numbers = sorted(set(old.locale_chunks.get(code, {})) | set(new.locale_chunks.get(code, {})))
         for number in numbers:
             path = locale_path(code, number)
-            before_blob, after_blob = old.files.get(path), new.files.get(path)
-            if before_blob == after_blob:
+            if old.files.get(path) == new.files.get(path):
                 continue
-            before, after = _chunk(repo, cache, before_blob), _chunk(repo, cache, after_blob)
+            # every entry of both versions is compared: one decode of each file, not one per entry
+            before = old.locale_chunks.get(code, {}).get(number, EMPTY).peek_all()
+            after = new.locale_chunks.get(code, {}).get(number, EMPTY).peek_all()
             for asset_id in list(after.keys()) + [key for key in before.keys() if key not in after]:
                 was, now = before.get(asset_id), after.get(asset_id)
                 if not _same(was, now):
@@ -54,7 +45,7 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
                                     "new": now and now.get("text"), "flag": (now or {}).get("flag", ""),
                                     "revision": (now or {}).get("rev", 0), "path": path,
                                     "author": (now or {}).get("author"), "commit": None})
-    _attribute(repo, changes, old.commit, new.commit)
+    _attribute(project.repo, changes, old.commit, new.commit)
     for change in changes:
         del change["path"]
     return changes
