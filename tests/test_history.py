@@ -13,8 +13,9 @@ from storage.canonical import Chunk, changed_keys
 from storage.diff import translation_changes
 from storage.gitrepo import Person
 from storage.history import revisions
+from storage.receive import merge_push
 from storage.store import Store, utc_now
-from tests.support import git
+from tests.support import edit_line, git
 
 
 def canonical(entries: dict[str, dict]) -> bytes:
@@ -233,3 +234,26 @@ def test_maintenance_writes_a_commit_graph_with_changed_path_filters(chunked):
     traced = subprocess.run(["git", "log", "-1", "--format=%H", "--", "locales/fr/0000.json"], cwd=chunked.path,
                             capture_output=True, text=True, env={**os.environ, "GIT_TRACE2_PERF": "1"})
     assert traced.stdout.strip() == head and "bloom" in traced.stderr
+
+
+def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_commits(chunked, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(chunked.path), str(clone))
+    for text in ("poussé 1", "poussé 2"):  # two pushed commits: the first-parent history sees only the merge
+        edit_line(clone / "locales/fr/0000.json", "a0", text=text)
+        git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", text)
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    before = first_parent_chain(chunked)[0]
+    git(chunked.path, "fetch", "-q", str(clone), "main")
+    merge = merge_push(chunked, pushed.encode(), "refs/heads/main", 1).decode()
+    found = revisions(chunked, "a0", "fr")
+    assert [(entry["rev"], entry["text"]) for entry in found] == [(5, "poussé 2"), (4, "trois"), (3, "deux"),
+                                                                  (2, "deux"), (1, "un")]
+    assert found[0]["commit"] == merge and found[0]["author"]["name"] == "Pat"
+    assert [(e["rev"], e["text"], e["commit"]) for e in found] == revisions_by_walking_every_commit(chunked, "a0", "fr")
+    changes = translation_changes(chunked, chunked.snapshot_at(before.encode()), chunked.snapshot())
+    assert [(c["asset"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 2", merge)]
+    # from the first pushed commit (off the first-parent chain, so no end to the walk there)
+    first_pushed = git(clone, "rev-parse", "HEAD~1").strip()
+    changes = translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot())
+    assert [(c["asset"], c["old"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 1", "poussé 2", merge)]
