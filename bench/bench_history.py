@@ -25,42 +25,29 @@ from typing import Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from bench_storage import ACTOR, BENCH, LOCALES, build_project  # noqa: E402
 from storage import operations as ops  # noqa: E402
-from storage.gitrepo import Person  # noqa: E402
 from storage.keys import KeyStore  # noqa: E402
-from storage.store import Store, utc_now  # noqa: E402
+from storage.store import utc_now  # noqa: E402
 
 ASSETS = 500
-LOCALES = ["fr", "de", "ja", "ar"]
-AUTHOR = Person("Bench", "bench@example.com")
-ACTOR = ops.Actor(1, "Bench", "bench@example.com")
-LAYOUT = "v1"  # bump when the project's shape changes, so that cached projects are rebuilt
+LAYOUT = "v2"  # bump when the project's shape changes, so that cached projects are rebuilt
 
 
 def build(data: Path, commits: int) -> None:
     """The project (see the module docstring), its maintenance done, and a key in `data/bench-key`."""
-    store = Store(data)
-    project = store.create_project("History bench", "en", "English", project_id="history")
-    now = utc_now()
-    with project.transaction(AUTHOR, "Bulk load", "import") as tx:
-        for code in LOCALES:
-            ops.add_locale(tx, code, code)
-        for i in range(ASSETS):
-            asset_id = f"screen{i // 50}.label{i}"
-            ops.create_asset(tx, asset_id, now, text=f"Source text number {i}", actor=ACTOR)
-            for code in LOCALES:
-                ops.translate(tx, asset_id, code, f"{code} text {i}", ACTOR, now)
+    project = build_project(data, ASSETS)  # translated in 4 locales by one bulk commit
     pick = picker(commits)
     started = time.perf_counter()
     for n in range(commits):
         asset_id, code = next(pick)
-        with project.transaction(AUTHOR, f"Translate {asset_id} [{code}]", "translate",
+        with project.transaction(BENCH, f"Translate {asset_id} [{code}]", "translate",
                                  [("Asset", asset_id), ("Locale", code)]) as tx:
             ops.translate(tx, asset_id, code, f"{code} text {n}", ACTOR, utc_now())
         if n and n % 5000 == 0:
             print(f"    built {n} commits in {time.perf_counter() - started:.0f} s", flush=True)
     project.repo.pack_loose_objects()  # what the store's maintenance does in the next lull
-    key, _ = KeyStore(data / "keys.json").create("history", "readonly", "Bench", "bench@example.com")
+    key, _ = KeyStore(data / "keys.json").create(project.id, "readonly", "Bench", "bench@example.com")
     (data / "bench-key").write_text(key)
 
 
