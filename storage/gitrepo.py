@@ -393,9 +393,9 @@ class GitRepo:
         their trees, still without reading a file). `stop_at`, a commit on `start`'s first-parent chain,
         ends the walk there (it and its ancestors are left out).
         """
-        args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "-p", "-U0", "--text", "--no-color",
-                "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
-                "--format=%x00%H %P", start.decode()]
+        args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
+                "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/",
+                "--dst-prefix=b/", "--format=%x00%H %P", start.decode()]
         if stop_at is not None:
             args.append("^" + stop_at.decode())
         with subprocess.Popen([*args, "--", *paths], cwd=self.path, stdout=subprocess.PIPE,
@@ -1108,12 +1108,16 @@ class GitRepo:
         """Delete temp files left by killed or failed writers; returns how many.
 
         Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
-        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, so only old ones go.
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, and its commit-graph
+        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), so
+        only old ones go.
         """
         removed = 0
         now = time.time()
         pack_dir = self.objects_dir / "pack"
         ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
+        graphs = self.objects_dir / "info" / "commit-graphs"
+        ages.update((path, older_than) for path in [*graphs.glob("tmp_graph_*"), *graphs.glob("*.lock")])
         ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
         ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
         ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if _is_own_pack_temp(path.name))

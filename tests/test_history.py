@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,17 @@ def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_com
     first_pushed = git(clone, "rev-parse", "HEAD~1").strip()
     changes = translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot())
     assert [(c["asset"], c["old"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 1", "poussé 2", merge)]
+
+
+def test_a_commit_graph_lock_left_by_a_killed_writer_is_swept_once_old_and_graphs_are_written_again(chunked):
+    graphs = Path(chunked.path) / ".git/objects/info/commit-graphs"
+    graphs.mkdir(parents=True, exist_ok=True)
+    old, fresh = graphs / "commit-graph-chain.lock", graphs / "tmp_graph_fresh"
+    old.write_bytes(b""), fresh.write_bytes(b"")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    chunked.repo.pack_loose_objects()
+    assert not (graphs / "commit-graph-chain").exists()  # git cannot take the lock
+    chunked.repo.sweep_temp_files()
+    assert not old.exists() and fresh.exists()  # a fresh one may be a running write's
+    chunked.repo.pack_loose_objects()
+    assert (graphs / "commit-graph-chain").exists()
