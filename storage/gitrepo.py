@@ -27,7 +27,7 @@ from functools import partial
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, cast
+from typing import BinaryIO, Callable, Generator, Iterable, Iterator, Mapping, Sequence, cast
 
 from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
@@ -383,7 +383,7 @@ class GitRepo:
             return False
 
     def first_parent_patches(self, start: bytes, paths: Sequence[str],
-                             stop_at: bytes | None = None) -> Iterator[CommitPatch]:
+                             stop_at: bytes | None = None) -> Generator[CommitPatch, None, None]:
         """The commits from `start` back along first parents that changed one of `paths`, newest first, each
         with the lines it removed and added there (against its first parent, merges included).
 

@@ -119,16 +119,16 @@ class EntryHistory:
             added = entry_lines(patch.added.get(self.path, []))
             if self.key not in removed and self.key not in added:
                 continue
+            if patch.parent is None:  # the root commit: nothing before it
+                return None
             if self.key not in removed:  # the entry appeared here: created, or renamed from another key
                 trailers = _trailers(self.repo.read_commit(patch.id).message)
                 if not (trailers.get("Renamed-From") and trailers.get("Asset") == self.key):
                     return patch.parent, None
                 self.key = trailers["Renamed-From"]
-                if self.key not in removed and self.key not in added and patch.parent is not None:
+                if self.key not in removed and self.key not in added:
                     return patch.parent, _entry_in(self.repo, _blob_at(self.repo, self.repo.read_commit(
                         patch.parent).tree, self.path.split("/")), self.key)
-            if patch.parent is None:
-                return None
             value = removed.get(self.key)
             return patch.parent, json.loads(value) if value is not None else None
         return None
