@@ -10,6 +10,10 @@ built once through the storage layer and kept under --cache between runs (30,000
 whole history to the bulk commit (the worst case); the diff from HEAD~N attributes every translation changed since then to its newest commit.
 Each figure is the first request (the old snapshot not cached yet), then the median of three more.
 Target: <= 300 ms each at 3,000 commits, growing slower than the number of commits.
+Measured (first request, 2 shared cores; before = walking commits in Python, after = git log -p with Bloom
+filters): diff 1,230 / 14,666 / 34,043 ms -> 159 / 957 / 2,350 ms and revisions 167 / 1,291 / 14,035 ms ->
+26 / 210 / 1,292 ms at 300 / 3,000 / 30,000 commits. Here every commit rewrites one of 4 chunk files of 100 KB,
+and git's reading of both versions of each (about 0.25 ms a commit) is what remains.
 """
 from __future__ import annotations
 
