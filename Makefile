@@ -71,6 +71,7 @@ bench: install system-tools $(BIN)/.bench-installed
 	-$(BIN)/python bench/bench_xcstrings.py
 	-$(BIN)/python bench/bench_git_http.py
 	-$(BIN)/python bench/bench_hostile.py
+	-$(BIN)/python bench/bench_history.py
 	-$(BIN)/python bench/bench_web.py
 
 clean:

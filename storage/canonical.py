@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 _decoder = json.JSONDecoder()
 
@@ -22,17 +22,40 @@ def dump_value(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _line_key(line: str) -> str:
-    """The key of a canonical line; plain keys (no escapes) without running the JSON decoder."""
+def _key_and_value_start(line: str) -> tuple[str, int]:
+    """The key of a canonical line and where its value starts; plain keys (no escapes) without running the
+    JSON decoder."""
     end = line.find('": ')
     if line.startswith('"') and end > 0:
         candidate = line[1:end]
         if "\\" not in candidate and '"' not in candidate:
-            return candidate
+            return candidate, end + 3
     key, end = _decoder.raw_decode(line)
     if line[end:end + 2] != ": ":
         raise ValueError(f"not a canonical catalogue line: {line[:80]!r}")
-    return key
+    return key, end + 2
+
+
+def _line_key(line: str) -> str:
+    return _key_and_value_start(line)[0]
+
+
+def split_line(line: str) -> tuple[str, str]:
+    """(key, serialised value) of a canonical line (without its separating comma)."""
+    key, start = _key_and_value_start(line)
+    return key, line[start:]
+
+
+def entry_lines(lines: Iterable[bytes]) -> dict[str, str]:
+    """key -> serialised value of the entry lines among `lines` (those a diff shows, say); braces and blank
+    lines are skipped."""
+    found: dict[str, str] = {}
+    for raw in lines:
+        line = raw.decode("utf-8").rstrip(",")
+        if line.strip() not in ("{", "}", ""):
+            key, value = split_line(line)
+            found[key] = value
+    return found
 
 
 def changed_keys(old: bytes, new: bytes) -> list[str]:

@@ -6,11 +6,11 @@ of a push), whose author is the change's author unless the stored entry names it
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from .canonical import EMPTY, Chunk
+from .canonical import EMPTY, entry_lines
 from .gitrepo import GitRepo, Person
-from .history import _blob_at, _ChunkCache
 from .project import Project
 from .snapshot import Snapshot, locale_path
 
@@ -24,18 +24,8 @@ def _same(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
     return one.get("text") == other.get("text") and one.get("flag", "") == other.get("flag", "")
 
 
-def _chunk(repo: GitRepo, cache: dict[bytes, Chunk], blob: bytes | None) -> Chunk:
-    if blob is None:
-        return EMPTY
-    if blob not in cache:
-        cache[blob] = Chunk.parse(repo.read_raw(blob))
-    return cache[blob]
-
-
 def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[Change]:
     """Every translation whose text or flag differs from `old` to `new`, in locale then asset order."""
-    repo = project.repo
-    cache: dict[bytes, Chunk] = {}
     codes = [record["code"] for record in new.locales()]
     codes += [record["code"] for record in old.locales() if record["code"] not in codes]
     changes: list[Change] = []
@@ -43,10 +33,11 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
         numbers = sorted(set(old.locale_chunks.get(code, {})) | set(new.locale_chunks.get(code, {})))
         for number in numbers:
             path = locale_path(code, number)
-            before_blob, after_blob = old.files.get(path), new.files.get(path)
-            if before_blob == after_blob:
+            if old.files.get(path) == new.files.get(path):
                 continue
-            before, after = _chunk(repo, cache, before_blob), _chunk(repo, cache, after_blob)
+            # every entry of both versions is compared: one decode of each file, not one per entry
+            before = old.locale_chunks.get(code, {}).get(number, EMPTY).peek_all()
+            after = new.locale_chunks.get(code, {}).get(number, EMPTY).peek_all()
             for asset_id in list(after.keys()) + [key for key in before.keys() if key not in after]:
                 was, now = before.get(asset_id), after.get(asset_id)
                 if not _same(was, now):
@@ -54,35 +45,46 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
                                     "new": now and now.get("text"), "flag": (now or {}).get("flag", ""),
                                     "revision": (now or {}).get("rev", 0), "path": path,
                                     "author": (now or {}).get("author"), "commit": None})
-    _attribute(repo, changes, old.commit, new.commit)
+    _attribute(project.repo, changes, old.commit, new.commit)
     for change in changes:
         del change["path"]
     return changes
 
 
 def _attribute(repo: GitRepo, changes: list[Change], old: bytes | None, new: bytes | None) -> None:
-    """Fill in each change's commit (and author when the entry names none), walking back from `new`."""
-    pending = {(change["path"], change["asset"]): change for change in changes}
-    cache = _ChunkCache(repo)
-    commit_id = new
-    while pending and commit_id and commit_id != old:
-        commit = repo.read_commit(commit_id)
-        parent = commit.parents[0] if commit.parents else None
-        parent_tree = repo.read_commit(parent).tree if parent else None
-        for path in {path for path, _ in pending}:
-            parts = path.split("/")
-            blob = _blob_at(repo, commit.tree, parts)
-            before = _blob_at(repo, parent_tree, parts) if parent_tree else None
-            if blob == before:
-                continue
-            now_chunk = cache.get(blob) if blob else EMPTY
-            was_chunk = cache.get(before) if before else EMPTY
-            for key in [key for key in pending if key[0] == path]:
-                if not _same(now_chunk.get(key[1]), was_chunk.get(key[1])):
-                    change = pending.pop(key)
-                    change["commit"] = commit_id.decode()
-                    if change["author"] is None or change["new"] is None:
-                        author = Person.parse(commit.author)
-                        change["author"] = {"name": author.name, "email": author.email}
-        commit_id = parent
+    """Fill in each change's commit (and author when the entry names none): the newest commit on the
+    first-parent path from `new` back to `old` (or to the root when `old` is not on it) that changed the
+    entry's text or flag, read from the changed lines of the commits that changed its file."""
+    pending: dict[str, dict[str, Change]] = {}  # path -> asset -> its change, until attributed
+    for change in changes:
+        pending.setdefault(change["path"], {})[change["asset"]] = change
+    if not pending or new is None:
+        return
+    stop_at = old if old is not None and repo.is_first_parent_ancestor(old, new) else None
+    patches = repo.first_parent_patches(new, sorted(pending), stop_at)
+    try:
+        for patch in patches:
+            for path in (patch.removed.keys() | patch.added.keys()) & pending.keys():
+                before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
+                waiting = pending[path]
+                for key in (before.keys() | after.keys()) & waiting.keys():
+                    if not _same(_value(after, key), _value(before, key)):
+                        _attribute_to(repo, waiting.pop(key), patch.id)
+                if not waiting:
+                    del pending[path]
+            if not pending:
+                break
+    finally:
+        patches.close()
 
+
+def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
+    line = lines.get(key)
+    return json.loads(line) if line is not None else None
+
+
+def _attribute_to(repo: GitRepo, change: Change, commit_id: bytes) -> None:
+    change["commit"] = commit_id.decode()
+    if change["author"] is None or change["new"] is None:
+        author = Person.parse(repo.read_commit(commit_id).author)
+        change["author"] = {"name": author.name, "email": author.email}

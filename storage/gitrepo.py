@@ -27,7 +27,7 @@ from functools import partial
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence, cast
+from typing import BinaryIO, Callable, Generator, Iterable, Iterator, Mapping, Sequence, cast
 
 from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
@@ -72,6 +72,42 @@ COMMIT_ID = re.compile(rb"[0-9a-f]{40}")
 PENDING_PATHS = 64  # working-tree paths written but not yet flushed, at most (see storage.journal)
 RESYNC_FLUSH_BATCH = 64  # files a resync keeps open to flush them in one round
 ANY = object()  # move_head's `expected` when the branch may point anywhere
+
+
+@dataclass(frozen=True)
+class CommitPatch:
+    """One commit of a first-parent walk and the lines it changed, per path (see first_parent_patches)."""
+
+    id: bytes
+    parent: bytes | None
+    removed: dict[str, list[bytes]]  # path -> the lines the commit removed from it (without the "-")
+    added: dict[str, list[bytes]]  # path -> the lines it added
+
+
+def _parse_patches(stream: BinaryIO) -> Iterator[CommitPatch]:
+    """Commits from `git log --format=%x00%H %P -p -U0` output: a NUL starts a commit (no diff line can)."""
+    commit: CommitPatch | None = None
+    path, in_hunk = "", False
+    for line in stream:
+        line = line.rstrip(b"\n")
+        if line.startswith(b"\0"):
+            if commit is not None:
+                yield commit
+            ids = line[1:].split()
+            commit = CommitPatch(ids[0], ids[1] if len(ids) > 1 else None, {}, {})
+        elif commit is None:
+            continue
+        elif line.startswith(b"diff --git a/"):
+            names = line[len(b"diff --git a/"):].decode("utf-8", "replace")
+            path, in_hunk = names[:(len(names) - 3) // 2], False  # "P b/P": no renames, both sides alike
+        elif line.startswith(b"@@"):
+            in_hunk = True
+        elif in_hunk and line[:1] == b"-":
+            commit.removed.setdefault(path, []).append(line[1:])
+        elif in_hunk and line[:1] == b"+":
+            commit.added.setdefault(path, []).append(line[1:])
+    if commit is not None:
+        yield commit
 
 
 class RefMoved(Conflict):
@@ -333,6 +369,41 @@ class GitRepo:
     def unified_diff(self, old: bytes, new: bytes) -> bytes:
         """`git diff` between two commits' trees (the canonical files, one asset per line)."""
         return self.git("diff", "--no-color", "--no-ext-diff", "--no-renames", old.decode(), new.decode())
+
+    def is_first_parent_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
+        """Whether `ancestor` is on the first-parent chain of `descendant` (or is it)."""
+        try:
+            steps = int(self.git("rev-list", "--first-parent", "--count",
+                                 f"{ancestor.decode()}..{descendant.decode()}"))
+        except (GitCommandError, ValueError):
+            return False
+        try:
+            return self.git("rev-parse", "--verify", "--quiet", f"{descendant.decode()}~{steps}").strip() == ancestor
+        except GitCommandError:
+            return False
+
+    def first_parent_patches(self, start: bytes, paths: Sequence[str],
+                             stop_at: bytes | None = None) -> Generator[CommitPatch, None, None]:
+        """The commits from `start` back along first parents that changed one of `paths`, newest first, each
+        with the lines it removed and added there (against its first parent, merges included).
+
+        This is `git log --first-parent -p -U0 -- paths`, streamed: a caller that has what it needs stops
+        iterating and git is stopped with it, and commits that touch none of the paths cost git a lookup in
+        the changed-path Bloom filters of the commit-graph (see write_commit_graph; without one git compares
+        their trees, still without reading a file). `stop_at`, a commit on `start`'s first-parent chain,
+        ends the walk there (it and its ancestors are left out).
+        """
+        args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
+                "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/",
+                "--dst-prefix=b/", "--format=%x00%H %P", start.decode()]
+        if stop_at is not None:
+            args.append("^" + stop_at.decode())
+        with subprocess.Popen([*args, "--", *paths], cwd=self.path, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, env=self._git_environment()) as process:
+            try:
+                yield from _parse_patches(cast(BinaryIO, process.stdout))
+            finally:  # the caller may stop early: git need not walk the rest of the history
+                process.kill()
 
     # ----------------------------------------------------------------- objects
     @contextmanager
@@ -1037,12 +1108,16 @@ class GitRepo:
         """Delete temp files left by killed or failed writers; returns how many.
 
         Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
-        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, so only old ones go.
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, and its commit-graph
+        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), so
+        only old ones go.
         """
         removed = 0
         now = time.time()
         pack_dir = self.objects_dir / "pack"
         ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
+        graphs = self.objects_dir / "info" / "commit-graphs"
+        ages.update((path, older_than) for path in [*graphs.glob("tmp_graph_*"), *graphs.glob("*.lock")])
         ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
         ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
         ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if _is_own_pack_temp(path.name))
@@ -1219,8 +1294,24 @@ class GitRepo:
                 return
             if full:
                 _write_counter(fd, self._pack_bytes())
+            self.write_commit_graph()
         finally:
             os.close(fd)
+
+    def write_commit_graph(self) -> None:
+        """Add the commits made since the last run to the commit-graph, with changed-path Bloom filters.
+
+        History reads (storage.history) ask git for the commits that changed one file: with the filters git
+        skips every other commit without reading its trees. Derived data: git reads commits missing from it
+        the slow way, so a stale or absent graph changes no answer. `--split` writes the new commits as a
+        new layer (merged with the smaller ones below it), so a run costs the commits since the last one.
+        """
+        try:
+            subprocess.run(["nice", "-n", "10", "git", "commit-graph", "write", "--reachable", "--changed-paths",
+                            "--split", "--no-progress"], cwd=self.path, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self._git_environment())
+        except OSError:
+            pass
 
     def _pack_bytes(self) -> int:
         """The size of every pack of the repository."""

@@ -7,12 +7,13 @@
 """
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from .canonical import EMPTY, Chunk, changed_keys
+from .canonical import EMPTY, Chunk, changed_keys, entry_lines
 from .errors import NotFound
 from .gitrepo import GitRepo
 from .project import Project
@@ -65,40 +66,75 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
               snapshot: Snapshot | None = None) -> list[dict[str, Any]]:
     """Every revision of a translation since it was last created, newest first.
 
-    Walks first-parent history from HEAD, reading only the one chunk file that can hold the entry (commits
-    that did not touch it cost a tree lookup). Each revision number is recorded once, as its newest state,
-    with the entry's own author and time. Revision 1 ends the walk (nothing older belongs to this
-    translation: a deletion resets the count), and so does a commit without the entry. Renames are followed
-    through the `Renamed-From` trailer.
+    Going back along first-parent history from the snapshot, the entry changes only in the commits that
+    change its line of the one chunk file that can hold it: git lists those (`EntryHistory`), so the other
+    commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
+    own author and time and the newest commit that holds that state. Revision 1 ends the walk (nothing older
+    belongs to this translation: a deletion resets the count), and so does a commit without the entry.
+    Renames are followed through the `Renamed-From` trailer (a rename moves the entry's line, so the
+    renaming commit is one of those that change the file).
     """
     snapshot = snapshot or project.snapshot()
     asset = snapshot.asset(asset_id)
     if asset is None:
         raise NotFound("Asset not in project")
-    repo = project.repo
-    cache = _ChunkCache(repo)
-    path = [LOCALES_DIR, locale, chunk_file(asset["n"] // snapshot.chunk_size)]
+    number = asset["n"] // snapshot.chunk_size
+    chunk = snapshot.locale_chunks.get(locale, {}).get(number)
+    entry, commit = (chunk.get(asset_id) if chunk else None), snapshot.commit
     found: list[dict[str, Any]] = []
-    commit_id, current_id, last_blob = snapshot.commit, asset_id, None
-    while commit_id and len(found) < limit:
-        commit = repo.read_commit(commit_id)
-        blob = _blob_at(repo, commit.tree, path)
-        if blob is None:
-            break
-        if blob != last_blob:
-            last_blob = blob
-            entry = cache.get(blob).get(current_id)
-            if entry is None:
-                break
+    if commit is None:
+        return found
+    older = EntryHistory(project.repo, commit, f"{LOCALES_DIR}/{locale}/{chunk_file(number)}", asset_id)
+    try:
+        while entry is not None and len(found) < limit:
             if not found or found[-1]["rev"] != entry["rev"]:
-                found.append(dict(entry, commit=commit.id.decode()))
+                found.append(dict(entry, commit=commit.decode()))
             if entry["rev"] <= 1:
                 break
-        trailers = _trailers(commit.message)
-        if trailers.get("Renamed-From") and trailers.get("Asset") == current_id:
-            current_id, last_blob = trailers["Renamed-From"], None
-        commit_id = commit.parents[0] if commit.parents else None
+            step = older.previous()
+            if step is None:
+                break
+            commit, entry = step
+    finally:
+        older.close()
     return found
+
+
+def _entry_in(repo: GitRepo, blob: bytes | None, key: str) -> dict[str, Any] | None:
+    return Chunk.parse(repo.read_raw(blob)).get(key) if blob is not None else None
+
+
+class EntryHistory:
+    """The earlier states of one entry of one chunk file, newest first, from a first-parent walk of the
+    commits that changed the file (`git log -p`: each state is read from the changed lines, no file is read)."""
+
+    def __init__(self, repo: GitRepo, start: bytes, path: str, key: str):
+        self.repo, self.path, self.key = repo, path, key
+        self._patches = repo.first_parent_patches(start, [path])
+
+    def previous(self) -> tuple[bytes, dict[str, Any] | None] | None:
+        """(the newest older commit whose entry differs, the entry there), or None at the root."""
+        for patch in self._patches:
+            removed = entry_lines(patch.removed.get(self.path, []))
+            added = entry_lines(patch.added.get(self.path, []))
+            if self.key not in removed and self.key not in added:
+                continue
+            if patch.parent is None:  # the root commit: nothing before it
+                return None
+            if self.key not in removed:  # the entry appeared here: created, or renamed from another key
+                trailers = _trailers(self.repo.read_commit(patch.id).message)
+                if not (trailers.get("Renamed-From") and trailers.get("Asset") == self.key):
+                    return patch.parent, None
+                self.key = trailers["Renamed-From"]
+                if self.key not in removed and self.key not in added:
+                    return patch.parent, _entry_in(self.repo, _blob_at(self.repo, self.repo.read_commit(
+                        patch.parent).tree, self.path.split("/")), self.key)
+            value = removed.get(self.key)
+            return patch.parent, json.loads(value) if value is not None else None
+        return None
+
+    def close(self) -> None:
+        self._patches.close()
 
 
 def commit_with_trailer(project: Project, key: str, value: str, limit: int = 1000) -> bytes | None:

@@ -1,9 +1,22 @@
 """Storage history for reviewers: which entries a commit changed, and the filtered log, checked against Git."""
 from __future__ import annotations
 
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
 from storage import history
+from storage import operations as ops
 from storage.canonical import Chunk, changed_keys
-from tests.support import git
+from storage.diff import translation_changes
+from storage.gitrepo import Person
+from storage.history import revisions
+from storage.receive import merge_push
+from storage.store import Store, utc_now
+from tests.support import edit_line, git
 
 
 def canonical(entries: dict[str, dict]) -> bytes:
@@ -55,3 +68,207 @@ def test_log_filters_by_locale_and_author_like_git(demo):
         assert [info.id for info in page] == git(project.path, "log", "--format=%H", "--", f"locales/{code}").split()
     page, _ = history.log(project, author="ALICE", limit=100)
     assert [info.id for info in page] == git(project.path, "log", "-i", "--author=alice", "--format=%H").split()
+
+
+# ----------------------------------------------------------------------------- revisions and diffs read from git
+# (history.revisions and diff.translation_changes ask git for the commits that changed a file; the oracles
+# below read every first-parent commit's file whole, as the store did before)
+ALICE = Person("Alice Martin", "alice@example.com")
+ACTOR = ops.Actor(1, "Alice Martin", "alice@example.com")
+
+
+def first_parent_chain(project, start: str = "HEAD") -> list[str]:
+    return git(project.path, "rev-list", "--first-parent", start).split()
+
+
+def entry_at(project, commit: str, path: str, key: str) -> dict | None:
+    try:
+        data = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=project.path, capture_output=True,
+                              check=True).stdout
+    except subprocess.CalledProcessError:
+        return None
+    return Chunk.parse(data).get(key)
+
+
+def revisions_by_walking_every_commit(project, asset_id: str, locale: str) -> list[tuple[int, str, str]]:
+    """(revision, text, newest commit holding it), newest first, following renames by their trailers."""
+    number = project.snapshot().asset(asset_id)["n"] // project.snapshot().chunk_size
+    path, key, found = f"locales/{locale}/{number:04d}.json", asset_id, []
+    for commit in first_parent_chain(project):
+        entry = entry_at(project, commit, path, key)
+        if entry is None:
+            break
+        if not found or found[-1][0] != entry["rev"]:
+            found.append((entry["rev"], entry["text"], commit))
+        if entry["rev"] <= 1:
+            break
+        message = git(project.path, "log", "-1", "--format=%B", commit)
+        if f"\nAsset: {key}\n" in message and "\nRenamed-From: " in message:
+            key = message.split("\nRenamed-From: ", 1)[1].split("\n", 1)[0]
+    return found
+
+
+def attribution_by_walking_every_commit(project, old: str, new: str, path: str, key: str) -> str | None:
+    """The newest commit from `new` back to `old` that changed the entry's text or flag."""
+    def seen(entry):
+        return entry and (entry["text"], entry.get("flag", ""))
+    for commit in first_parent_chain(project, new):
+        if commit == old:
+            return None
+        parent = git(project.path, "rev-parse", f"{commit}~1").strip()
+        if seen(entry_at(project, commit, path, key)) != seen(entry_at(project, parent, path, key)):
+            return commit
+    return None
+
+
+def write(project, summary: str, change, trailers=()) -> None:
+    with project.transaction(ALICE, summary, "test", list(trailers)) as tx:
+        change(tx)
+
+
+@pytest.fixture
+def chunked(tmp_path):
+    """A project of two-asset chunks with French and German, and a history that rewrites chunks for other
+    assets, moves separating commas, re-sends the same text, flags, erases, renames and deletes."""
+    project = Store(tmp_path / "data").create_project("Chunks", "en", "English", chunk_size=2)
+    write(project, "Locales", lambda tx: [ops.add_locale(tx, code, code) for code in ("fr", "de")])
+    for i in range(5):
+        write(project, f"Add a{i}", lambda tx, i=i: ops.create_asset(tx, f"a{i}", utc_now(), text=f"A{i}"))
+    now = utc_now
+    steps = [
+        lambda tx: ops.translate(tx, "a0", "fr", "un", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a1", "fr", "autre", ACTOR, now()),  # same chunk, a0 gains a comma
+        lambda tx: ops.translate(tx, "a0", "fr", "deux", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a1", "fr", "autre 2", ACTOR, now()),  # rewrites a0's file only
+        lambda tx: ops.translate(tx, "a0", "de", "eins", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a0", "fr", "deux", ACTOR, now()),  # the same text: a revision, no change
+        lambda tx: ops.flag(tx, "a0", "fr", "fuzzy", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a2", "fr", "trois", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a3", "fr", "quatre", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a2", "fr", "trois 2", ACTOR, now()),
+        lambda tx: ops.patch_asset(tx, "a2", {"id": "renamed"}, now()),
+        lambda tx: ops.translate(tx, "renamed", "fr", "trois 3", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a3", "fr", "quatre 2", ACTOR, now()),
+        lambda tx: ops.untranslate(tx, "a3", "fr"),
+        lambda tx: ops.translate(tx, "a3", "fr", "quatre encore", ACTOR, now()),
+        lambda tx: ops.translate(tx, "a4", "fr", "cinq", ACTOR, now()),
+        lambda tx: ops.delete_asset(tx, "a1"),
+        lambda tx: ops.translate(tx, "a0", "fr", "trois", ACTOR, now()),
+    ]
+    for number, step in enumerate(steps):
+        write(project, f"Step {number}", step)  # a rename writes its own trailers
+    return project
+
+
+def history_answers(project) -> dict:
+    """Every translation's revisions, and the diffs from a few versions to HEAD and back."""
+    snapshot = project.snapshot()
+    found = {(asset_id, code): revisions(project, asset_id, code)
+             for asset_id in snapshot.asset_ids() for code in ("fr", "de", "en")}
+    chain = first_parent_chain(project)
+    for back in (1, 4, 9, len(chain) - 1):
+        old = project.snapshot_at(chain[back].encode())
+        found["to HEAD", back] = translation_changes(project, old, snapshot)
+        found["from HEAD", back] = translation_changes(project, snapshot, old)
+    return found
+
+
+def test_revisions_are_those_of_a_walk_of_every_commit_across_rewrites_renames_and_erasures(chunked):
+    snapshot = chunked.snapshot()
+    for asset_id in snapshot.asset_ids():
+        for code in ("fr", "de"):
+            found = [(entry["rev"], entry["text"], entry["commit"]) for entry in revisions(chunked, asset_id, code)]
+            assert found == revisions_by_walking_every_commit(chunked, asset_id, code), (asset_id, code)
+    assert [entry["text"] for entry in revisions(chunked, "a0", "fr")] == ["trois", "deux", "deux", "un"]
+    assert [entry["text"] for entry in revisions(chunked, "renamed", "fr")] == ["trois 3", "trois 2", "trois"]
+    assert [entry["text"] for entry in revisions(chunked, "a3", "fr")] == ["quatre encore"]  # erased before
+
+
+def test_a_diff_attributes_each_change_to_the_newest_commit_that_changed_its_text_or_flag(chunked):
+    chain = first_parent_chain(chunked)
+    snapshot = chunked.snapshot()
+    for back in (1, 3, 8, 12, len(chain) - 1):
+        old = chunked.snapshot_at(chain[back].encode())
+        changes = translation_changes(chunked, old, snapshot)
+        assert changes, back
+        for change in changes:
+            number = snapshot.asset_index.get(change["asset"], old.asset_index.get(change["asset"]))
+            path = f"locales/{change['locale']}/{number:04d}.json"
+            assert change["commit"] == attribution_by_walking_every_commit(
+                chunked, chain[back], chain[0], path, change["asset"]), (back, change)
+    # the same text sent again (step 5) is a revision but not a change: "deux" came with step 2
+    step = chain[-8:-8 - len(chain):-1]  # the fixture's steps, oldest first (after 7 setup commits)
+    changes = translation_changes(chunked, chunked.snapshot_at(step[1].encode()), chunked.snapshot_at(step[5].encode()))
+    assert [(c["asset"], c["locale"], c["new"], c["revision"], c["commit"]) for c in changes] == [
+        ("a0", "fr", "deux", 3, step[2]), ("a1", "fr", "autre 2", 2, step[3]), ("a0", "de", "eins", 1, step[4])]
+
+
+def test_a_diff_back_to_an_older_version_attributes_changes_below_it(chunked):
+    chain = first_parent_chain(chunked)
+    older = chunked.snapshot_at(chain[5].encode())
+    for change in translation_changes(chunked, chunked.snapshot(), older):
+        assert change["commit"] is None or change["commit"] in chain[5:]
+
+
+def test_history_reads_are_the_same_without_a_commit_graph_with_a_stale_one_and_a_fresh_one(chunked):
+    graphs = Path(chunked.path) / ".git/objects/info"
+    without = history_answers(chunked)
+    chunked.repo.write_commit_graph()
+    assert (graphs / "commit-graphs/commit-graph-chain").exists()
+    assert history_answers(chunked) == without
+    write(chunked, "After the graph", lambda tx: ops.translate(tx, "a0", "fr", "quatre", ACTOR, utc_now()))
+    stale = history_answers(chunked)  # the newest commit is not in the graph
+    assert [entry["text"] for entry in revisions(chunked, "a0", "fr")] == ["quatre", "trois", "deux", "deux", "un"]
+    for path in (graphs / "commit-graphs").iterdir():
+        path.unlink()
+    assert history_answers(chunked) == stale
+
+
+def test_maintenance_writes_a_commit_graph_with_changed_path_filters(chunked):
+    chunked.repo.pack_loose_objects()
+    layers = (Path(chunked.path) / ".git/objects/info/commit-graphs").glob("*.graph")
+    assert any(b"BDAT" in path.read_bytes() for path in layers)  # the Bloom filter data chunk
+    git(chunked.path, "commit-graph", "verify")
+    write(chunked, "More", lambda tx: ops.translate(tx, "a0", "fr", "plus", ACTOR, utc_now()))
+    chunked.repo.pack_loose_objects()  # a new layer for the new commit, the history in the graph
+    head = git(chunked.path, "rev-parse", "HEAD").strip()
+    traced = subprocess.run(["git", "log", "-1", "--format=%H", "--", "locales/fr/0000.json"], cwd=chunked.path,
+                            capture_output=True, text=True, env={**os.environ, "GIT_TRACE2_PERF": "1"})
+    assert traced.stdout.strip() == head and "bloom" in traced.stderr
+
+
+def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_commits(chunked, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(chunked.path), str(clone))
+    for text in ("poussé 1", "poussé 2"):  # two pushed commits: the first-parent history sees only the merge
+        edit_line(clone / "locales/fr/0000.json", "a0", text=text)
+        git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", text)
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    before = first_parent_chain(chunked)[0]
+    git(chunked.path, "fetch", "-q", str(clone), "main")
+    merge = merge_push(chunked, pushed.encode(), "refs/heads/main", 1).decode()
+    found = revisions(chunked, "a0", "fr")
+    assert [(entry["rev"], entry["text"]) for entry in found] == [(5, "poussé 2"), (4, "trois"), (3, "deux"),
+                                                                  (2, "deux"), (1, "un")]
+    assert found[0]["commit"] == merge and found[0]["author"]["name"] == "Pat"
+    assert [(e["rev"], e["text"], e["commit"]) for e in found] == revisions_by_walking_every_commit(chunked, "a0", "fr")
+    changes = translation_changes(chunked, chunked.snapshot_at(before.encode()), chunked.snapshot())
+    assert [(c["asset"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 2", merge)]
+    # from the first pushed commit (off the first-parent chain, so no end to the walk there)
+    first_pushed = git(clone, "rev-parse", "HEAD~1").strip()
+    changes = translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot())
+    assert [(c["asset"], c["old"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 1", "poussé 2", merge)]
+
+
+def test_a_commit_graph_lock_left_by_a_killed_writer_is_swept_once_old_and_graphs_are_written_again(chunked):
+    graphs = Path(chunked.path) / ".git/objects/info/commit-graphs"
+    graphs.mkdir(parents=True, exist_ok=True)
+    old, fresh = graphs / "commit-graph-chain.lock", graphs / "tmp_graph_fresh"
+    old.write_bytes(b""), fresh.write_bytes(b"")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    chunked.repo.pack_loose_objects()
+    assert not (graphs / "commit-graph-chain").exists()  # git cannot take the lock
+    chunked.repo.sweep_temp_files()
+    assert not old.exists() and fresh.exists()  # a fresh one may be a running write's
+    chunked.repo.pack_loose_objects()
+    assert (graphs / "commit-graph-chain").exists()
