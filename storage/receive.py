@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from .checks import CommitChecker
-from .errors import StorageError
+from .errors import Invalid, StorageError
 from .gitrepo import ZERO_ID, Person
 from .operations import Actor
 from .project import Project
@@ -50,13 +50,17 @@ def parse_command(line: str) -> Command:
     return old.encode(), new.encode(), ref
 
 
-def check_ref(old: bytes, new: bytes, ref: str) -> None:
-    """Only the project branch (through apply_push), its review ref and tags may be pushed."""
+def check_ref(old: bytes, new: bytes, ref: str, movable_tags: bool = False) -> None:
+    """Only the project branch (through apply_push), its review ref and tags may be pushed; an existing tag
+    is a release and stays as it is (deleted or moved only when the project allows it, Project.movable_tags)."""
     if ref in (BRANCH, REVIEW):
         if new == ZERO_ID:
             raise Refused(f"{ref} cannot be deleted")
         return
     if ref.startswith(TAGS):
+        if old != ZERO_ID and not movable_tags:
+            raise Refused(f"{ref} cannot be {'deleted' if new == ZERO_ID else 'moved'}: tags are releases and "
+                          "immutable in this project (push a new tag instead)")
         return
     raise Refused(f"{ref}: only main (fast-forward), refs/for/main (key-level merge) and tags may be pushed")
 
@@ -69,17 +73,32 @@ def check_push(project: Project, commands: list[Command], quarantine: Path | Non
     try:
         # what the project holds now is valid: its parsed chunks spare the checker a re-read
         checker = CommitChecker(repo, is_live_key, known=project.snapshot())
+        movable_tags = project.movable_tags
         for old, new, ref in commands:
-            check_ref(old, new, ref)
+            check_ref(old, new, ref, movable_tags)
             if new == ZERO_ID:
                 continue
-            if repo.read_raw_type(new) != b"commit" and not ref.startswith(TAGS):
-                raise Refused(f"{ref}: the pushed object is not a commit")
-            for commit in repo.new_commits(new):
+            tip = pushed_commit(checker, new, ref)
+            for commit in repo.new_commits(tip):
                 checker.check(commit)
+            if ref.startswith(TAGS):
+                checker.check(tip)  # even one already in the history: a release must be a valid project
     finally:
         if repo is not project.repo:
             repo.close()
+
+
+def pushed_commit(checker: CommitChecker, new: bytes, ref: str) -> bytes:
+    """The commit a pushed ref names: the object itself for the branch and its review ref, the commit behind
+    any annotated tags for a tag (a tag of a blob or a tree is refused)."""
+    if ref.startswith(TAGS):
+        try:
+            return checker.tagged_commit(new)
+        except Invalid as error:
+            raise Refused(f"{ref}: {error.message}") from None
+    if checker.repo.read_raw_type(new) != b"commit":
+        raise Refused(f"{ref}: the pushed object is not a commit")
+    return new
 
 
 # ----------------------------------------------------------------------------- proc-receive
