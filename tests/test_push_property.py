@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from storage.gitrepo import Person
 from storage.receive import apply_push, check_push
@@ -35,6 +35,7 @@ def hostile_file(original: bytes, field: str, value, asset_id: str) -> bytes:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@example(changes=[("assets", "00000.json", "context", {"a": 1}, "home.title")])  # the case issue 19 found
 @given(changes=st.lists(st.tuples(st.sampled_from(DIRS), st.sampled_from(CHUNK_NAMES), st.sampled_from(FIELDS),
                                   st.sampled_from(HOSTILE_VALUES), st.sampled_from(IDS)), min_size=1, max_size=1))
 def test_after_any_accepted_push_every_read_answers_below_500(client, demo, changes):
