@@ -2,7 +2,8 @@
 
 - `check_push` (pre-receive) runs while the pushed objects are still in git's quarantine
   (GIT_QUARANTINE_PATH): it refuses refs other than the project branch, `refs/for/main` and tags, and checks
-  every new commit (storage.checks). A refusal leaves no ref moved and no object kept.
+  every new commit (storage.checks); a tag must name a valid commit and may not be deleted or moved unless
+  the project allows it (Project.movable_tags). A refusal leaves no ref moved and no object kept.
 - `apply_push` (proc-receive) handles `refs/heads/main` and `refs/for/main` instead of receive-pack: under the
   project's write lock (the same transaction as an API write) it replays the pushed changes onto the current
   head and records them as a merge commit whose second parent is the pushed commit (storage.replay). A push to
