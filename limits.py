@@ -36,6 +36,8 @@ MAX_PATH_COMPONENT_BYTES = 255
 MAX_PATH_BYTES = 1024
 # The `?v=` / `X-Api-Version` value.
 MAX_API_VERSION_CHARS = 20
+# Annotated tags a pushed tag may go through to reach its commit (git allows tags of tags; nobody needs many).
+MAX_TAG_CHAIN = 8
 
 LIMITS: dict[str, object] = {
     "max_body_bytes": MAX_BODY_BYTES,

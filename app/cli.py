@@ -65,6 +65,15 @@ def cmd_project_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_project_tags(args: argparse.Namespace) -> int:
+    """Show or set whether pushes may delete or move the project's tags (releases)."""
+    project = Store(args.data).project(args.project)
+    if args.mode is not None:
+        project.set_movable_tags(args.mode == "movable")
+    print("movable" if project.movable_tags else "immutable")
+    return 0
+
+
 def cmd_key_create(args: argparse.Namespace) -> int:
     store = Store(args.data)
     store.project(args.project)  # the project must exist
@@ -109,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--source", default="en", help="source locale (default en)")
     create.set_defaults(func=cmd_project_create)
     project.add_parser("list", help="list projects").set_defaults(func=cmd_project_list)
+    tags = project.add_parser("tags", help="show or set whether pushes may delete or move tags (default immutable)")
+    tags.add_argument("project")
+    tags.add_argument("mode", nargs="?", choices=("immutable", "movable"))
+    tags.set_defaults(func=cmd_project_tags)
 
     key = commands.add_parser("key", help="create, list or revoke API keys").add_subparsers(
         dest="action", required=True)

@@ -23,14 +23,14 @@ from typing import Any, Callable, Iterable
 from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .gitrepo import GitRepo
-from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_asset_id
+from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_addressable, check_asset_id
+from limits import MAX_TAG_CHAIN
 from vocabulary import is_canonical_locale
 
-from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, locale_path
+from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_TEXT_CHARS = 1024 * 1024
-CHUNK_NAME = re.compile(r"^\d{4,}\.json$")
 # A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
@@ -110,8 +110,8 @@ def _string_fields(where: str, record: dict[str, Any], names: Iterable[str]) -> 
 
 
 def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[str, Any]) -> None:
-    try:
-        check_asset_id(asset_id)
+    try:  # the API's own rules: a push creates only IDs the API could create and address again
+        check_addressable(check_asset_id(asset_id))
     except Invalid as error:
         raise Invalid(f"{where}: {error.message}") from None
     n = record.get("n")
@@ -168,7 +168,10 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
 
 
 def _chunk_number(path: str) -> int:
-    return int(path.rsplit("/", 1)[1].split(".")[0])
+    """The chunk of a path `_files` listed (it admits only canonical names, see snapshot.chunk_number)."""
+    number = chunk_number(path.rsplit("/", 1)[1])
+    assert number is not None
+    return number
 
 
 def _partners(record: dict[str, Any] | None) -> list[str]:
@@ -211,6 +214,7 @@ class CommitChecker:
         affect. A root commit, a change of locales, tags or chunk size, or `full`, checks everything.
         """
         try:
+            self._refuse_keys("its message", self.repo.read_raw(commit))  # authors and messages stay in history
             parsed = self.repo.read_commit(commit)
             if full or not parsed.parents or not self._check_changes(parsed.tree,
                                                                      self.repo.read_commit(parsed.parents[0]).tree):
@@ -244,7 +248,7 @@ class CommitChecker:
         index = self._asset_index(files)
         touched: set[str] = set()
         for number in changed_chunks:
-            path = f"{ASSETS_DIR}/{number:04d}.json"
+            path = asset_path(number)
             records = self._parse(path, files[path]) if path in files else {}
             self._check_asset_chunk(path, number, records, index, meta)
             previous = self._chunk(before[path]) if path in before else None
@@ -279,14 +283,14 @@ class CommitChecker:
         for asset_id, record in records.items():
             where = f"{path} translation of {asset_id!r}"
             if index.get(asset_id) != number:
-                raise Invalid(f"{where}: no such asset in assets/{number:04d}.json")
+                raise Invalid(f"{where}: no such asset in {asset_path(number)}")
             check_translation(where, record)
 
     def _check_links_of(self, asset_ids: set[str], files: dict[str, bytes], index: dict[str, int]) -> None:
         """The plural links of these assets (those that still exist) point at assets that link back."""
         def record_of(asset_id: str) -> dict[str, Any] | None:
             number = index.get(asset_id)
-            return None if number is None else self._chunk(files[f"{ASSETS_DIR}/{number:04d}.json"]).get(asset_id)
+            return None if number is None else self._chunk(files[asset_path(number)]).get(asset_id)
 
         subset = {asset_id: record for asset_id in asset_ids if (record := record_of(asset_id)) is not None}
         for record in list(subset.values()):
@@ -342,7 +346,7 @@ class CommitChecker:
             parts = path.split("/")
             if parts[0] != ASSETS_DIR:
                 continue
-            chunk = int(parts[1].split(".")[0])
+            chunk = _chunk_number(path)
             for asset_id, record in self._parse(path, blob).items():
                 where = f"{path} asset {asset_id!r}"
                 if asset_id in assets:
@@ -356,11 +360,11 @@ class CommitChecker:
                 continue
             if parts[1] not in codes:
                 raise Invalid(f"{path}: locale {parts[1]!r} is not in {PROJECT_FILE}")
-            chunk = int(parts[2].split(".")[0])
+            chunk = _chunk_number(path)
             for asset_id, record in self._parse(path, blob).items():
                 where = f"{path} translation of {asset_id!r}"
                 if chunk_of.get(asset_id) != chunk:
-                    raise Invalid(f"{where}: no such asset in assets/{parts[2]}")
+                    raise Invalid(f"{where}: no such asset in {asset_path(chunk)}")
                 check_translation(where, record)
 
     @staticmethod
@@ -400,8 +404,9 @@ class CommitChecker:
 
     @staticmethod
     def _chunk_path(path: str, mode: int) -> str:
-        if mode != 0o100644 or not CHUNK_NAME.match(path.rsplit("/", 1)[1]):
-            raise Invalid(f"unexpected {path!r}: catalogue files are regular files named NNNN.json")
+        if mode != 0o100644 or chunk_number(path.rsplit("/", 1)[1]) is None:
+            raise Invalid(f"unexpected {path!r}: catalogue files are regular files named NNNN.json, one name "
+                          "per chunk (ASCII digits, at least four, no other leading zeros)")
         return path
 
     def _parse(self, path: str, blob: bytes, project: bool = False) -> Any:
@@ -424,7 +429,24 @@ class CommitChecker:
         data = self.repo.read_raw(blob)
         if len(data) > MAX_FILE_BYTES:
             raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        self._refuse_keys(path, data)
+        self._scanned.add(blob)
+
+    def _refuse_keys(self, what: str, data: bytes) -> None:
         for match in KEY_CANDIDATE.finditer(data):
             if self.is_live_key(match.group().decode("ascii")):
-                raise Invalid(f"{path}: contains an API key; keys must never enter a project repository")
-        self._scanned.add(blob)
+                raise Invalid(f"{what}: contains an API key; keys must never enter a project repository")
+
+    def tagged_commit(self, target: bytes) -> bytes:
+        """The commit a pushed tag names, through any annotated tags (each one's message scanned for keys);
+        Invalid when it names anything else: a tag of a blob or a tree would serve data no check has read."""
+        for _ in range(MAX_TAG_CHAIN):
+            kind = self.repo.read_raw_type(target)
+            if kind == b"commit":
+                return target
+            if kind != b"tag":
+                raise Invalid(f"the tag names a {kind.decode()} ({target.decode()[:12]}); a tag must name a "
+                              "commit or an annotated tag of one")
+            self._refuse_keys(f"the message of tag object {target.decode()[:12]}", self.repo.read_raw(target))
+            target = self.repo.read_tag_target(target)
+        raise Invalid(f"the tag names a chain of more than {MAX_TAG_CHAIN} tag objects")

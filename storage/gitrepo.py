@@ -31,7 +31,7 @@ from typing import BinaryIO, Callable, Generator, Iterable, Iterator, Mapping, S
 
 from dulwich.index import IndexEntry, Stage, index_entry_from_stat, read_index_dict, write_cache_entry
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
-from dulwich.objects import Commit, ObjectID, RawObjectID, Tree
+from dulwich.objects import Commit, ObjectID, RawObjectID, Tag, Tree
 from dulwich.pack import Pack
 from dulwich.repo import Repo
 
@@ -641,6 +641,17 @@ class GitRepo:
 
     def read_commit(self, hex_id: bytes) -> Commit:
         return cast(Commit, Commit.from_raw_string(Commit.type_num, self.read_raw(hex_id)))
+
+    def read_tag_target(self, hex_id: bytes) -> bytes:
+        """The id of the object an annotated tag object names."""
+        return cast(Tag, Tag.from_raw_string(Tag.type_num, self.read_raw(hex_id))).object[1]
+
+    def config_flag(self, name: str) -> bool:
+        """A boolean of the repository's own Git config (`.git/config`: never part of the project's content)."""
+        return self.git("config", "--type=bool", "--get", name, check=False).strip() == b"true"
+
+    def set_config_flag(self, name: str, value: bool) -> None:
+        self.git("config", "--type=bool", name, "true" if value else "false")
 
     # ----------------------------------------------------------------- the branch ref
     def head(self) -> bytes | None:

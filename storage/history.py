@@ -17,7 +17,7 @@ from .canonical import EMPTY, Chunk, changed_keys, entry_lines
 from .errors import NotFound
 from .gitrepo import GitRepo
 from .project import Project
-from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, parse_chunk_number
+from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
 from .store import iso_from_timestamp
 
 _CHUNK_CACHE_SIZE = 64
@@ -300,7 +300,9 @@ def _changed_entries(walker: _Walker, roots: tuple[bytes | None, bytes]
             kind, locale = "translation", parts[1]
         else:
             continue
-        number = parse_chunk_number(parts[-1])
+        number = chunk_number(parts[-1])
+        if number is None:  # a file the loader does not read (see chunk_number) holds no project data
+            continue
         for key in changed_keys(walker.raw(before), walker.raw(after)):
             yield kind, locale, number, key, before, after
 

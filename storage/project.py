@@ -148,6 +148,9 @@ class CommitGroup:
         self.changed.update(changed)
 
 
+MOVABLE_TAGS_SETTING = "gloss.movableTags"
+
+
 class Project:
     """A project repository. Safe to share between threads; several processes may open the same one."""
 
@@ -170,6 +173,16 @@ class Project:
     @property
     def path(self) -> Path:
         return self.repo.path
+
+    # ----------------------------------------------------------------- settings
+    @property
+    def movable_tags(self) -> bool:
+        """Whether pushes may delete or move tags (off: releases are immutable). Kept in the repository's own
+        Git config, outside the project's content, so that no push can turn it on for itself."""
+        return self.repo.config_flag(MOVABLE_TAGS_SETTING)
+
+    def set_movable_tags(self, allowed: bool) -> None:
+        self.repo.set_config_flag(MOVABLE_TAGS_SETTING, allowed)
 
     # ----------------------------------------------------------------- reads
     def snapshot(self) -> Snapshot:

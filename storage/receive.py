@@ -2,7 +2,8 @@
 
 - `check_push` (pre-receive) runs while the pushed objects are still in git's quarantine
   (GIT_QUARANTINE_PATH): it refuses refs other than the project branch, `refs/for/main` and tags, and checks
-  every new commit (storage.checks). A refusal leaves no ref moved and no object kept.
+  every new commit (storage.checks); a tag must name a valid commit and may not be deleted or moved unless
+  the project allows it (Project.movable_tags). A refusal leaves no ref moved and no object kept.
 - `apply_push` (proc-receive) handles `refs/heads/main` and `refs/for/main` instead of receive-pack: under the
   project's write lock (the same transaction as an API write) it replays the pushed changes onto the current
   head and records them as a merge commit whose second parent is the pushed commit (storage.replay). A push to
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .checks import CommitChecker
-from .errors import StorageError
+from .errors import Invalid, StorageError
 from .gitrepo import ZERO_ID, Person
 from .operations import Actor
 from .project import Project
@@ -50,13 +51,17 @@ def parse_command(line: str) -> Command:
     return old.encode(), new.encode(), ref
 
 
-def check_ref(old: bytes, new: bytes, ref: str) -> None:
-    """Only the project branch (through apply_push), its review ref and tags may be pushed."""
+def check_ref(old: bytes, new: bytes, ref: str, movable_tags: bool = False) -> None:
+    """Only the project branch (through apply_push), its review ref and tags may be pushed; an existing tag
+    is a release and stays as it is (deleted or moved only when the project allows it, Project.movable_tags)."""
     if ref in (BRANCH, REVIEW):
         if new == ZERO_ID:
             raise Refused(f"{ref} cannot be deleted")
         return
     if ref.startswith(TAGS):
+        if old != ZERO_ID and not movable_tags:
+            raise Refused(f"{ref} cannot be {'deleted' if new == ZERO_ID else 'moved'}: tags are releases and "
+                          "immutable in this project (push a new tag instead)")
         return
     raise Refused(f"{ref}: only main (fast-forward), refs/for/main (key-level merge) and tags may be pushed")
 
@@ -69,17 +74,32 @@ def check_push(project: Project, commands: list[Command], quarantine: Path | Non
     try:
         # what the project holds now is valid: its parsed chunks spare the checker a re-read
         checker = CommitChecker(repo, is_live_key, known=project.snapshot())
+        movable_tags = project.movable_tags
         for old, new, ref in commands:
-            check_ref(old, new, ref)
+            check_ref(old, new, ref, movable_tags)
             if new == ZERO_ID:
                 continue
-            if repo.read_raw_type(new) != b"commit" and not ref.startswith(TAGS):
-                raise Refused(f"{ref}: the pushed object is not a commit")
-            for commit in repo.new_commits(new):
+            tip = pushed_commit(checker, new, ref)
+            for commit in repo.new_commits(tip):
                 checker.check(commit)
+            if ref.startswith(TAGS):
+                checker.check(tip)  # even one already in the history: a release must be a valid project
     finally:
         if repo is not project.repo:
             repo.close()
+
+
+def pushed_commit(checker: CommitChecker, new: bytes, ref: str) -> bytes:
+    """The commit a pushed ref names: the object itself for the branch and its review ref, the commit behind
+    any annotated tags for a tag (a tag of a blob or a tree is refused)."""
+    if ref.startswith(TAGS):
+        try:
+            return checker.tagged_commit(new)
+        except Invalid as error:
+            raise Refused(f"{ref}: {error.message}") from None
+    if checker.repo.read_raw_type(new) != b"commit":
+        raise Refused(f"{ref}: the pushed object is not a commit")
+    return new
 
 
 # ----------------------------------------------------------------------------- proc-receive

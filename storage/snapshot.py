@@ -12,7 +12,6 @@ one chunk file, whatever the size of the project. A translation lives in the chu
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterator
 
 from vocabulary import is_canonical_locale
@@ -43,16 +42,28 @@ def locale_path(code: str, number: int) -> str:
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
 
 
-_LAYOUT = re.compile(r"project\.json|assets/\d{4,}\.json|locales/[A-Za-z0-9-]+/\d{4,}\.json")
+def chunk_number(name: str) -> int | None:
+    """The chunk a file name stands for when it is that chunk's one canonical name (`chunk_file`), else None.
+
+    The one definition the loader and the push checks share: `00000.json`, `0.json` or `٠٠٠٠.json` (int()
+    takes any Unicode digit) would otherwise be read as chunk 0 too, beside or over `0000.json`.
+    """
+    stem, dot, extension = name.partition(".")
+    if not (dot and extension == "json" and stem.isascii() and stem.isdigit()):
+        return None
+    number = int(stem)
+    return number if chunk_file(number) == name else None
 
 
 def is_layout_path(path: str) -> bool:
     """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
-    return _LAYOUT.fullmatch(path) is not None
-
-
-def parse_chunk_number(name: str) -> int:
-    return int(name.split(".", 1)[0])
+    parts = path.split("/")
+    if len(parts) == 1:
+        return path == PROJECT_FILE
+    if len(parts) == 2:
+        return parts[0] == ASSETS_DIR and chunk_number(parts[1]) is not None
+    return (len(parts) == 3 and parts[0] == LOCALES_DIR and is_canonical_locale(parts[1], any_length=True)
+            and chunk_number(parts[2]) is not None)
 
 
 def dump_project(meta: dict[str, Any]) -> bytes:
@@ -104,7 +115,8 @@ class Snapshot:
             elif name == ASSETS_DIR and not unchanged(ASSETS_DIR, hex_id):
                 trees[ASSETS_DIR] = hex_id
                 for chunk_name, (_, blob) in repo.read_tree(hex_id).items():
-                    files[f"{ASSETS_DIR}/{chunk_name}"] = blob
+                    if chunk_number(chunk_name) is not None:  # only canonical names: see chunk_number
+                        files[f"{ASSETS_DIR}/{chunk_name}"] = blob
             elif name == LOCALES_DIR and not unchanged(LOCALES_DIR, hex_id):
                 trees[LOCALES_DIR] = hex_id
                 for code, (_, code_tree) in repo.read_tree(hex_id).items():
@@ -112,7 +124,8 @@ class Snapshot:
                         continue
                     trees[f"{LOCALES_DIR}/{code}"] = code_tree
                     for chunk_name, (_, blob) in repo.read_tree(code_tree).items():
-                        files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
+                        if chunk_number(chunk_name) is not None:
+                            files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
 
         def chunk_at(path: str, previous_chunk: Chunk | None) -> Chunk:
             if previous_chunk is not None and previous.files.get(path) == files[path]:
@@ -128,13 +141,12 @@ class Snapshot:
         assets_changed = False
         for path in files:
             parts = path.split("/")
+            number = chunk_number(parts[-1]) or 0  # every chunk file name in `files` is canonical
             if parts[0] == ASSETS_DIR:
-                number = parse_chunk_number(parts[1])
                 chunk = chunk_at(path, previous.asset_chunks.get(number))
                 assets_changed |= chunk is not previous.asset_chunks.get(number)
                 asset_chunks[number] = chunk
             elif parts[0] == LOCALES_DIR:
-                number = parse_chunk_number(parts[2])
                 old = previous.locale_chunks.get(parts[1], {}).get(number)
                 locale_chunks.setdefault(parts[1], {})[number] = chunk_at(path, old)
         if assets_changed or asset_chunks.keys() != previous.asset_chunks.keys():

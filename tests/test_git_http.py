@@ -613,3 +613,24 @@ def test_the_readme_clone_edit_push_loop_works_as_written(server, tmp_path):
         assert result.returncode == 0, (command, result.stderr)
     assert translation(server, "home.title", "fr")["translation"] == "Bienvenue (README)"
     assert run_git(cwd, "rev-parse", "HEAD").stdout == run_git(server_repo(server), "rev-parse", "HEAD").stdout
+
+
+def test_tags_must_name_a_valid_commit_and_releases_cannot_move(server, tmp_path):
+    repo = cloned(server, tmp_path, server.keys["full"])
+    (tmp_path / "leak.txt").write_text(server.keys["other"])
+    leak = run_git(repo, "hash-object", "-w", str(tmp_path / "leak.txt")).stdout.strip()
+    blob_tag = run_git(repo, "push", "origin", f"{leak}:refs/tags/leak")
+    assert blob_tag.returncode != 0 and "a tag must name a commit" in blob_tag.stderr
+    assert run_git(repo, "tag", "-a", "keyed", "-m", f"key {server.keys['readonly']}").returncode == 0
+    keyed = run_git(repo, "push", "origin", "keyed")
+    assert keyed.returncode != 0 and "contains an API key" in keyed.stderr
+    assert run_git(repo, "tag", "v1").returncode == 0
+    assert run_git(repo, "push", "origin", "v1").returncode == 0
+    assert run_git(repo, "commit", "-q", "--allow-empty", "-m", "later").returncode == 0
+    moved = run_git(repo, "push", "-f", "origin", "HEAD:refs/tags/v1")
+    assert moved.returncode != 0 and "refs/tags/v1 cannot be moved" in moved.stderr
+    deleted = run_git(repo, "push", "origin", ":refs/tags/v1")
+    assert deleted.returncode != 0 and "refs/tags/v1 cannot be deleted" in deleted.stderr
+    assert gloss(server.data, "project", "tags", PROJECT, "movable").endswith("movable")
+    assert run_git(repo, "push", "origin", ":refs/tags/v1").returncode == 0
+    assert run_git(server_repo(server), "show-ref", "refs/tags/leak", "refs/tags/keyed", "refs/tags/v1").stdout == ""

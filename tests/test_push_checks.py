@@ -106,6 +106,18 @@ BREAKAGES.update({
         lambda c: edit(c / "assets" / "0000.json", "notes.count.other", plural_of="trash.items"),
         "which does not"),
 })
+BREAKAGES.update({
+    "a zero-padded alias of chunk 0": (
+        lambda c: (c / "assets" / "00000.json").write_bytes((c / "assets" / "0000.json").read_bytes()),
+        "unexpected 'assets/00000.json'"),
+    "a chunk named in other digits": (
+        lambda c: (c / "locales" / "fr" / "0000.json").rename(c / "locales" / "fr" / "\u0660\u0660\u0660\u0660.json"),
+        "one name per chunk"),
+    "an asset ID the API cannot address": (
+        lambda c: (c / "assets" / "0000.json").write_text(
+            (c / "assets" / "0000.json").read_text("utf-8").replace('"home.title":', '"x/tags":', 1), "utf-8"),
+        "must not have a segment named"),
+})
 MODES = {"changes": False, "whole commit": True}
 
 
