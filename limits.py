@@ -18,6 +18,13 @@ CONVERT_CONCURRENCY = 1
 # Wall-clock budget for parsing one uploaded file (import) and for one whole convert; 413 beyond.
 PARSE_SECONDS = 60.0
 CONVERT_SECONDS = 10.0
+# Git pushes: the whole upload (413 at once when its declared length is beyond), every file (blob) a push
+# carries, checked from the object headers before any is read, and every translation text.
+MAX_PUSH_BYTES = 1024 * MiB
+MAX_FILE_BYTES = 32 * MiB
+MAX_TEXT_CHARS = 1024 * 1024
+# One XML file a reader parses.
+MAX_XML_BYTES = 32 * MiB
 # Units (assets) one imported or converted file may hold.
 MAX_UNITS_PER_FILE = 250_000
 # Nesting of JSON/YAML/XML documents (objects in objects, elements in elements).
@@ -45,6 +52,10 @@ LIMITS: dict[str, object] = {
     "convert_concurrency": CONVERT_CONCURRENCY,
     "parse_seconds": PARSE_SECONDS,
     "convert_seconds": CONVERT_SECONDS,
+    "max_push_bytes": MAX_PUSH_BYTES,
+    "max_file_bytes": MAX_FILE_BYTES,
+    "max_text_chars": MAX_TEXT_CHARS,
+    "max_xml_bytes": MAX_XML_BYTES,
     "max_units_per_file": MAX_UNITS_PER_FILE,
     "max_nesting_depth": MAX_NESTING_DEPTH,
     "max_plural_formula_chars": MAX_PLURAL_FORMULA_CHARS,

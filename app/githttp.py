@@ -19,6 +19,7 @@ description. It does three things around `git http-backend` (CGI):
 """
 from __future__ import annotations
 
+import gzip
 import hmac
 import json
 import os
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
+from limits import MAX_PUSH_BYTES, describe
 from storage.errors import NotFound, StorageError
 from storage.keys import ApiKey, KeyStore, digest_of
 from storage.project import Project
@@ -46,13 +48,14 @@ from .auth import ACCESS_ALLOWS, key_from
 
 GIT_SLOTS = 4  # concurrent Git requests per worker process
 GIT_TIMEOUT = 3600  # seconds one Git request (a clone of a large project on a slow link) may take
-MAX_PUSH_BYTES = 1024 * 1024 * 1024
 SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larger ones in a temporary file
+PUSH_TOO_LARGE = f"Request body too large {describe('max_push_bytes')}; nothing was stored"
 HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
 HOOK_POLL = 1.0  # seconds between the hook thread's looks at whether its push is over
 HOOK_READ_TIMEOUT = 60.0  # a hook sends its request at once
 MAX_HOOK_REQUEST = 16 * 1024 * 1024
 REPO_PATH = re.compile(r"^/([a-z0-9][a-z0-9-]{0,62})\.git(/info/refs|/git-upload-pack|/git-receive-pack)$")
+WANT_ID = re.compile(rb"^[0-9a-f]{40}$")
 SERVICES = ("git-upload-pack", "git-receive-pack")
 HOOKS = ("pre-receive", "proc-receive")
 # Server-side configuration of every Git request (given to git through GIT_CONFIG_* variables).
@@ -88,6 +91,12 @@ class GitHttp:
         service = self._service(environ, action)
         if service is None:
             return _error(start_response, 403, "Only Git's smart HTTP protocol is served")
+        try:
+            declared = _declared_length(environ)
+        except ValueError as error:
+            return _error(start_response, 400, str(error))
+        if declared > MAX_PUSH_BYTES:  # refused before a byte of the body is read (or spooled)
+            return _error(start_response, 413, PUSH_TOO_LARGE)
         key = self._key(environ)
         if key is None:
             return _error(start_response, 401, "Invalid API key",
@@ -106,6 +115,12 @@ class GitHttp:
         except (ValueError, OSError) as error:
             self.slots.release()
             return _error(start_response, 413 if isinstance(error, ValueError) else 400, str(error))
+        if body is not None and service == "git-upload-pack":
+            refusal = _unreachable_want(project, body, environ.get("HTTP_CONTENT_ENCODING", ""))
+            if refusal:
+                body.close()
+                self.slots.release()
+                return _error(start_response, 403, refusal)
         return self._run_backend(environ, start_response, project, key, body, length)
 
     # ----------------------------------------------------------------- checks
@@ -142,8 +157,7 @@ class GitHttp:
         if environ.get("REQUEST_METHOD") != "POST":
             return None, 0
         stream = environ["wsgi.input"]
-        declared = environ.get("CONTENT_LENGTH")
-        remaining = int(declared) if declared else None
+        remaining = _declared_length(environ) if environ.get("CONTENT_LENGTH") else None
         body = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
         length = 0
         while remaining is None or remaining > 0:
@@ -155,7 +169,7 @@ class GitHttp:
                 remaining -= len(block)
             if length > MAX_PUSH_BYTES:
                 body.close()
-                raise ValueError(f"Request body too large (limit {MAX_PUSH_BYTES} bytes)")
+                raise ValueError(PUSH_TOO_LARGE)
             body.write(block)
         body.seek(0)
         return body, length
@@ -340,6 +354,42 @@ def _read_cgi_headers(stdout) -> tuple[str, list[tuple[str, str]]]:
         else:
             headers.append((name.strip(), value.strip()))
     return status, headers
+
+
+def _wanted_ids(body: BinaryIO, encoding: str) -> set[bytes]:
+    """The object ids a fetch request (protocol v0 or v2) asks for: its `want <id>` pkt-lines."""
+    stream: BinaryIO = gzip.GzipFile(fileobj=body) if encoding.strip().lower() in ("gzip", "x-gzip") else body
+    wanted = set()
+    try:
+        while len(header := stream.read(4)) == 4:
+            length = int(header, 16)
+            words = stream.read(length - 4).split() if length > 4 else []
+            if len(words) >= 2 and words[0] == b"want":
+                wanted.add(words[1])
+    except (ValueError, OSError, EOFError):
+        pass  # not pkt-lines (or torn): git refuses it itself
+    finally:
+        body.seek(0)
+    return {object_id for object_id in wanted if WANT_ID.match(object_id)}
+
+
+def _unreachable_want(project: Project, body: BinaryIO, encoding: str) -> str | None:
+    """Why this fetch may not be served (it wants an object neither main nor a tag reaches), or None.
+
+    Protocol v2 serves any object id a client names (git's uploadpack.allow*SHA1InWant apply to v0 only),
+    and a store may hold objects no ref reaches (a push refused after its objects arrived)."""
+    unreachable = project.repo.unreachable_objects(_wanted_ids(body, encoding))
+    if not unreachable:
+        return None
+    return f"{min(unreachable).decode()} is not reachable from main or a tag; only those may be fetched"
+
+
+def _declared_length(environ: dict) -> int:
+    """The request's Content-Length, 0 when absent (chunked); ValueError when it is not a number."""
+    declared = environ.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit():
+        raise ValueError(f"Invalid Content-Length {declared!r}")
+    return int(declared)
 
 
 def _error(start_response: Callable, status: int, message: str,

@@ -24,13 +24,11 @@ from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .gitrepo import GitRepo
 from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_addressable, check_asset_id
-from limits import MAX_TAG_CHAIN
+from limits import MAX_FILE_BYTES, MAX_TAG_CHAIN, MAX_TEXT_CHARS
 from vocabulary import is_canonical_locale
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
 
-MAX_FILE_BYTES = 32 * 1024 * 1024
-MAX_TEXT_CHARS = 1024 * 1024
 # A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 

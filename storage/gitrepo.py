@@ -366,6 +366,57 @@ class GitRepo:
         listed = self.git("rev-list", "--reverse", "--topo-order", tip.decode(), "--not", "--all")
         return listed.split()
 
+    def quarantined_objects(self) -> dict[bytes, tuple[bytes, int]]:
+        """The objects of a push still in quarantine (a `with_quarantine` view): id -> (type, size).
+
+        Sizes come from the object headers (`cat-file --batch-check`): nothing is inflated, so a small pack
+        holding a huge blob costs no memory here. The repository's own objects are not listed.
+        """
+        quarantine = self._git_env.get("GIT_QUARANTINE_PATH")
+        if quarantine is None:
+            return {}
+        result = subprocess.run(
+            ["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
+            cwd=self.path, capture_output=True, check=True,
+            env={**git_environment(), "GIT_OBJECT_DIRECTORY": quarantine, "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""})
+        found = {}
+        for line in result.stdout.splitlines():
+            object_id, kind, size = line.split()
+            found[object_id] = (kind, int(size))
+        return found
+
+    def objects_new_from(self, tips: list[bytes]) -> set[bytes]:
+        """Objects reachable from `tips` that no ref reaches (a superset: git does not walk all of history)."""
+        if not tips:
+            return set()
+        return set(self.git("rev-list", "--objects", "--no-object-names", *(tip.decode() for tip in tips),
+                            "--not", "--all").split())
+
+    def missing_objects(self, object_ids: Iterable[bytes]) -> set[bytes]:
+        """Those of `object_ids` this repository (not counting a quarantine) does not hold."""
+        listed = self.git("cat-file", "--batch-check=%(objectname)", input=b"".join(i + b"\n" for i in object_ids))
+        return {line.split()[0] for line in listed.splitlines() if line.endswith(b" missing")}
+
+    def unreachable_objects(self, object_ids: set[bytes]) -> set[bytes]:
+        """Those of `object_ids` that neither the branch nor a tag reaches (objects not held included): what a
+        fetch may not be given. Commits cost a walk down to the refs, other objects a listing of history."""
+        wanted = object_ids - set(self.git("for-each-ref", "--format=%(objectname)", "refs/heads/", "refs/tags/")
+                                  .split())
+        if not wanted:
+            return set()
+        listed = self.git("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                          input=b"".join(object_id + b"\n" for object_id in wanted))
+        commits = {line.split()[0] for line in listed.splitlines() if line.endswith(b" commit")}
+        unreachable = set()
+        if commits:
+            unreachable |= commits & set(self.git("rev-list", *(c.decode() for c in commits), "--not", "--branches",
+                                                  "--tags").split())
+        others = wanted - commits
+        if others:
+            unreachable |= others - set(self.git("rev-list", "--objects", "--no-object-names", "--branches",
+                                                 "--tags").split())
+        return unreachable
+
     def unified_diff(self, old: bytes, new: bytes) -> bytes:
         """`git diff` between two commits' trees (the canonical files, one asset per line)."""
         return self.git("diff", "--no-color", "--no-ext-diff", "--no-renames", old.decode(), new.decode())

@@ -20,7 +20,9 @@ from typing import Callable
 
 from .checks import CommitChecker
 from .errors import Invalid, StorageError
-from .gitrepo import ZERO_ID, Person
+from limits import MAX_FILE_BYTES, describe
+
+from .gitrepo import ZERO_ID, GitRepo, Person
 from .operations import Actor
 from .project import Project
 from .replay import replay
@@ -72,14 +74,19 @@ def check_push(project: Project, commands: list[Command], quarantine: Path | Non
     """Refuse (raise) unless every ref may be pushed and every new commit is a valid project."""
     repo = project.repo.with_quarantine(quarantine) if quarantine else project.repo
     try:
-        # what the project holds now is valid: its parsed chunks spare the checker a re-read
-        checker = CommitChecker(repo, is_live_key, known=project.snapshot())
         movable_tags = project.movable_tags
         for old, new, ref in commands:
             check_ref(old, new, ref, movable_tags)
+        check_objects(project.repo, repo, [new for _, new, _ in commands if new != ZERO_ID])
+        # what the project holds now is valid: its parsed chunks spare the checker a re-read
+        checker = CommitChecker(repo, is_live_key, known=project.snapshot())
+        head = project.repo.head()
+        for old, new, ref in commands:
             if new == ZERO_ID:
                 continue
             tip = pushed_commit(checker, new, ref)
+            if ref in (BRANCH, REVIEW) and head is not None:
+                merge_base_of(repo, head, new, ref)  # refused here, its objects never leave the quarantine
             for commit in repo.new_commits(tip):
                 checker.check(commit)
             if ref.startswith(TAGS):
@@ -102,6 +109,34 @@ def pushed_commit(checker: CommitChecker, new: bytes, ref: str) -> bytes:
     return new
 
 
+def check_objects(project_repo: GitRepo, pushed: GitRepo, tips: list[bytes]) -> None:
+    """Refuse a push carrying an object over max_file_bytes (judged from the object headers, before anything
+    is read) or an object that no pushed ref reaches (it would be stored unchecked, and could be fetched)."""
+    carried = pushed.quarantined_objects()
+    for object_id, (kind, size) in carried.items():
+        if size > MAX_FILE_BYTES:
+            raise Refused(f"{kind.decode()} {object_id.decode()[:12]} is {size} bytes {describe('max_file_bytes')}")
+    stray = set(carried) - pushed.objects_new_from(tips)
+    unknown = project_repo.missing_objects(stray) if stray else set()
+    if unknown:
+        raise Refused(f"the push carries {len(unknown)} object(s) that no pushed ref reaches, e.g. "
+                      f"{min(unknown).decode()[:12]}; push only what your refs need")
+
+
+def merge_base_of(repo: GitRepo, head: bytes, new: bytes, ref: str) -> bytes:
+    """The commit a push of `new` to `ref` is replayed from: the head itself for main (which must be a
+    fast-forward), the newest common commit for refs/for/main."""
+    if ref == BRANCH:
+        if not repo.is_ancestor(head, new):
+            raise Refused("non-fast-forward: the project changed since you fetched; pull and push again, "
+                          "or push to refs/for/main for a key-level merge")
+        return head
+    common = repo.merge_base(head, new)
+    if common is None:
+        raise Refused("the pushed history has no commit in common with the project")
+    return common
+
+
 # ----------------------------------------------------------------------------- proc-receive
 def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
     """Replay the pushed commit onto the head as a merge commit, under the project's write lock; returns
@@ -114,17 +149,7 @@ def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
         head = tx.base.commit
         if head is None:
             raise Refused("the project has no commit to merge into yet")
-        if ref == BRANCH:
-            if not project.repo.is_ancestor(head, new):
-                raise Refused("non-fast-forward: the project changed since you fetched; pull and push again, "
-                              "or push to refs/for/main for a key-level merge")
-            base_commit = head
-        else:
-            common = project.repo.merge_base(head, new)
-            if common is None:
-                raise Refused("the pushed history has no commit in common with the project")
-            base_commit = common
-        base = project.snapshot_at(base_commit)
+        base = project.snapshot_at(merge_base_of(project.repo, head, new, ref))
         pushed = Snapshot.load(project.repo, new, base)
         changes = replay(tx, base, pushed, actor, utc_now())
         tx.trailers.append(("Changes", str(changes)))

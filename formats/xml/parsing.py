@@ -14,10 +14,11 @@ import re
 
 from lxml import etree
 
+from limits import MAX_XML_BYTES
+
 from ..errors import ExportError, FormatError, TooLarge
 from ..reading import file_locale
 
-MAX_XML_BYTES = 32 * 1024 * 1024
 MAX_ENTITY_CHARS = 100_000  # characters all entity references of one document may add together
 _MAX_ENTITY_DEPTH = 8
 _ENTITY_REFERENCE = re.compile(r"&([A-Za-z_][\w.\-]*);")
