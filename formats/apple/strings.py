@@ -22,7 +22,7 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
 from ..printf import detect_printf
-from ..reading import CatalogueBuilder
+from ..reading import CatalogueBuilder, next_quote_or_backslash
 from .text import decode_text
 
 _BARE_WORD = re.compile(r"[A-Za-z0-9_.$:/\-]+")
@@ -107,7 +107,7 @@ class _Scanner:
         text, position = self.text, self.position + 1
         parts: list[str] = []
         while True:
-            end = _next_special(text, position)
+            end = next_quote_or_backslash(text, position)
             if end < 0:
                 raise FormatError("string opened with \" is never closed", start_line)
             parts.append(text[position:end])
@@ -116,14 +116,6 @@ class _Scanner:
                 return "".join(parts)
             escaped, position = _unescape(text, end + 1)
             parts.append(escaped)
-
-
-def _next_special(text: str, position: int) -> int:
-    """Index of the next `"` or backslash from position, -1 when there is none."""
-    quote, backslash = text.find('"', position), text.find("\\", position)
-    if quote < 0:
-        return -1
-    return quote if backslash < 0 or quote < backslash else backslash
 
 
 def _unescape(text: str, position: int) -> tuple[str, int]:

@@ -29,6 +29,7 @@ from ..catalogue import Catalogue
 from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
+from ..reading import next_quote_or_backslash
 from .tree import Opaque, bundle_name, catalogue_of_tree, locale_of_bundle, tree_of_document
 
 _UNQUOTED = re.compile(r"[^\s{}:,\"/]+")
@@ -108,15 +109,14 @@ class _Parser:
         text, position = self.text, self.position + 1
         parts: list[str] = []
         while True:
-            quote, backslash = text.find('"', position), text.find("\\", position)
-            if quote < 0:
+            special = next_quote_or_backslash(text, position)
+            if special < 0:
                 raise FormatError('string opened with " is never closed', start)
-            if backslash < 0 or quote < backslash:
-                parts.append(text[position:quote])
-                self.position = quote + 1
+            parts.append(text[position:special])
+            if text[special] == '"':
+                self.position = special + 1
                 return "".join(parts)
-            parts.append(text[position:backslash])
-            char, position = unescape(text, backslash + 1, self)
+            char, position = unescape(text, special + 1, self)
             parts.append(char)
 
     def take_notes(self) -> str:

@@ -444,3 +444,9 @@ def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
             read(ext, bytes(corrupted), locale="fr")
         except FormatError:
             pass
+
+
+def test_escape_heavy_strings_value_is_read_whole() -> None:
+    """Thousands of escapes in one quoted string are all unescaped (the scan that once went quadratic)."""
+    data = ('"k" = "' + '\\"\\n\\u00e9' * 20000 + '";\n').encode()
+    assert texts(read("strings", data, locale="fr"), "fr") == {"k": '"\né' * 20000}
