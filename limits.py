@@ -67,6 +67,7 @@ LIMITS: dict[str, object] = {
     "max_path_component_bytes": MAX_PATH_COMPONENT_BYTES,
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,
+    "max_tag_chain": MAX_TAG_CHAIN,
 }
 
 

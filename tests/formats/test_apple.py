@@ -516,3 +516,9 @@ def test_stringsdict_from_a_string_catalog_defines_every_variable_with_its_argum
     forms = catalogue.unit(f"{TWO_VARIABLES}:arg1").translation(locale).plurals
     assert back.unit(f"{TWO_VARIABLES}:arg1").translation(locale).plurals == {
         category: text for category, text in forms.items() if category in kept}
+
+
+def test_escape_heavy_strings_value_is_read_whole() -> None:
+    """Thousands of escapes in one quoted string are all unescaped (the scan that once went quadratic)."""
+    data = ('"k" = "' + '\\"\\n\\u00e9' * 20000 + '";\n').encode()
+    assert texts(read("strings", data, locale="fr"), "fr") == {"k": '"\né' * 20000}

@@ -200,3 +200,10 @@ def test_tables_referring_to_each_other_are_refused() -> None:
     data = _data_header() + struct.pack("<I7i", root, *indexes) + keys + table
     with pytest.raises(FormatError, match="loop"):
         read_file("res", "", data, ReadOptions(locale="fr"))
+
+
+def test_escape_heavy_txt_string_is_read_whole() -> None:
+    """Thousands of escapes in one quoted string are all unescaped (the scan that once went quadratic)."""
+    data = ('fr {\n    k { "' + '\\"\\n\\u00e9' * 20000 + '" }\n}\n').encode()
+    unit, = read_file("txt", "", data, ReadOptions()).units
+    assert (unit.id, unit.translation("fr").text) == ("k", '"\né' * 20000)
