@@ -69,6 +69,8 @@ class FormatSpec:
     head_writer, body_writer: the writer in two parts, for formats whose file is a head followed by one
     independent block per entry (writer = head + body, and the body of the entries a + b is body(a) +
     body(b)): exports then reuse the body of runs of units that have not changed (formats/segments.py).
+    variant_names: other names of the variant in Loco's `format` parameter (the default's own name, such
+    as android for xml or zend for php, or a name Loco writes the same way: xlf symfony).
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
     """
@@ -95,6 +97,7 @@ class FormatSpec:
     body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
+    variant_names: tuple[str, ...] = ()  # other `format` values Loco accepts for this variant (php: zend)
 
     @property
     def name(self) -> str:
@@ -222,7 +225,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                multi_locale=True, context_in_key=True),
     FormatSpec("xlf", "", "XLIFF 1.2", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff,
                "XLIFF 1.2 (also reads 2.0): source/target pairs with states, notes, contexts and plural groups",
-               aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True),
+               aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True,
+               variant_names=("symfony",)),  # Loco's Symfony XLIFF is XLIFF 1.2 keyed by asset ID, as ours
     FormatSpec("xlf", "xcode", "Xcode XLIFF", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff_xcode,
                "XLIFF 1.2 as Xcode exports it: Localizable.strings and stringsdict plurals",
                capabilities=Capabilities(context=False), multi_locale=True,
@@ -237,7 +241,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("xml", "", "Android strings", _XML_TYPE, android.read_android, android.write_android,
                "Android string resources: strings, plurals and string arrays",
                capabilities=Capabilities(context=False, flags=False, untranslated=False),
-               archive_path="values-{android}/strings.xml", key_filter=android.android_key),
+               archive_path="values-{android}/strings.xml", key_filter=android.android_key,
+               variant_names=("android",)),
     FormatSpec("xml", "java", "Java properties XML", _XML_TYPE, keyvalue.read_java, keyvalue.write_java,
                "Java XML properties (java.util.Properties.loadFromXML)", capabilities=_FLAT_XML),
     FormatSpec("xml", "tizen", "Tizen strings", _XML_TYPE, keyvalue.read_tizen, keyvalue.write_tizen,
@@ -249,7 +254,7 @@ FORMATS: tuple[FormatSpec, ...] = (
                archive_path="{project}.{locale}.{ext}"),
     FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
-               capabilities=_YAML, all_locales_variant="rails"),
+               capabilities=_YAML, all_locales_variant="rails", variant_names=("simple",)),
     FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
                all_locales_variant="rails", nests_keys=True),
@@ -261,7 +266,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                capabilities=_PIPE_PLURALS_YAML, archive_path="messages.{locale_}.{ext}", nests_keys=True),
     FormatSpec("php", "", "Zend/Laravel PHP array", _PHP_TYPE, php.read_php, php.write_php,
                "PHP file returning a nested array (Laravel, Zend); plurals as CLDR-keyed arrays",
-               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True),
+               aliases=("phps",), capabilities=_PHP, archive_path="{locale_}/{project}.{ext}", nests_keys=True,
+               variant_names=("zend",)),
     FormatSpec("php", "symfony", "Symfony (PHP array)", _PHP_TYPE, php.read_symfony, php.write_symfony,
                "Symfony PHP translation array: nested keys, plurals in pipe syntax",
                capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
@@ -313,6 +319,8 @@ FORMATS: tuple[FormatSpec, ...] = (
 
 _TABLE: dict[tuple[str, str], FormatSpec] = {(spec.ext, spec.variant): spec for spec in FORMATS}
 _ALIASES: dict[str, str] = {alias: spec.ext for spec in FORMATS for alias in spec.aliases}
+_VARIANT_NAMES: dict[tuple[str, str], str] = {(spec.ext, name): spec.variant for spec in FORMATS
+                                              for name in spec.variant_names}
 
 
 def extensions() -> list[str]:
@@ -338,7 +346,7 @@ def normalise(ext: str, variant: str | None) -> tuple[str, str]:
     variant = (variant or "").strip().lower()
     if variant in (ext, spelled, "default") or _ALIASES.get(variant) == ext:
         variant = ""
-    return ext, variant
+    return ext, _VARIANT_NAMES.get((ext, variant), variant)
 
 
 def lookup(ext: str, variant: str | None = "", *, reading: bool = False, writing: bool = False) -> FormatSpec:
