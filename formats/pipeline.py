@@ -154,7 +154,19 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     else:
         for entry in entries:
             entry.key = _raw_key(entry, index, source, spec)
+    if template and not spec.bilingual:
+        for entry in entries:
+            entry.translations = _keys_only(entry.translations, source)
     return KeyedEntries(source, template, locales, wanted, index, entries)
+
+
+def _keys_only(translations: dict[str, Translation], source: str) -> dict[str, Translation]:
+    """A template's translations: the source's texts emptied, so no writer can put them in the file (only
+    bilingual formats, whose key side is the source text, keep it)."""
+    found = translations.get(source)
+    if found is None or not found.translated:
+        return translations
+    return {source: Translation(text="", plurals={name: "" for name in found.plurals})}
 
 
 def _entries_by_id(units: list[Unit]) -> list[Entry]:

@@ -97,6 +97,7 @@ class FormatSpec:
     body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
+    bilingual: bool = False  # source text is the key side of each unit (XLIFF <source>), kept in templates
     variant_names: tuple[str, ...] = ()  # other `format` values Loco accepts for this variant (php: zend)
 
     @property
@@ -153,7 +154,7 @@ plist, apple_strings, stringsdict, xcstrings = (_FormatModule(f".apple.{name}") 
 icu_binary, icu_text = _FormatModule(".resbundle.binary"), _FormatModule(".resbundle.text")
 resource_key = _FormatModule(".resbundle.tree").resource_key
 
-_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
+_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True, bilingual=True)
 _PO_PARTS: dict[str, Any] = dict(head_writer=gettext.po_head, body_writer=gettext.po_body)
 _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
@@ -226,14 +227,14 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("xlf", "", "XLIFF 1.2", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff,
                "XLIFF 1.2 (also reads 2.0): source/target pairs with states, notes, contexts and plural groups",
                aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True,
-               variant_names=("symfony",)),  # Loco's Symfony XLIFF is XLIFF 1.2 keyed by asset ID, as ours
+               variant_names=("symfony",), bilingual=True),  # Loco's Symfony XLIFF is XLIFF 1.2 keyed by asset ID, as ours
     FormatSpec("xlf", "xcode", "Xcode XLIFF", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff_xcode,
                "XLIFF 1.2 as Xcode exports it: Localizable.strings and stringsdict plurals",
-               capabilities=Capabilities(context=False), multi_locale=True,
+               capabilities=Capabilities(context=False), multi_locale=True, bilingual=True,
                archive_path="{locale}.xcloc/Localized Contents/{locale}.{ext}"),
     FormatSpec("tmx", "", "TMX 1.4", _XML_TYPE, tmx.read_tmx, tmx.write_tmx,
                "Translation memory: every locale of a unit in one <tu>",
-               capabilities=Capabilities(comments=True), multi_locale=True),
+               capabilities=Capabilities(comments=True), multi_locale=True, bilingual=True),
     FormatSpec("ts", "", "Qt Linguist", _XML_TYPE, qt.read_ts, qt.write_ts,
                "Qt Linguist TS 2.1: contexts, numerus plurals, unfinished translations, comments",
                capabilities=Capabilities(comments=True, references=True), archive_path="{project}_{locale_}.ts",
