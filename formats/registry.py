@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .catalogue import Catalogue
-from .errors import UnsupportedFormat
+from .errors import OptionError, UnsupportedFormat
 from .options import ReadOptions
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
@@ -414,16 +414,48 @@ def _android_qualifier(locale: str) -> str:
     return "b+" + "+".join(parts)
 
 
-def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = None) -> str:
-    """Where a locale's file sits in an archive, in the layout that format's users expect.
+_PLACEHOLDER = re.compile(r"\{%?([a-z_0-9]+)\}")
 
-    Placeholders of `FormatSpec.archive_path`: {locale} (pt-BR), {locale_} (pt_BR), {language} (pt),
-    {android} (pt-rBR, b+sr+Latn), {project}, {ext} (as requested, else the spec's).
+
+def _locale_parts(locale: str) -> dict[str, str]:
+    """A locale tag's subtags as Loco's path placeholders name them: {lang}, {script}, {region}, {variant}."""
+    parts = _SUBTAG.findall(locale)
+    found = {"lang": parts[0] if parts else "", "script": "", "region": "", "variant": ""}
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha() and not found["script"]:
+            found["script"] = part.title()
+        elif (len(part) == 2 and part.isalpha() or len(part) == 3 and part.isdigit()) and not found["region"]:
+            found["region"] = part.upper()
+        elif not found["variant"]:
+            found["variant"] = part
+    return found
+
+
+def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = None, pattern: str = "",
+                 namespace: str = "") -> str:
+    """Where a locale's file sits in an archive: the request's `path` pattern, else the format's layout.
+
+    Placeholders ({name}, or Loco's older {%name}): {locale} (pt-BR), {locale_} (pt_BR), {language} and {lang}
+    (pt), {script}, {region}, {variant} (subtags), {android} (pt-rBR, b+sr+Latn), {project}, {namespace}
+    (the namespace option, else the project), {ext} (as requested, else the spec's) and {extension} (the same).
+    OptionError for an unknown placeholder or a path that is absolute or climbs out with `..`.
     """
-    return spec.archive_path.format(
-        locale=locale, locale_=locale.replace("-", "_"), language=_SUBTAG.findall(locale)[0] if locale else "",
-        android=_android_qualifier(locale) if locale else "", project=project, ext=ext or spec.ext,
-    )
+    values = {"locale": locale, "locale_": locale.replace("-", "_"), "language": _SUBTAG.findall(locale)[0] if locale
+              else "", "android": _android_qualifier(locale) if locale else "", "project": project,
+              "namespace": namespace or project, "ext": ext or spec.ext, "extension": ext or spec.ext,
+              **_locale_parts(locale)}
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(1) not in values:
+            raise OptionError(f"unknown placeholder {match.group(0)!r} in path; known: "
+                              + ", ".join("{" + name + "}" for name in values))
+        return values[match.group(1)]
+
+    path = _PLACEHOLDER.sub(fill, pattern or spec.archive_path)
+    segments = path.replace("\\", "/").split("/")
+    if not path or path.startswith(("/", "\\")) or ".." in segments or "" in segments or ":" in segments[0]:
+        raise OptionError(f"path {path[:200]!r} must be relative, without empty or '..' segments")
+    return path
 
 
 def archive_per_locale(spec: FormatSpec) -> bool:
