@@ -5,6 +5,7 @@ code is checked and canonicalised here and nowhere else.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 
 # --- locale codes ----------------------------------------------------------------------------------
@@ -107,3 +108,59 @@ DEFAULT_STATES: tuple[str, ...] = ("translated", "untranslated") + FLAGS
 PRINTF_STYLES: tuple[str, ...] = ("php", "java", "objc", "icu", "python")
 ASSET_PRINTF: tuple[str, ...] = ("",) + PRINTF_STYLES  # an asset's printf: none, or a style
 ASSET_TYPES: tuple[str, ...] = ("text", "html", "xml")
+
+
+# --- asset IDs -------------------------------------------------------------------------------------
+
+# Path segments that the routes read as sub-resources (`/api/assets/{id}/plurals`, `…/tags/{tag}`): an asset
+# ID with such a segment after a `/` could be created but never addressed again.
+ASSET_ROUTE_WORDS = ("plurals", "plurals.json", "tags", "tags.json")
+# An ID made from a text is cut here (well under max_asset_id_bytes, still readable) and ends with a hash.
+TEXT_ID_MAX_BYTES = 500
+_TEXT_ID_HASH_CHARS = 10  # hex digits of SHA-1: a clash between two texts of one project is out of reach
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL_ESCAPE = re.compile(r"\\(?:n|t|r|u[0-9A-F]{4})")
+_NAMED_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def unaddressable(asset_id: str) -> str | None:
+    """Why no URL could name the ID again, or None: a leading or trailing '/', `.` or `..` segments (clients
+    normalise them away), or a route word after a slash. An inner `//` is fine (URLs in texts have them)."""
+    if "/" not in asset_id:
+        return None
+    segments = asset_id.split("/")
+    if segments[0] == "" or segments[-1] == "" or any(segment in (".", "..") for segment in segments):
+        return "Asset ID must not start or end with '/' or have '.' or '..' segments"
+    if any(segment in ASSET_ROUTE_WORDS for segment in segments[1:]):
+        return (f"Asset ID must not have a segment named {', '.join(ASSET_ROUTE_WORDS)} after a '/' "
+                "(the URL would name a sub-resource)")
+    return None
+
+
+def asset_id_of_text(text: str) -> str:
+    """The asset ID of a key or source text a file gives (String Catalog keys, Qt TS and TMX source texts).
+
+    The text itself when it can be one. Control characters become `\\n`, `\\t`, `\\r`, `\\uXXXX` (turned back by
+    `text_of_asset_id`). A text that is then longer than TEXT_ID_MAX_BYTES, or that no URL could address,
+    is cut (slashes as spaces when they were the trouble) and ends with `…#` and a hash of the whole, so the
+    same text always gets the same ID: `Line one\\nline two`, `A long paragraph that…#5d41402abc`.
+    """
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(lambda match: _NAMED_CONTROLS.get(match.group(0), f"\\u{ord(match.group(0)):04X}"), text)
+    readable = text if unaddressable(text) is None else " ".join(text.replace("/", " ").split())
+    if readable == text and len(text.encode("utf-8")) <= TEXT_ID_MAX_BYTES:
+        return text
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:_TEXT_ID_HASH_CHARS]
+    cut = TEXT_ID_MAX_BYTES - _TEXT_ID_HASH_CHARS - 6  # room for "…#" (4 bytes) and the digest
+    return readable.encode("utf-8")[:cut].decode("utf-8", "ignore") + f"…#{digest}"
+
+
+def text_of_asset_id(asset_id: str) -> str:
+    """The text an ID made by `asset_id_of_text` stands for, when it is not cut (control escapes undone)."""
+    if "\\" not in asset_id:
+        return asset_id
+
+    def control(match: re.Match[str]) -> str:
+        escape = match.group(0)
+        return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
+    return _CONTROL_ESCAPE.sub(control, asset_id)

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Hashable, cast
 
 from formats import Catalogue, RenderCache, Translation, Unit, collector_paused, plural_rules
+from vocabulary import asset_id_of_text
 from storage import operations as ops
 from storage.snapshot import Snapshot, asset_path, locale_path
 from storage.transaction import Transaction
@@ -225,7 +226,7 @@ class Importer:
         """The asset a unit updates or creates: its ID, or with index=text the asset with the same source
         text and context (a new one gets an ID made from the text, like an asset created without id)."""
         if by_text is None:
-            return unit.id
+            return self._id_of(unit.id)
         key = (unit.context, self._source_text(unit))
         if key not in by_text:
             by_text[key] = ops.unique_asset_id(self.tx, key[1])
@@ -257,6 +258,14 @@ class Importer:
                 index[(context, asset_id)] = asset_id
                 self._keyed_by_id.add(asset_id)
         return index
+
+    def _id_of(self, key: str) -> str:
+        """The asset of a key: the key itself, or for a text that cannot be an ID (a line break, too long, a
+        path the API cannot address) an ID derived from it, said in the answer's warnings."""
+        asset_id = asset_id_of_text(key)
+        if asset_id != key:
+            self.report.warnings.append(f"{key[:60]!r} cannot be an asset ID as it is: imported as {asset_id!r}")
+        return asset_id
 
     # ------------------------------------------------------------------ new and existing assets
     def _create(self, asset_id: str, unit: Unit) -> None:

@@ -116,7 +116,9 @@ SCHEMAS: dict[str, Any] = {
         "aliases": {"type": "array", "items": STRING, "description": "other extensions meaning this one"},
         "content_type": STRING, "default_index": {"enum": ["id", "text"]},
         "capabilities": {"type": "array", "items": STRING},
-        "archive_path": {"type": "string", "description": "file path template inside archive/{ext}.zip"}}},
+        "archive_path": {"type": "string", "description": "file path template inside archive/{ext}.zip"},
+        "variant_names": {"type": "array", "items": STRING,
+                          "description": "other names of this variant in `format` (`android` for xml's default)"}}},
     "TranslationChange": {"type": "object", "required": ["asset", "locale", "old", "new", "author", "commit"],
                           "properties": {
         "asset": STRING, "locale": STRING,
@@ -359,8 +361,10 @@ def variant_param(purpose: str) -> dict[str, Any]:
     """The `format` query parameter: every variant of the registered extensions, named per extension."""
     variants: dict[str, list[str]] = {}
     for spec in FORMATS:
-        if spec.variant and _usable(spec, purpose):
-            variants.setdefault(spec.ext, []).append(spec.variant)
+        if _usable(spec, purpose):
+            named = [spec.variant] if spec.variant else []
+            variants.setdefault(spec.ext, []).extend(named + list(spec.variant_names))
+    variants = {ext: names for ext, names in variants.items() if names}
     listed = "; ".join(f"{ext}: {', '.join(names)}" for ext, names in variants.items())
     names = {name for group in variants.values() for name in group}
     defaults = {*extensions(), *(alias for ext in extensions() for alias in aliases_of(ext))}

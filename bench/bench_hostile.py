@@ -25,7 +25,7 @@ from urllib.parse import quote, urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.reliability.harness import Server, convert_path, hostile_corpus, import_path  # noqa: E402
+from tests.reliability.harness import Server, convert_path, import_path, malformed_corpus  # noqa: E402
 
 
 class Tally:
@@ -49,7 +49,7 @@ class Tally:
 
 
 def corpus_run(server: Server, tally: Tally, size: int) -> None:
-    for label, ext, variant, data in hostile_corpus(size):
+    for label, ext, variant, data in malformed_corpus(size):
         for kind, path, key in (("import", import_path(ext, variant), True), ("convert", convert_path(ext), False)):
             reply = server.request("POST", path, data, key=key)
             tally.add(f"{kind} {label}", reply.status, reply.seconds, len(data))
@@ -113,7 +113,7 @@ def _split_placeholders(template: str) -> list[str]:
 
 def attack_run(server: Server, seconds: float, size: int) -> tuple[int, int, int]:
     """(probes, probes answered 200, attack requests) while four keyless clients post hostile converts."""
-    attack = [data for _, ext, _, data in hostile_corpus(size) if ext == "json"]
+    attack = [data for _, ext, _, data in malformed_corpus(size) if ext == "json"]
     stop = threading.Event()
     attacked = [0]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .plurals import CATEGORIES
+from .plurals import CATEGORIES, with_other
 
 SYNTAX_CHARS = "{}#|"
 _PLURAL_HEAD = re.compile(r"\{\s*(\w+)\s*,\s*plural\s*,", re.S)
@@ -57,8 +57,9 @@ def parse_plural(text: str) -> tuple[str, dict[str, str]] | None:
 
 
 def plural_message(variable: str, forms: dict[str, str]) -> str:
-    """{category: text} as one ICU plural argument."""
-    variants = " ".join(f"{name}{{{text}}}" for name, text in forms.items())
+    """{category: text} as one ICU plural argument, with the `other` clause ICU requires whatever the locale
+    (the last form's text when the locale's integers never reach `other`, as for Polish)."""
+    variants = " ".join(f"{name}{{{text}}}" for name, text in with_other(forms).items())
     return f"{{{variable}, plural, {variants}}}"
 
 

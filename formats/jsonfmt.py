@@ -2,18 +2,18 @@
 
 Shapes written (reading accepts the same, plus flat dotted keys wherever nested objects are written):
 - json:           {"key": "text", "plural": {"one": "...", "other": "..."}, "a": {"b": "..."}}; untranslated
-                  units left out (null in a template)
+                  units left out (an empty text in a template)
 - json multi:     {"en": {...}, "fr": {...}} (one locale only: the flat object, like Loco's export/all.json)
 - json jed:       Jed 1.x {"domain", "locale_data": {domain: {"": header, "ctx\\u0004key": ["text", ...]}}}
 - json chrome:    {"key": {"message": "text", "description": "notes"}}; keys limited to [A-Za-z0-9_@]
 - json i18next:   v4 plural suffixes key_one, key_other...; i18next3: key / key_plural or key_0, key_1...
 - arb:            {"@@locale": "fr", "key": "text", "@key": {"description": notes, "context": ...}},
                   plurals as one ICU argument {count, plural, one{...} other{...}}
-Untranslated units are left out of key/value JSON (json: its values are texts only, so an app's own
-fallback applies), and of jed and chrome, where absence means untranslated; they are null in multi-locale
-JSON (the key exists in other locales), i18next (v4 and v3: i18next ≥ 22 takes null as missing and falls
-back, `returnNull: true` in older setups renders it as null) and ARB (null is "not translated" to Flutter's
-gen-l10n, which then uses the template's text). Comments (`//`, `/* */`) are tolerated on read.
+No export holds a null: untranslated units are left out of every variant (json and multi-locale JSON: an
+app's own fallback applies; jed and chrome: absence means untranslated; i18next: a missing key falls back,
+where a null would print as null under `returnNull`; ARB: gen-l10n uses the template's text), and a template,
+which holds keys only, gives each key an empty text, as does an export whose `status` asks for untranslated
+units (the keys that need translating). Comments (`//`, `/* */`) are tolerated on read.
 """
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ from .nesting import fold, nest
 from .options import ReadOptions
 from .pipeline import Entry, ExportDocument, nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
-from .reading import CatalogueBuilder, add_tree, file_locale, leaf_translation, plural_translation
+from .reading import (CatalogueBuilder, add_tree, duplicate_key_warning, file_locale, leaf_translation,
+                      plural_translation, require_language)
 
 # One left-to-right pass: an unterminated string or comment runs to the end of the text instead of being
 # retried from every later quote or slash (which made hostile inputs such as '/*a' * n quadratic).
@@ -44,27 +45,76 @@ _CONTEXT_SEPARATOR = "\u0004"
 # --- shared ----------------------------------------------------------------------------------------
 
 
-def load_json(data: bytes) -> Any:
-    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column."""
+def load_json(data: bytes, warnings: list[str] | None = None) -> Any:
+    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column.
+
+    A key given twice in one object keeps its last value, as JavaScript does; `warnings` receives a line
+    for each such key, naming it by its dotted path and line.
+    """
     text = _decode(data)
+    duplicates: list[bool] = []
     try:
-        value = _parse(text)
+        value = _parse(text, duplicates)
     except json.JSONDecodeError:
         try:
-            value = _parse(_strip_comments(text))
+            text = _strip_comments(text)
+            value = _parse(text, duplicates)
         except json.JSONDecodeError as error:
             raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
     if nesting_depth(value) > MAX_NESTING_DEPTH:
         raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels {describe('max_nesting_depth')}")
+    if duplicates and warnings is not None:
+        warnings.extend(_duplicate_key_warnings(text))
     return value
 
 
-def _parse(text: str) -> Any:
+def _parse(text: str, duplicates: list[bool]) -> Any:
+    """The parsed value; `duplicates` gets an item when some object holds a key twice."""
+    def checked(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            duplicates.append(True)
+        return result
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=checked)
     except RecursionError:
         raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels "
                             f"{describe('max_nesting_depth')}") from None
+
+
+_TOKEN = re.compile(r'"(?:[^"\\\n]++|\\.)*+"|[{}\[\]:,\n]')
+
+
+def _duplicate_key_warnings(text: str) -> list[str]:
+    """A warning per key given twice in one object (a second pass, run only when the parse met one).
+
+    Walks the tokens of the (already valid) text keeping, per open object, its path and the line of each
+    key, and per open array its path and the index of the current item.
+    """
+    warnings: list[str] = []
+    line = 1
+    stack: list[list[Any]] = []  # per open container: [path, {key: line} or None for an array, key or index]
+    last_string = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token == "\n":
+            line += 1
+        elif token[0] == '"':
+            last_string = token
+        elif token == ":":  # the string before a colon is a key of the innermost object
+            frame, key = stack[-1], json.loads(last_string)
+            if key in frame[1]:
+                warnings.append(duplicate_key_warning(frame[0] + key, line, frame[1][key]))
+            frame[1][key], frame[2] = line, key
+        elif token in "{[":
+            path = f"{stack[-1][0]}{stack[-1][2]}." if stack else ""
+            stack.append([path, {} if token == "{" else None, 0])
+        elif token in "}]":
+            stack.pop()
+        elif stack[-1][1] is None:  # a comma between array items
+            stack[-1][2] += 1
+    return warnings
 
 
 def nesting_depth(value: Any) -> int:
@@ -253,20 +303,21 @@ def _value(entry: Entry, locale: str | None, doc: ExportDocument) -> str | dict[
     return translation.text if translation is not None else None
 
 
-def _tree(doc: ExportDocument, locale: str | None, untranslated_as_null: bool = True) -> dict[str, Any]:
-    """The nested (or flat, per the entries' paths) object of one locale; untranslated units are null or
-    left out."""
+def _tree(doc: ExportDocument, locale: str | None) -> dict[str, Any]:
+    """The nested (or flat, per the entries' paths) object of one locale: never a null, so untranslated units
+    are left out, or have an empty text where the export wants their keys (`untranslated_as_empty`)."""
     entries = doc.entries
     if locale:
         values = _leaf_values(doc, locale, _plural_objects(doc, locale))
     else:
         values = [_value(entry, locale, doc) for entry in entries]
+    if doc.untranslated_as_empty:
+        values = ["" if value is None else value for value in values]
     if not nests_keys(doc.spec, doc.options, doc.index):  # every path is the entry's key alone
-        if untranslated_as_null or None not in values:
+        if None not in values:
             return dict(zip([entry.key for entry in entries], values))
         return {entry.key: value for entry, value in zip(entries, values) if value is not None}
-    pairs = zip([entry.path for entry in entries], values)
-    return nest(pairs if untranslated_as_null else [(path, value) for path, value in pairs if value is not None])
+    return nest((entry.path, value) for entry, value in zip(entries, values) if value is not None)
 
 
 def _leaf_values(doc: ExportDocument, locale: str, plural_value: Callable[[Entry], Any]) -> list[Any]:
@@ -293,25 +344,29 @@ def _plural_objects(doc: ExportDocument, locale: str) -> Callable[[Entry], dict[
 
 def read_json(data: bytes, options: ReadOptions) -> Catalogue:
     """Key/value JSON (nested or flat dotted keys); Chrome messages.json is recognised and read as such."""
-    tree = _top_object(load_json(data))
+    warnings: list[str] = []
+    tree = _top_object(load_json(data, warnings))
     if looks_like_chrome(tree):
-        return _chrome_catalogue(tree, options)
-    builder = CatalogueBuilder(options, "id")
-    _add_tree(builder, tree, builder.locale)
-    return builder.build()
+        catalogue = _chrome_catalogue(tree, options)
+    else:
+        builder = CatalogueBuilder(options, "id")
+        _add_tree(builder, tree, builder.locale)
+        catalogue = builder.build()
+    catalogue.warnings.extend(warnings)
+    return catalogue
 
 
 def write_json(doc: ExportDocument) -> str | bytes:
     """Key/value JSON of the target locale: texts only, untranslated units left out (a template keeps its
-    keys, with null values) so that an app's own fallback applies and a re-import changes nothing."""
+    keys, with empty texts) so that an app's own fallback applies and a re-import changes nothing."""
     if doc.locale and doc.entries and not nests_keys(doc.spec, doc.options, doc.index):
-        flat = _flat_json(doc, doc.locale, untranslated_as_null=doc.template)
+        flat = _flat_json(doc, doc.locale)
         if flat is not None:
             return flat
-    return dump_json(_tree(doc, doc.locale, untranslated_as_null=doc.template))
+    return dump_json(_tree(doc, doc.locale))
 
 
-def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> str | bytes | None:
+def _flat_json(doc: ExportDocument, locale: str) -> str | bytes | None:
     """What `dump_json(_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the pipeline
     makes of it), built for the encoder straight away: texts, null, and marks where plural objects go (see
     `_encode_marked`). None when some key or text is the mark."""
@@ -327,7 +382,9 @@ def _flat_json(doc: ExportDocument, locale: str, untranslated_as_null: bool) -> 
 
     values = _leaf_values(doc, locale, plural_mark)
     keys = list(map(attrgetter("key"), doc.entries))
-    if not untranslated_as_null and None in values:
+    if doc.untranslated_as_empty:
+        values = ["" if value is None else value for value in values]
+    elif None in values:
         kept = list(map(is_not, values, repeat(None)))
         keys, values = list(compress(keys, kept)), list(compress(values, kept))
     if not keys:
@@ -451,7 +508,10 @@ def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
     raw_header = messages.get("")
     header: dict[str, Any] = raw_header if isinstance(raw_header, dict) else {}
     lang = header.get("lang") or None
-    builder = CatalogueBuilder(options, "text", lang if lang and is_locale_code(lang) else None)
+    detected = lang if isinstance(lang, str) and is_locale_code(lang) else None
+    require_language(options, detected, lambda: any(key and value and any(value) for key, value in messages.items()),
+                     f"no lang in the header of domain {domain!r}")
+    builder = CatalogueBuilder(options, "text", detected)
     plural_forms = header.get("plural_forms") or header.get("Plural-Forms") or header.get("plural-forms") or ""
     equation = re.search(r"plural\s*=\s*([^;]+)", plural_forms)
     for key, value in messages.items():
@@ -570,7 +630,9 @@ def _write_suffixed(doc: ExportDocument, suffixes: Callable[[list[str]], list[tu
         present = entry.plural_forms(doc.locale, forms)
         for suffix, name in suffixes(forms):
             items.append((entry.path[:-1] + (entry.path[-1] + suffix,), present.get(name)))
-    return dump_json(nest(items))
+    if doc.untranslated_as_empty:
+        return dump_json(nest((path, "" if text is None else text) for path, text in items))
+    return dump_json(nest((path, text) for path, text in items if text is not None))  # missing: i18next falls back
 
 
 _V4_SUFFIX = re.compile(r"^(.+)_(zero|one|two|few|many|other)$")
@@ -658,7 +720,10 @@ def write_arb(doc: ExportDocument) -> str:
     locale = doc.locale or doc.source_locale
     arb: dict[str, Any] = {"@@locale": locale.replace("-", "_"), "@@last_modified": doc.exported_at.isoformat()}
     for entry in doc.entries:
-        arb[entry.key] = _arb_value(entry, doc)
+        value = _arb_value(entry, doc)
+        if value is None and not doc.untranslated_as_empty:
+            continue  # an untranslated key is left out: gen-l10n then uses the template's text
+        arb[entry.key] = "" if value is None else value
         metadata = _arb_metadata(entry)
         if metadata:
             arb["@" + entry.key] = metadata
@@ -666,7 +731,7 @@ def write_arb(doc: ExportDocument) -> str:
 
 
 def _arb_value(entry: Entry, doc: ExportDocument) -> str | None:
-    """A key's ARB text: an ICU message, an ICU plural argument, or null when untranslated.
+    """A key's ARB text: an ICU message, an ICU plural argument, or None when untranslated.
 
     ARB text is ICU MessageFormat: a text that is not valid ICU as it stands (`{{name}}`, a stray brace)
     is written as a quoted literal, so that Flutter and every ICU reader show it as it was.

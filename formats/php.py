@@ -27,7 +27,7 @@ from .nesting import nest
 from .options import ReadOptions
 from .pipeline import ExportDocument
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
-from .symfony import export_value, symfony_plurals
+from .symfony import symfony_plurals, written_values
 
 MAX_DEPTH = 64  # nested arrays deeper than this are no translation file (and would exhaust the stack)
 
@@ -487,7 +487,7 @@ def _array_lines(tree: dict[str, Any], indent: str, out: list[str]) -> None:
 
 
 def _tree(doc: ExportDocument, symfony: bool) -> dict[str, Any]:
-    return nest((entry.path, _Leaf(export_value(entry, doc.locale, doc, symfony))) for entry in doc.entries)
+    return nest((entry.path, _Leaf(value)) for entry, value in written_values(doc, doc.locale, symfony))
 
 
 def _write_array(doc: ExportDocument, symfony: bool) -> str:
@@ -519,10 +519,10 @@ def write_codeigniter(doc: ExportDocument) -> str:
     """`$lang['key'] = ...;` lines, dotted keys as nested brackets."""
     prefix = _prefix(doc, upper=False)
     lines = [_header(doc).rstrip("\n")]
-    for entry in doc.entries:
+    for entry, value in written_values(doc, doc.locale, False):
         path = (prefix + entry.path[0], *entry.path[1:])
         brackets = "".join(f"[{literal(segment)}]" for segment in path)
-        lines.append(f"$lang{brackets} = {literal(export_value(entry, doc.locale, doc, False))};")
+        lines.append(f"$lang{brackets} = {literal(value)};")
     return "\n".join(lines) + "\n"
 
 
@@ -530,6 +530,6 @@ def write_constants(doc: ExportDocument) -> str:
     """`define('key', ...);` lines."""
     prefix = _prefix(doc, upper=True)
     lines = [_header(doc).rstrip("\n")]
-    for entry in doc.entries:
-        lines.append(f"define({literal(prefix + entry.key)}, {literal(export_value(entry, doc.locale, doc, False))});")
+    for entry, value in written_values(doc, doc.locale, False):
+        lines.append(f"define({literal(prefix + entry.key)}, {literal(value)});")
     return "\n".join(lines) + "\n"

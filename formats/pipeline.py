@@ -98,6 +98,13 @@ class ExportDocument:
         """Whether only source keys are exported."""
         return self.locale is None and not self.locales
 
+    @property
+    def untranslated_as_empty(self) -> bool:
+        """Whether key/value writers, which never write a null, give an untranslated unit an empty text rather
+        than leaving it out: in a template (keys only), and when the `status` option asked for untranslated
+        units (the keys that need translating)."""
+        return self.template or "untranslated" in status_terms(self.options.status)[0]
+
     def rules(self, locale: str | None) -> PluralRules:
         """Plural rules of a locale (of the source locale when None)."""
         return plural_rules(locale or self.source_locale)

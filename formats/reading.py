@@ -1,6 +1,7 @@
 """What every reader shares: resolving locales and the index option, and assembling the catalogue."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from itertools import compress, repeat
@@ -12,7 +13,7 @@ from .catalogue import Catalogue, Translation, Unit
 from .errors import FormatError, OptionError
 from .nesting import fold, is_plural_object
 from .options import ReadOptions
-from .plurals import plural_rules
+from .plurals import plural_rules, without_repeated_other
 from .unique import UniqueNames
 
 INDEXES = ("id", "text")
@@ -34,11 +35,45 @@ def plural_translation(forms: Mapping[str, str | None], locale: str, **extra: st
 
     `text` mirrors the locale's first form (Loco's singular asset), else the first form present.
     """
-    present = {name: text for name, text in forms.items() if text is not None}
+    present = without_repeated_other({name: text for name, text in forms.items() if text is not None}, locale)
     if not present:
         return None
     first = plural_rules(locale).forms[0]
     return Translation(text=present.get(first, next(iter(present.values()))), plurals=present, **extra)
+
+
+class ForwardLines:
+    """1-based line numbers of positions in a text read front to back, each newline counted once: a scanner
+    that asked `text.count("\\n", 0, position)` for every entry was quadratic in the number of entries."""
+
+    __slots__ = ("text", "_counted", "_lines")
+
+    def __init__(self, text: str) -> None:
+        self.text, self._counted, self._lines = text, 0, 1
+
+    def at(self, position: int) -> int:
+        if position < self._counted:  # a step back (an error pointing before the cursor): count afresh
+            return self.text.count("\n", 0, position) + 1
+        self._lines += self.text.count("\n", self._counted, position)
+        self._counted = position
+        return self._lines
+
+
+QUOTE_OR_BACKSLASH = re.compile(r'["\\]')  # the next of either in one search: two `find`s each scan on
+
+
+def duplicate_key_warning(key: str, line: int | None, first_line: int | None) -> str:
+    """The import answer's word on a key given twice: kept as Ruby, PyYAML, PHP and JavaScript keep it (the last)."""
+    where = f"line {line}: " if line else ""
+    first = f" (first at line {first_line})" if first_line else ""
+    return f"{where}duplicate key {key!r}{first}; the last value is kept"
+
+
+def require_language(options: ReadOptions, detected: str | None, translated: Callable[[], bool], where: str) -> None:
+    """FormatError when a file holding translations names no language and the caller gave none: its texts
+    would otherwise be taken for the source locale's. `where`: what in the file would have named it."""
+    if requested_locale(options) is None and detected is None and translated():
+        raise FormatError(f"the file does not say its language ({where}); give the locale option")
 
 
 def requested_locale(options: ReadOptions) -> str | None:

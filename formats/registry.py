@@ -69,10 +69,11 @@ class FormatSpec:
     head_writer, body_writer: the writer in two parts, for formats whose file is a head followed by one
     independent block per entry (writer = head + body, and the body of the entries a + b is body(a) +
     body(b)): exports then reuse the body of runs of units that have not changed (formats/segments.py).
-    variant_names: other names of the variant in Loco's `format` parameter (the default's own name, such
-    as android for xml or zend for php, or a name Loco writes the same way: xlf symfony).
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
+    variant_names: other names of this variant in the `format` option (the default's own name, which
+    the specification lists: `android` for xml, `simple` for yml, `zend` for php; Loco's `symfony` for xlf).
+    bilingual: the source text is the key side of each unit (XLIFF <source>): templates keep it.
     """
 
     ext: str
@@ -98,7 +99,7 @@ class FormatSpec:
     default_charset: str = "utf-8"
     escapes_charset: bool = False
     bilingual: bool = False  # source text is the key side of each unit (XLIFF <source>), kept in templates
-    variant_names: tuple[str, ...] = ()  # other `format` values Loco accepts for this variant (php: zend)
+    variant_names: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -167,13 +168,18 @@ _BINARY_TYPE = "application/octet-stream"
 _PLIST = Capabilities(context=False, notes=False, flags=False, untranslated=False)  # no null in a plist
 _ICU: dict[str, Any] = dict(nests_keys=True, key_filter=resource_key)
 _KEY_VALUE = Capabilities(context=False, notes=False, flags=False)
-_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=_KEY_VALUE, archive_path="{locale}/translation.json")
+# Key/value files never hold a null (formats/symfony.written_values): an untranslated unit is left out, so a
+# single-locale file cannot say it exists.
+_I18NEXT: dict[str, Any] = dict(nests_keys=True, capabilities=Capabilities(context=False, notes=False, flags=False,
+                                                                           untranslated=False),
+                                archive_path="{locale}/translation.json")
 _XML_TYPE = "application/xml"
 _XLIFF_TYPE = "application/x-xliff+xml"
 _FLAT_XML = Capabilities(context=False, notes=False, flags=False, plurals=False, untranslated=False)
-_YAML = Capabilities(context=False, flags=False)
-_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False)  # one form has no pipe
-_PHP = Capabilities(context=False, flags=False, notes=False)
+_YAML = Capabilities(context=False, flags=False, untranslated=False)
+_PIPE_PLURALS_YAML = Capabilities(context=False, flags=False, single_form_plurals=False,  # one form has no pipe
+                                  untranslated=False)
+_PHP = Capabilities(context=False, flags=False, notes=False, untranslated=False)
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("po", "", "Gettext PO", _PO_TYPE, gettext.read_po, gettext.write_po,
@@ -213,9 +219,10 @@ FORMATS: tuple[FormatSpec, ...] = (
                "i18next JSON v3 (plural suffixes _plural or _0, _1, ...)", **_I18NEXT),
     FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb,
                "Application Resource Bundle (Flutter): ICU messages with @key metadata",
-               capabilities=Capabilities(flags=False), archive_path="app_{locale_}.arb"),
+               capabilities=Capabilities(flags=False, untranslated=False), archive_path="app_{locale_}.arb"),
     FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,
-               "A JavaScript translation function over a lookup table", default_index="text"),
+               "A JavaScript translation function over a lookup table", default_index="text",
+               capabilities=Capabilities(blank=False)),  # t() answers the key for an empty text, as for none
     FormatSpec("js", "gettext", "Gettext.js", _JS_TYPE, None, js.write_gettext,
                "Gettext.js locale data", **_GETTEXT),
     FormatSpec("js", "ng-gettext", "angular-gettext", _JS_TYPE, None, js.write_ng_gettext,
@@ -341,7 +348,8 @@ def canonical_ext(ext: str) -> str:
 
 
 def normalise(ext: str, variant: str | None) -> tuple[str, str]:
-    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias) or "default"."""
+    """Canonical ext; the default variant may be spelled "", the ext itself (or an alias), "default" or its
+    name (`android` for xml), any variant by one of its `variant_names`."""
     spelled = (ext or "").strip().lower().lstrip(".")
     ext = canonical_ext(spelled)
     variant = (variant or "").strip().lower()
@@ -470,6 +478,7 @@ def describe(spec: FormatSpec) -> dict[str, object]:
         "readable": spec.readable, "writable": spec.writable, "multi_locale": spec.multi_locale,
         "aliases": aliases_of(spec.ext), "content_type": spec.content_type, "default_index": spec.default_index,
         "capabilities": spec.capabilities.declared(), "archive_path": spec.archive_path,
+        "variant_names": list(spec.variant_names),
     }
 
 

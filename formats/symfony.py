@@ -35,6 +35,16 @@ def symfony_plural(forms: dict[str, str]) -> str:
     return "|".join(forms.values())
 
 
+def written_values(doc: ExportDocument, locale: str | None, symfony: bool) -> list[tuple[Entry, str | dict[str, str]]]:
+    """(entry, value) of every entry the tree writers (YAML, PHP) write in a locale: never a null, so an
+    untranslated unit is left out (the app's own fallback applies), or has an empty text where the export
+    wants its key (`ExportDocument.untranslated_as_empty`)."""
+    values = [(entry, export_value(entry, locale, doc, symfony)) for entry in doc.entries]
+    if doc.untranslated_as_empty:
+        return [(entry, "" if value is None else value) for entry, value in values]
+    return [(entry, value) for entry, value in values if value is not None]
+
+
 def export_value(entry: Entry, locale: str | None, doc: ExportDocument, symfony: bool) -> str | dict[str, str] | None:
     """A unit's value in a locale for the tree writers (YAML, PHP): text, plural forms (or their Symfony
     string), None when untranslated."""

@@ -13,8 +13,8 @@ are literal blocks where YAML can hold them exactly, else double-quoted with esc
 
 Reading never constructs objects: the document is composed into nodes by PyYAML's safe composer (the
 C one when available) and walked here. Only the standard scalar tags are accepted (their source text
-is kept: `yes` reads as "yes", not true), any other tag is a 422; duplicate keys are a 422 naming both
-lines; alias expansion is bounded so an alias bomb is a 422 instead of a hang.
+is kept: `yes` reads as "yes", not true), any other tag is a 422; a duplicate key keeps its last value
+(as PyYAML, Ruby's Psych and JavaScript loaders do) and the import answer warns naming both lines; alias expansion is bounded so an alias bomb is a 422 instead of a hang.
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from .nesting import nest
 from .options import ReadOptions
 from .pipeline import ExportDocument
 from .plurals import is_locale_code
-from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
-from .symfony import export_value, symfony_plurals
+from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8, duplicate_key_warning
+from .symfony import symfony_plurals, written_values
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CORE = "tag:yaml.org,2002:"
@@ -46,15 +46,15 @@ _MIN_VISIT_BUDGET = 50_000
 # --- reading ---------------------------------------------------------------------------------------
 
 
-def load_yaml(data: bytes) -> tuple[Any, dict[str, str]]:
-    """The document as plain dicts/lists/strings, and notes (comment blocks) by dotted key."""
+def load_yaml(data: bytes) -> tuple[Any, dict[str, str], list[str]]:
+    """The document as plain dicts/lists/strings, notes (comment blocks) by dotted key, and warnings."""
     text = decode_utf8(data, "YAML")
     check_line_lengths(text)
     node = _compose(text)
     if node is None:
-        return {}, {}
+        return {}, {}, []
     walker = _Walker(_comment_blocks(text), _MIN_VISIT_BUDGET + len(text) // 2)
-    return walker.value(node, ""), walker.notes
+    return walker.value(node, ""), walker.notes, walker.warnings
 
 
 def _compose(text: str) -> Node | None:
@@ -96,6 +96,7 @@ class _Walker:
         self.comments = comments
         self.budget = budget
         self.notes: dict[str, str] = {}
+        self.warnings: list[str] = []
 
     def value(self, node: Node, path: str) -> Any:
         """The plain value of a node (path: its dotted key, for notes)."""
@@ -127,7 +128,7 @@ class _Walker:
             raise _tag_error(node)
 
     def mapping(self, node: MappingNode, path: str) -> dict[str, Any]:
-        """A mapping as a dict: merge keys (`<<`) applied, duplicate keys refused."""
+        """A mapping as a dict: merge keys (`<<`) applied, a duplicate key's last value kept (and warned of)."""
         result: dict[str, Any] = {}
         lines: dict[str, int] = {}
         merged: list[dict[str, Any]] = []
@@ -141,7 +142,7 @@ class _Walker:
             key = key_node.value
             line = key_node.start_mark.line
             if key in lines:
-                raise FormatError(f"duplicate key {key!r} (first at line {lines[key] + 1})", line + 1)
+                self.warnings.append(duplicate_key_warning(path + key, line + 1, lines[key] + 1))
             lines[key] = line
             note = self.comments.get(line)
             if note is not None:
@@ -183,7 +184,14 @@ def _locale_roots(tree: Any) -> bool:
 
 def _read(data: bytes, options: ReadOptions, variant: str) -> Catalogue:
     """Units of a YAML file of the variant; a file with locale roots reads as Rails whatever the variant."""
-    tree, notes = load_yaml(data)
+    tree, notes, warnings = load_yaml(data)
+    catalogue = _catalogue(tree, notes, options, variant)
+    catalogue.warnings.extend(warnings)
+    return catalogue
+
+
+def _catalogue(tree: Any, notes: dict[str, str], options: ReadOptions, variant: str) -> Catalogue:
+    """The units of a loaded YAML tree."""
     if not isinstance(tree, dict):
         raise FormatError(f"expected a YAML mapping at the top level, found {type(tree).__name__}")
     rails = _locale_roots(tree) and (variant == "rails" or len(tree) == 1)
@@ -281,8 +289,8 @@ def _tree(doc: ExportDocument, locale: str | None, symfony: bool = False) -> dic
     """The keys of one locale, nested by the entries' paths, with notes unless no_comments."""
     with_notes = not doc.options.no_comments
     return nest(
-        (entry.path, _Leaf(export_value(entry, locale, doc, symfony), entry.unit.notes if with_notes else ""))
-        for entry in doc.entries
+        (entry.path, _Leaf(value, entry.unit.notes if with_notes else ""))
+        for entry, value in written_values(doc, locale, symfony)
     )
 
 

@@ -16,16 +16,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale
+from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, unaddressable
 
 from .errors import Conflict, Invalid, NotFound
 from .transaction import Transaction
 from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
 
 MAX_ID_BYTES = MAX_ASSET_ID_BYTES
-# Path segments that the routes read as sub-resources (`/api/assets/{id}/plurals`, `…/tags/{tag}`): an asset
-# ID with such a segment could be created but never addressed again.
-ROUTE_WORDS = ("plurals", "plurals.json", "tags", "tags.json")
 
 
 @dataclass(frozen=True)
@@ -52,20 +49,13 @@ def check_asset_id(asset_id: str) -> str:
 
 
 def check_addressable(asset_id: str) -> str:
-    """Refuse IDs that no URL could name again: a leading or trailing '/', `.` or `..` segments (clients
-    normalise them away), or a route word after a slash.
+    """Refuse IDs that no URL could name again (`vocabulary.unaddressable` says why).
 
-    An inner `//` is fine (URLs inside source texts used as IDs have them, and slashes are never merged).
     The HTTP layer applies it to the IDs it creates (the store itself takes any ID: IDs are data).
     """
-    if "/" not in asset_id:
-        return asset_id
-    segments = asset_id.split("/")
-    if segments[0] == "" or segments[-1] == "" or any(segment in (".", "..") for segment in segments):
-        raise Invalid("Asset ID must not start or end with '/' or have '.' or '..' segments")
-    if any(segment in ROUTE_WORDS for segment in segments[1:]):
-        raise Invalid(f"Asset ID must not have a segment named {', '.join(ROUTE_WORDS)} after a '/' "
-                      "(the URL would name a sub-resource)")
+    problem = unaddressable(asset_id)
+    if problem:
+        raise Invalid(problem)
     return asset_id
 
 

@@ -203,3 +203,32 @@ def test_blist_is_an_alias_of_bplist(client, demo) -> None:
     data = download(client, demo[1].full, "/api/export/locale/fr.bplist")
     status, body = api.post("/api/import/blist?locale=fr&index=id", data=data)
     assert status == 200 and "new asset" not in body["message"]
+
+
+COTEDITOR = "xcstrings/coteditor-CotEditor__CotEditor_Localizables_Document_Window_Document.xcstrings"
+
+
+def test_each_plural_variable_of_a_string_is_an_asset_edited_through_the_api_and_exported_in_its_string(
+        blank: Api) -> None:
+    import json
+
+    status, body = blank.post("/api/import/xcstrings", data=corpus_path(COTEDITOR).read_bytes())
+    assert status == 200, body
+    string, variable = "FolderFind.Metrics.message", "FolderFind.Metrics.message:arg2"
+    assert blank.get(f"/api/translations/{string}/de")[1]["translation"] == "%#@arg1@ in %#@arg2@"
+    forms = blank.get(f"/api/translations/{variable}/de")[1]
+    assert forms["translation"] == "%arg Datei"  # the singular form; its plural form is an asset of its own
+    plural_form = next(item["id"] for item in forms["plurals"] if item["form"] == "other")
+    status, _ = blank.post(f"/api/translations/{plural_form}/de", data="%arg Dokumenten".encode())
+    assert status == 200
+    entry = plistlib.loads(download(blank.client, blank.headers["Authorization"][5:],
+                                    "/api/export/locale/de.stringsdict"))[string]
+    assert entry["NSStringLocalizedFormatKey"] == "%1$#@arg1@ in %2$#@arg2@"
+    assert entry["arg2"]["other"] == "%arg Dokumenten" and entry["arg2"]["NSStringFormatValueTypeKey"] == "lld"
+    assert variable not in plistlib.loads(download(blank.client, blank.headers["Authorization"][5:],
+                                                   "/api/export/locale/de.stringsdict"))
+    catalog = json.loads(download(blank.client, blank.headers["Authorization"][5:], "/api/export/all.xcstrings"))
+    substitution = catalog["strings"][string]["localizations"]["de"]["substitutions"]["arg2"]
+    assert substitution["argNum"] == 2 and substitution["variations"]["plural"]["other"]["stringUnit"]["value"] == \
+        "%arg Dokumenten"
+    assert variable not in catalog["strings"]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import io
+import itertools
+import re
 import zipfile
 
 from openapi_spec_validator import OpenAPIV31SpecValidator
@@ -65,3 +67,43 @@ def test_archive_uses_each_format_declared_layout(client, demo):
     assert "_locales/fr/messages.json" in names and "_locales/en/messages.json" in names
     assert "app_fr.arb" in archive_names(client, demo[1].export, "/api/export/archive/arb.zip")
     assert "acme-notes-fr.csv" in archive_names(client, demo[1].export, "/api/export/archive/csv.zip")
+
+
+def spec_format_values() -> list[tuple[str, str]]:
+    """(ext, format value) for every value the specification's "format values by extension" table names."""
+    from tests.support import SHARED, IN_CI
+    import pytest
+
+    path = SHARED / "spec" / "service-api.md"
+    if not path.exists():
+        if IN_CI:
+            pytest.fail(f"shared specification missing: {path}")
+        return []
+    after = path.read_text(encoding="utf-8").split("format values by extension:", 1)[1].strip().splitlines()
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), after))[2:]  # no header, no ---
+    values = []
+    for row in table:
+        ext, listed = (cell.strip() for cell in row.strip().strip("|").split("|"))
+        values.extend((ext, name.strip()) for name in re.sub(r"\([^)]*\)", "", listed).split(",") if name.strip())
+    return values
+
+
+def test_every_format_value_the_specification_names_is_accepted_by_its_name(client, demo):
+    values = spec_format_values()
+    if not values:
+        import pytest
+        pytest.skip("the shared specification is not available")
+    assert ("xml", "android") in values and ("yml", "simple") in values  # the defaults' own names
+    headers = {"Authorization": f"Loco {demo[1].full}"}
+    for ext, value in values:
+        response = client.get(f"/api/export/locale/fr.{ext}?format={value}", headers=headers)
+        assert response.status_code == 200, (ext, value, response.data[:200])
+    named = client.get("/api/export/locale/fr.xml?format=android", headers=headers).data
+    assert named.split(b"-->", 1)[1] == client.get("/api/export/locale/fr.xml", headers=headers).data.split(b"-->", 1)[1]
+    assert client.get("/api/export/locale/fr.php?format=zend", headers=headers).status_code == 200
+
+
+def test_openapi_enumerates_the_defaults_own_names():
+    paths = build_document()["paths"]
+    export_params = {p["name"]: p for p in paths["/api/export/locale/{locale}.{ext}"]["get"]["parameters"]}
+    assert {"android", "simple", "zend"} <= set(export_params["format"]["schema"]["enum"])

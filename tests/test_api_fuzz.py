@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from app import create_app
 from app.routes import is_api_rule
 from app.seed import seed_demo
+from formats.registry import FORMATS, aliases_of
 from tests.support import assert_fsck_clean, git
 
 # No shrinking: the assertion message names the whole failing request, and shrinking many failing routes
@@ -112,9 +113,9 @@ DEMO_VALUES = {
     "pid": ["notes.count.other", "notes.count.2", "trash.items.other", "home.title"],
     "tag": ["web", "mobile", "errors", "onboarding", "web.json"],
     "locale": ["fr", "de", "ja", "ar", "en", "fr-FR", "fr_FR", "en-GB", "es"],
-    "ext": ["json", "po", "pot", "mo", "xlf", "xliff", "tmx", "csv", "html", "strings", "stringsdict", "plist",
-            "bplist", "properties", "ts", "res", "txt", "resx", "sql", "xml", "yml", "yaml", "php", "phps", "arb",
-            "ini", "js", "xcstrings", "JSON", "zip"],
+    # every extension and alias of the registry, an upper-case spelling and the archive's
+    "ext": sorted({spec.ext for spec in FORMATS} | {alias for spec in FORMATS for alias in aliases_of(spec.ext)})
+    + ["JSON", "zip"],
     "name": ["messages", "messages-fr_FR", "app.fr", "x-de", "messages-zz"],
 }
 DEMO_VALUES["from_ext"] = DEMO_VALUES["ext"]

@@ -8,6 +8,7 @@ import io
 import json
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -16,6 +17,7 @@ from app.routes import transfer
 from storage import gitrepo
 from storage.jobs import COMMITTED, INTERRUPTED, JobStore
 from tests.support import assert_fsck_clean, git
+from vocabulary import asset_id_of_text
 
 LONG_CODE = "en" + "-abcdefgh" * 29  # 263 characters, valid language-tag syntax
 
@@ -465,12 +467,15 @@ def test_the_limits_are_documented_in_the_readme():
         assert name in readme
 
 
-def test_an_import_creating_an_unaddressable_asset_id_is_refused_whole(api, demo):
-    before = head(demo[0])
+def test_an_import_key_no_url_could_address_gets_an_addressable_id_and_a_warning(api, demo):
     status, body = api.post("/api/import/json?locale=fr&index=id&no-expand",
                             data=json.dumps({"fine": "a", "z/plurals": "b"}).encode())
-    assert status == 422 and "Asset ID" in body["error"]
-    assert head(demo[0]) == before
+    assert status == 200, body
+    derived = asset_id_of_text("z/plurals")
+    assert derived != "z/plurals" and body["warnings"] == [
+        f"'z/plurals' cannot be an asset ID as it is: imported as {derived!r}"]
+    assert api.get(f"/api/translations/{quote(derived, safe='')}/fr")[1]["translation"] == "b"
+    assert api.get("/api/translations/fine/fr")[1]["translation"] == "a"
 
 
 def test_a_nul_character_in_a_text_never_reaches_a_commit_message(api, demo):

@@ -159,6 +159,34 @@ def main() -> None:
             continue
         compare(name, tasks[ours], results[ours], toolkit, args.repeat)
     whole_process_po_to_po(po_bytes, max(3, args.repeat // 2))
+    corpus_read_rates(args.repeat)
+
+
+def corpus_read_rates(repeat: int) -> None:
+    """Every file of the shared corpus read by its reader: the slowest in ms per KB (target <= 10, Formats V)."""
+    import json
+    import os
+
+    root = Path(os.environ.get("GLOSS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "corpus"
+    if not (root / "sources.json").exists():
+        print(f"  corpus: {root} not found, no per-file reading rates")
+        return
+    rates = []
+    for item in json.loads((root / "sources.json").read_text(encoding="utf-8")):
+        data, ext = (root / item["file"]).read_bytes(), item["file"].rsplit(".", 1)[-1]
+        variant = "java" if "properties.xml" in item["file"] else "tizen" if "Tizen" in item["file"] else ""
+
+        def read() -> None:
+            try:
+                read_file(ext, variant, data, ReadOptions(locale="fr"))
+            except Exception:  # noqa: BLE001 - a refused file is timed too: refusing must be quick as well
+                pass
+
+        rates.append((best_ms(read, repeat) / max(len(data) / 1024, 1.0), item["file"]))
+    rates.sort(reverse=True)
+    print(f"  corpus: {len(rates)} files, slowest reader {rates[0][0]:.2f} ms/KB ({rates[0][1].split('/')[0]}), "
+          f"median {rates[len(rates) // 2][0]:.2f} ms/KB (target <= 10 ms/KB: "
+          f"{'met' if rates[0][0] <= 10 else 'MISSED'})")
 
 
 OURS_PO_TO_PO = """

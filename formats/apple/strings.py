@@ -22,7 +22,7 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
 from ..printf import detect_printf
-from ..reading import CatalogueBuilder
+from ..reading import QUOTE_OR_BACKSLASH, CatalogueBuilder, ForwardLines
 from .text import decode_text
 
 _BARE_WORD = re.compile(r"[A-Za-z0-9_.$:/\-]+")
@@ -39,11 +39,12 @@ class _Scanner:
         self.text = text
         self.position = 0
         self.comments: list[str] = []
+        self.lines = ForwardLines(text)
 
     @property
     def line(self) -> int:
         """1-based line of the cursor."""
-        return self.text.count("\n", 0, self.position) + 1
+        return self.lines.at(self.position)
 
     def fail(self, message: str) -> FormatError:
         """A FormatError at the cursor's line."""
@@ -102,14 +103,14 @@ class _Scanner:
         return match.group(0)
 
     def _quoted(self) -> str:
-        """The quoted string at the cursor, unescaped."""
-        start_line = self.line
+        """The quoted string at the cursor, unescaped (its line is counted only for an error: counting it for
+        every string made a file of many short strings quadratic)."""
         text, position = self.text, self.position + 1
         parts: list[str] = []
         while True:
             end = _next_special(text, position)
             if end < 0:
-                raise FormatError("string opened with \" is never closed", start_line)
+                raise FormatError("string opened with \" is never closed", self.line)
             parts.append(text[position:end])
             if text[end] == '"':
                 self.position = end + 1
@@ -119,11 +120,10 @@ class _Scanner:
 
 
 def _next_special(text: str, position: int) -> int:
-    """Index of the next `"` or backslash from position, -1 when there is none."""
-    quote, backslash = text.find('"', position), text.find("\\", position)
-    if quote < 0:
-        return -1
-    return quote if backslash < 0 or quote < backslash else backslash
+    """Index of the next `"` or backslash from position, -1 when there is none (one search that stops at the
+    first of the two: finding each separately scanned to the closing quote after every escape)."""
+    match = QUOTE_OR_BACKSLASH.search(text, position)
+    return -1 if match is None else match.start()
 
 
 def _unescape(text: str, position: int) -> tuple[str, int]:

@@ -10,10 +10,14 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 
 
 def decode_text(data: bytes, what: str) -> str:
-    """Text of a file: UTF-8, or UTF-16/32 with a BOM; UTF-16 without a BOM is refused with its place."""
+    """Text of a file: UTF-8, or UTF-16/32 with a BOM; UTF-16 without a BOM is refused with its place.
+
+    Byte-order marks repeated at the start (an editor that saved a file's BOM as text, as in real UTF-16
+    Localizable.strings files) are dropped with the first: U+FEFF there is never content.
+    """
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            return _decoded(data, codec, what)
+            return _decoded(data, codec, what).lstrip("\ufeff")
     nul = data.find(b"\x00", 0, 4096)
     if nul >= 0:
         order = "little-endian" if nul % 2 else "big-endian"

@@ -18,20 +18,24 @@ it is written only when it differs from the key. States and Loco flags:
 
 Plurals: `variations.plural` with the locale's CLDR categories and `other` always present; a string
 made of one plural substitution (`%#@count@`) also reads as a plural unit, its substitution kept in
-meta to be written back. What has no place in the catalogue (device variations, several
-substitutions, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
+meta to be written back. A string with several plural substitutions, or text around one
+(`%#@posts@ in %#@threads@`), is a unit holding the format plus one plural unit per variable, `KEY:name`
+(`plural.VARIABLES`): each variable's forms are editable, and the writer puts them back as
+substitutions with their argNum and formatSpecifier. What has no place in the catalogue (device
+variations, substitutions that are not plural, per-key extraction state) is kept in unit meta and counted in `Catalogue.warnings`
 (the import answer lists them); the empty key Xcode extracts from `Text("")` cannot be an asset and is
 skipped, with a warning too. Keys with line breaks (SwiftUI keys are source texts) get asset IDs
-with `\\n`-style escapes, turned back into the key on export.
+with `\\n`-style escapes, turned back into the key on export (`vocabulary.asset_id_of_text`).
 
 Writing mirrors Xcode's own output: keys sorted, two-space indents, `" : "` separators, no
 trailing newline, version "1.0".
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
+
+from vocabulary import asset_id_of_text, text_of_asset_id
 
 from ..catalogue import Catalogue, Translation
 from ..errors import FormatError
@@ -39,51 +43,22 @@ from ..jsonfmt import dump_json, load_json
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
-from .plural import apple_plural_forms, read_plural_forms
+from .plural import (VARIABLE, VARIABLE_OF, VARIABLES, apple_plural_forms, read_plural_forms, variable_shapes,
+                     variable_unit_id, variables_by_string)
 
 STATES: tuple[str, ...] = ("new", "translated", "needs_review", "stale")
 FLAG_OF_STATE = {"translated": "", "needs_review": "fuzzy", "new": "provisional", "stale": "incorrect"}
 STATE_OF_FLAG = {flag: state for state, flag in FLAG_OF_STATE.items()}
 VERSION = "1.0"
 _SUBSTITUTION = re.compile(r"%(?:\d+\$)?#@([^@]+)@")
-MAX_ID_BYTES = 500  # well under the store's limit, and still a readable ID
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_CONTROL_ESCAPE = re.compile(r"\\(?:n|t|r|u[0-9A-F]{4})")
-_NAMED_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def asset_id_of_key(key: str) -> str:
-    """The asset ID of a key: SwiftUI keys are source texts, which may hold line breaks or be paragraphs.
-
-    Asset IDs cannot hold control characters: `\\n`, `\\t`, `\\r` and `\\uXXXX` stand for them and are
-    turned back by `key_of_asset_id` (a key spelling such an escape literally would be turned too).
-    Keys longer than MAX_ID_BYTES are cut and end with a hash of the whole key; the export finds the
-    key again as the source text (such keys have no explicit source localization).
-    """
-    if _CONTROL.search(key):
-        key = _CONTROL.sub(lambda match: _NAMED_CONTROLS.get(match.group(0), f"\\u{ord(match.group(0)):04X}"), key)
-    if len(key.encode("utf-8")) <= MAX_ID_BYTES:
-        return key
-    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
-    return key.encode("utf-8")[:MAX_ID_BYTES - 16].decode("utf-8", "ignore") + f"…#{digest}"
 
 
 def catalog_key(entry: Entry, source_locale: str) -> str:
     """The key an entry is written under: its source text when the asset ID was made from it, else the ID."""
     source = entry.translation(source_locale).text
-    if source and source != entry.key and asset_id_of_key(source) == entry.key:
+    if source and source != entry.key and asset_id_of_text(source) == entry.key:
         return source
-    return key_of_asset_id(entry.key)
-
-
-def key_of_asset_id(asset_id: str) -> str:
-    """The String Catalog key of an asset ID (inverse of asset_id_of_key)."""
-    if "\\" not in asset_id:
-        return asset_id
-    def control(match: re.Match[str]) -> str:
-        escape = match.group(0)
-        return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
-    return _CONTROL_ESCAPE.sub(control, asset_id)
+    return text_of_asset_id(entry.key)
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -126,8 +101,17 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     }
     kept = len(meta)  # key attributes Gloss has no field for
     read: dict[str, Translation] = {}
+    variables: dict[str, dict[str, Translation]] = {}  # name -> locale -> forms, for a string with variables
+    shapes: dict[str, dict[str, Any]] = {}
     plural = False
     for locale, localization in localizations.items():
+        substituted = _substituted(key, locale, localization)
+        if substituted is not None:
+            read[locale], per_variable = substituted
+            for name, (forms, shape) in per_variable.items():
+                variables.setdefault(name, {})[locale] = forms
+                shapes.setdefault(name, shape)
+            continue
         translation, is_plural, unmapped = _localization(key, locale, localization)
         if unmapped is not None:
             meta.setdefault("xcstrings.kept", {})[locale] = unmapped
@@ -141,10 +125,38 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     if source_translation is not None and source_translation.text == key:
         meta["xcstrings.explicitSource"] = True  # Xcode omits such a localization unless it was made explicit
     source_translation = source_translation or Translation(text=key)
-    unit = builder.add(asset_id_of_key(key), source=source_translation, notes=notes, plural=plural, meta=meta)
+    if variables:
+        meta[VARIABLES] = [{"name": name, **shapes[name]} for name in variables]
+    unit = builder.add(asset_id_of_text(key), source=source_translation, notes=notes, plural=plural, meta=meta)
     for locale, translation in read.items():
         builder.add_translation(unit, locale, translation)
+    for name, by_locale in variables.items():
+        companion = builder.add(variable_unit_id(unit.id, name), source=by_locale.pop(source, None), plural=True,
+                                meta={VARIABLE_OF: unit.id, VARIABLE: name})
+        for locale, forms in by_locale.items():
+            builder.add_translation(companion, locale, forms)
     return kept
+
+
+def _substituted(key: str, locale: str, value: Any) -> tuple[Translation, dict[str, tuple[Translation, dict]]] | None:
+    """A stringUnit whose text holds plural substitutions and more than one of them, or text around one:
+    (the format, {variable: (forms, shape)}) in the text's order. None for anything else."""
+    if not isinstance(value, dict) or value.get("variations") or not isinstance(value.get("substitutions"), dict):
+        return None
+    substitutions = value["substitutions"]
+    text, flag = _string_unit(key, locale, value.get("stringUnit"))
+    names = list(dict.fromkeys(_SUBSTITUTION.findall(text)))
+    if not names or set(names) != set(substitutions) or (len(names) == 1 and _SUBSTITUTION.fullmatch(text)):
+        return None
+    per_variable: dict[str, tuple[Translation, dict]] = {}
+    for name in names:
+        substitution = substitutions[name]
+        plural = (substitution.get("variations") or {}).get("plural") if isinstance(substitution, dict) else None
+        forms = _plural_variation(key, locale, plural) if isinstance(plural, dict) else None
+        if forms is None:
+            return None  # not plural: kept whole in meta, as device variations are
+        per_variable[name] = (forms, {field: item for field, item in substitution.items() if field != "variations"})
+    return Translation(text=text, flag=flag), per_variable
 
 
 def _string_unit(key: str, locale: str, value: Any) -> tuple[str, str]:
@@ -227,12 +239,17 @@ def _string_unit_of(text: str, flag: str) -> dict[str, str]:
     return {"state": STATE_OF_FLAG.get(flag, "needs_review" if flag else "translated"), "value": text}
 
 
-def _localization_of(entry: Entry, locale: str, doc: ExportDocument) -> dict[str, Any] | None:
-    """The localization object of an entry in one locale, None when untranslated."""
+def _localization_of(entry: Entry, locale: str, doc: ExportDocument,
+                     variables: dict[str, Entry]) -> dict[str, Any] | None:
+    """The localization object of an entry in one locale, None when untranslated (variables: the entries of
+    its plural variables, when it is a string with substitutions)."""
     translation = entry.translation(locale)
     kept = (entry.unit.meta.get("xcstrings.kept") or {}).get(locale)
     if kept and "localization" in kept and kept.get("text") == translation.text:
         return kept["localization"]  # unchanged since read: write back what could not be mapped
+    shapes = variable_shapes(entry.unit.meta)
+    if shapes and translation.text is not None:
+        return _substituted_localization(translation, locale, doc, shapes, variables)
     if entry.unit.plural:
         forms = apple_plural_forms(entry, locale, doc.rules(locale).forms)
         if not forms:
@@ -251,7 +268,25 @@ def _localization_of(entry: Entry, locale: str, doc: ExportDocument) -> dict[str
     return {"stringUnit": _string_unit_of(translation.text, translation.flag)}
 
 
-def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
+def _substituted_localization(translation: Translation, locale: str, doc: ExportDocument, shapes: list[dict],
+                              variables: dict[str, Entry]) -> dict[str, Any]:
+    """A format with its plural substitutions, each from its variable's entry (those without forms left out)."""
+    substitutions: dict[str, Any] = {}
+    for shape in shapes:
+        variable = variables.get(shape["name"])
+        forms = apple_plural_forms(variable, locale, doc.rules(locale).forms) if variable else {}
+        if forms:
+            flag = variable.translation(locale).flag if variable else ""
+            plural = {category: {"stringUnit": _string_unit_of(text, flag)} for category, text in forms.items()}
+            fields = {field: value for field, value in shape.items() if field != "name"}
+            substitutions[shape["name"]] = {**fields, "variations": {"plural": plural}}
+    localization: dict[str, Any] = {"stringUnit": _string_unit_of(translation.text or "", translation.flag)}
+    if substitutions:
+        localization["substitutions"] = substitutions
+    return localization
+
+
+def _record(entry: Entry, doc: ExportDocument, variables: dict[str, Entry]) -> dict[str, Any]:
     """The object of one key."""
     key = catalog_key(entry, doc.source_locale)
     record: dict[str, Any] = {}
@@ -264,12 +299,12 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
     for locale in [doc.source_locale] + [code for code in doc.locales if code != doc.source_locale]:
         if doc.template and locale != doc.source_locale:
             continue
-        source_is_key = locale == doc.source_locale and not entry.unit.plural and (
+        source_is_key = locale == doc.source_locale and not entry.unit.plural and not variables and (
             entry.translation(locale).text == key and not entry.translation(locale).flag
             and not entry.unit.meta.get("xcstrings.explicitSource"))
         if source_is_key:
             continue
-        localization = _localization_of(entry, locale, doc)
+        localization = _localization_of(entry, locale, doc, variables)
         if localization is not None:
             localizations[locale] = localization
     if localizations:
@@ -279,7 +314,10 @@ def _record(entry: Entry, doc: ExportDocument) -> dict[str, Any]:
 
 def write_xcstrings(doc: ExportDocument) -> str:
     """A String Catalog of the source and every exported locale, laid out as Xcode writes it."""
-    strings = {catalog_key(entry, doc.source_locale): _record(entry, doc) for entry in doc.entries}
+    variables = variables_by_string(doc.entries)
+    written = {entry.unit.id for entry in doc.entries}
+    strings = {catalog_key(entry, doc.source_locale): _record(entry, doc, variables.get(entry.unit.id, {}))
+               for entry in doc.entries if entry.unit.meta.get(VARIABLE_OF) not in written}
     catalog = {"sourceLanguage": doc.source_locale, "strings": strings, "version": VERSION}
     return dump_json(_sorted(catalog), indent="  ", colon=" : ", final_newline=False)
 

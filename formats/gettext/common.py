@@ -13,7 +13,7 @@ from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
-from ..reading import CatalogueBuilder, RowParts, requested_locale
+from ..reading import CatalogueBuilder, RowParts, require_language
 
 FORMAT_FLAGS = {"php": "php-format", "python": "python-format", "objc": "objc-format", "java": "java-printf-format"}
 _STYLE_OF_FLAG = {flag: style for style, flag in FORMAT_FLAGS.items()}
@@ -164,11 +164,7 @@ class MessageReader:
     def __init__(self, headers: dict[str, str], options: ReadOptions, translated: Callable[[], bool]) -> None:
         """`translated` says whether any message has a msgstr (asked only when no locale is known)."""
         detected = _detected_locale(headers)
-        if requested_locale(options) is None and detected is None and translated():
-            raise FormatError(
-                "the file does not say its language (no Language or X-Loco-Target-Locale header); "
-                "give the locale option"
-            )
+        require_language(options, detected, translated, "no Language or X-Loco-Target-Locale header")
         self.headers = headers
         self.builder = CatalogueBuilder(options, "text", detected, headers.get("X-Loco-Source-Locale") or None)
         self.plural_names = _PluralNames(self.builder.locale, headers.get("Plural-Forms", ""))

@@ -29,6 +29,7 @@ from ..catalogue import Catalogue
 from ..errors import FormatError
 from ..options import ReadOptions
 from ..pipeline import ExportDocument
+from ..reading import QUOTE_OR_BACKSLASH, ForwardLines
 from .tree import Opaque, bundle_name, catalogue_of_tree, locale_of_bundle, tree_of_document
 
 _UNQUOTED = re.compile(r"[^\s{}:,\"/]+")
@@ -46,11 +47,12 @@ class _Parser:
         self.position = 0
         self.comments: list[str] = []
         self.notes: dict[str, str] = {}
+        self.lines = ForwardLines(text)
 
     @property
     def line(self) -> int:
         """1-based line of the cursor."""
-        return self.text.count("\n", 0, self.position) + 1
+        return self.lines.at(self.position)
 
     def fail(self, message: str) -> FormatError:
         """A FormatError at the cursor."""
@@ -104,19 +106,18 @@ class _Parser:
 
     def quoted(self) -> str:
         """A quoted string starting at the cursor, unescaped."""
-        start = self.line
         text, position = self.text, self.position + 1
         parts: list[str] = []
         while True:
-            quote, backslash = text.find('"', position), text.find("\\", position)
-            if quote < 0:
-                raise FormatError('string opened with " is never closed', start)
-            if backslash < 0 or quote < backslash:
-                parts.append(text[position:quote])
-                self.position = quote + 1
+            special = QUOTE_OR_BACKSLASH.search(text, position)
+            if special is None:
+                raise FormatError('string opened with " is never closed', self.line)
+            end = special.start()
+            parts.append(text[position:end])
+            if text[end] == '"':
+                self.position = end + 1
                 return "".join(parts)
-            parts.append(text[position:backslash])
-            char, position = unescape(text, backslash + 1, self)
+            char, position = unescape(text, end + 1, self)
             parts.append(char)
 
     def take_notes(self) -> str:

@@ -25,6 +25,9 @@ from .parsing import (
 )
 
 TMX_DTD = "tmx14.dtd"
+# Every published TMX version's DTD, as tools name it in their DOCTYPE (OmegaT still writes tmx11.dtd):
+# accepted on reading and never loaded.
+TMX_DTDS = frozenset({"tmx11.dtd", "tmx12.dtd", "tmx13.dtd", TMX_DTD})
 _HEADER_FIELDS = ("creationtool", "creationtoolversion", "creationdate", "creationid", "srclang", "o-tmf", "datatype")
 
 
@@ -33,7 +36,7 @@ _HEADER_FIELDS = ("creationtool", "creationtoolversion", "creationdate", "creati
 
 def read_tmx(data: bytes, options: ReadOptions) -> Catalogue:
     """Every `<tu>` as a unit holding each `<tuv>`'s language."""
-    root = parse_xml(data, "TMX", known_dtds=frozenset({TMX_DTD}))
+    root = parse_xml(data, "TMX", known_dtds=TMX_DTDS)
     if local_name(root) != "tmx":
         raise FormatError(f"expected a <tmx> root element, found <{local_name(root)}>", root.sourceline)
     header, body = child(root, "header"), child(root, "body")

@@ -11,9 +11,8 @@ from formats.xml.android import android_key, unescape
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, rich_catalogue, run_tool
+from .validators import MANIFEST, aapt_package
 
-MANIFEST = ('<?xml version="1.0" encoding="utf-8"?>\n'
-            '<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.example.stub"/>\n')
 TRICKY = {
     "apostrophe": "They're here",
     "quotes": 'Say "hi"',
@@ -36,20 +35,6 @@ def catalogue(texts: dict[str, str], locale: str = "fr") -> Catalogue:
     """Units translated into `locale` with the given texts."""
     units = [Unit(key, translations={"en": Translation(key), locale: Translation(text)}) for key, text in texts.items()]
     return Catalogue(source_locale="en", locales=["en", locale], units=units)
-
-
-def aapt_package(tmp_path: Path, files: dict[str, bytes]) -> None:
-    """Assert that `aapt package` accepts the resource files in a stub project (no android.jar needed)."""
-    aapt = require_tool("aapt")
-    (tmp_path / "AndroidManifest.xml").write_text(MANIFEST)
-    for relative, data in files.items():
-        path = tmp_path / "res" / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    result = run_tool(aapt, "package", "-f", "-M", tmp_path / "AndroidManifest.xml", "-S", tmp_path / "res",
-                      "-F", tmp_path / "out.apk")
-    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
-    assert result.returncode == 0 and not errors, result.stderr[-3000:]
 
 
 def test_tricky_texts_pass_aapt_and_read_back(tmp_path: Path) -> None:

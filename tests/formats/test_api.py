@@ -61,8 +61,9 @@ def test_supported_describes_every_registered_format() -> None:
                   "default_index": "text", "aliases": [], "archive_path": "{locale_}/LC_MESSAGES/{project}.{ext}",
                   "description": po["description"],
                   "capabilities": ["plurals", "context", "notes", "flags", "untranslated", "dotted_keys", "comments",
-                                   "references", "single_form_plurals", "ordered"]}
+                                   "references", "single_form_plurals", "ordered"], "variant_names": []}
     assert po["description"].startswith("GNU gettext")
+    assert next(r for r in records if r["ext"] == "xml" and not r["variant"])["variant_names"] == ["android"]
     assert next(r for r in records if r["ext"] == "csv")["multi_locale"] is True
 
 

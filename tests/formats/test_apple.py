@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file
 from tests.support import corpus_path, require_tool
 
 from .samples import options, rich_catalogue, run_tool
@@ -191,7 +191,7 @@ def test_stringsdict_fills_other_for_locales_whose_integers_never_use_it() -> No
     assert set(back.unit("files").translation("ru").plurals) == {"one", "few", "many"}
 
 
-def test_stringsdict_keeps_what_one_plural_cannot_hold() -> None:
+def test_stringsdict_with_two_variables_is_a_format_and_a_plural_unit_per_variable() -> None:
     source = {
         "summary": {
             "NSStringLocalizedFormatKey": "%#@files@ in %#@folders@",
@@ -203,8 +203,10 @@ def test_stringsdict_keeps_what_one_plural_cannot_hold() -> None:
     }
     catalogue = read("stringsdict", plistlib.dumps(source), locale="en")
     unit = catalogue.unit("summary")
-    assert unit.plural and unit.translation("en").plurals == {"one": "%lld file", "other": "%lld files"}
-    assert unit.meta["stringsdict.format"] == "%#@files@ in %#@folders@"
+    assert not unit.plural and unit.translation("en").text == "%#@files@ in %#@folders@"
+    assert [variable["name"] for variable in unit.meta["apple.variables"]] == ["files", "folders"]
+    assert catalogue.unit("summary:files").plural
+    assert catalogue.unit("summary:folders").translation("en").plurals == {"one": "%lld folder", "other": "%lld folders"}
     from formats import convert
     again = plistlib.loads(convert("stringsdict", "stringsdict", "", plistlib.dumps(source),
                                    ReadOptions(locale="en")).data)
@@ -444,3 +446,73 @@ def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
             read(ext, bytes(corrupted), locale="fr")
         except FormatError:
             pass
+
+
+def test_utf16_strings_whose_byte_order_mark_was_saved_twice_read_as_xcode_reads_them() -> None:
+    text = '/* Notification */\n"greeting" = "Привет";\n'
+    for codec in ("utf-16-le", "utf-16-be"):
+        bom = "\ufeff".encode(codec)
+        catalogue = read_file("strings", "", bom + bom + text.encode(codec), ReadOptions(locale="ru"))
+        assert catalogue.unit("greeting").translation("ru").text == "Привет"
+
+
+COTEDITOR = "xcstrings/coteditor-CotEditor__CotEditor_Localizables_Document_Window_Document.xcstrings"
+TWO_VARIABLES = "FolderFind.Metrics.message"  # "%#@arg1@ in %#@arg2@", argNum 1 and 2, lld, in 18 locales
+
+
+def test_a_string_with_two_plural_substitutions_is_a_format_and_one_plural_unit_per_variable() -> None:
+    catalogue = read("xcstrings", corpus_path(COTEDITOR).read_bytes())
+    unit = catalogue.unit(TWO_VARIABLES)
+    assert not unit.plural and unit.translation("de").text == "%#@arg1@ in %#@arg2@"
+    assert unit.meta["apple.variables"] == [{"name": "arg1", "argNum": 1, "formatSpecifier": "lld"},
+                                            {"name": "arg2", "argNum": 2, "formatSpecifier": "lld"}]
+    files = catalogue.unit(f"{TWO_VARIABLES}:arg2")
+    assert files.plural and files.translation("de").plurals == {"one": "%arg Datei", "other": "%arg Dateien"}
+    assert set(catalogue.unit(f"{TWO_VARIABLES}:arg1").translation("cs").plurals) == {"one", "few", "many", "other"}
+
+
+def test_strings_with_plural_substitutions_survive_xcstrings_to_gloss_to_xcstrings_intact() -> None:
+    original = json.loads(corpus_path(COTEDITOR).read_bytes())
+    catalogue = read("xcstrings", corpus_path(COTEDITOR).read_bytes())
+    written = json.loads(export_file(catalogue, "xcstrings", "", options(all_locales=True)).data)
+    substituted = [key for key, record in original["strings"].items()
+                   if any("substitutions" in localization for localization in record.get("localizations", {}).values())]
+    assert TWO_VARIABLES in substituted
+    for key in substituted:
+        assert written["strings"][key] == _integer_forms_only(original["strings"][key]), key
+    assert not any(":" in key and key.split(":")[0] in original["strings"] for key in written["strings"])
+
+
+def _integer_forms_only(record: dict) -> dict:
+    """A key's record without the plural categories only fractions use (Czech `many`): Gloss keeps the forms
+    integers take, as Loco does, plus `other`, which Apple requires."""
+    record = json.loads(json.dumps(record))
+    for locale, localization in record.get("localizations", {}).items():
+        kept = {*plural_rules(locale).forms, "other"}
+        for substitution in localization.get("substitutions", {}).values():
+            plural = substitution["variations"]["plural"]
+            for category in [category for category in plural if category not in kept]:
+                del plural[category]
+    return record
+
+
+@pytest.mark.parametrize("locale", ["de", "cs", "ja"])
+def test_stringsdict_from_a_string_catalog_defines_every_variable_with_its_argument_and_specifier(
+        tmp_path: Path, locale: str) -> None:
+    catalogue = read("xcstrings", corpus_path(COTEDITOR).read_bytes())
+    data = export_file(catalogue, "stringsdict", "", options(locale=locale)).data
+    entry = _plistutil_value(tmp_path, data, "bin")[TWO_VARIABLES]
+    assert entry["NSStringLocalizedFormatKey"].count("$#@") == 2
+    for position, name in ((1, "arg1"), (2, "arg2")):
+        assert f"%{position}$#@{name}@" in entry["NSStringLocalizedFormatKey"]
+        rule = entry[name]
+        assert rule["NSStringFormatSpecTypeKey"] == "NSStringPluralRuleType"
+        assert rule["NSStringFormatValueTypeKey"] == "lld" and "other" in rule
+    back = read("stringsdict", data, locale=locale)
+    by_name = lambda variables: sorted(variables, key=lambda variable: variable["name"])  # noqa: E731 (text order)
+    assert by_name(back.unit(TWO_VARIABLES).meta["apple.variables"]) == \
+        by_name(catalogue.unit(TWO_VARIABLES).meta["apple.variables"])
+    kept = {*plural_rules(locale).forms, "other"}
+    forms = catalogue.unit(f"{TWO_VARIABLES}:arg1").translation(locale).plurals
+    assert back.unit(f"{TWO_VARIABLES}:arg1").translation(locale).plurals == {
+        category: text for category, text in forms.items() if category in kept}

@@ -18,6 +18,7 @@ from formats.gettext.po import _scan_po
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue, run_tool
+from .validators import msgfmt_check
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -25,13 +26,6 @@ def write(tmp_path: Path, name: str, data: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(data)
     return path
-
-
-def msgfmt_check(path: Path) -> None:
-    """Assert that `msgfmt -c --check-format` accepts the file."""
-    msgfmt = require_tool("msgfmt")
-    result = run_tool(msgfmt, "-c", "--check-format", "-o", "/dev/null", path)
-    assert result.returncode == 0, result.stderr + "\n" + path.read_text(encoding="utf-8", errors="replace")
 
 
 # --- independent validators --------------------------------------------------------------------

@@ -5,8 +5,11 @@ import configparser
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, ExportError, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats.ini import ini_key
 
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
 from .validators import php_parse_ini
@@ -52,7 +55,7 @@ def configparser_read(data: bytes) -> dict[str, dict[str, str]]:
 def test_php_raw_scanner_keeps_exactly_the_quoted_text(tmp_path: Path) -> None:
     data = export_file(texts_catalogue(), "ini", "", options(locale="fr")).data
     raw = php_parse_ini(save(tmp_path, data), raw=True)
-    escaped = {key: text.replace("\\", "\\\\").replace('"', '\\"') for key, text in TEXTS.items()}
+    escaped = {key: _written(text) for key, text in TEXTS.items()}
     assert raw == {
         **escaped, "files": plural_texts("fr"), "missing": "",
         "menu.file": {"open": "Ouvrir", "close": "Fermer"}, "menu": {"edit": "Édition"},
@@ -60,13 +63,9 @@ def test_php_raw_scanner_keeps_exactly_the_quoted_text(tmp_path: Path) -> None:
 
 
 def test_php_normal_scanner_reads_the_texts(tmp_path: Path) -> None:
-    catalogue = texts_catalogue()
-    catalogue.units = [unit for unit in catalogue.units if unit.id not in ("reserved", "nothing", "brackets")]
-    data = export_file(catalogue, "ini", "", options(locale="fr")).data
+    data = export_file(texts_catalogue(), "ini", "", options(locale="fr")).data
     normal = php_parse_ini(save(tmp_path, data), raw=False)
-    for key, text in TEXTS.items():
-        if key in normal:
-            assert normal[key] == text
+    assert {key: normal[key] for key in TEXTS} == TEXTS
 
 
 def test_configparser_strict_reads_every_key_once(tmp_path: Path) -> None:
@@ -120,9 +119,6 @@ later = "section again"
 
 
 @pytest.mark.parametrize("data, message", [
-    (b"a = 1\n[s]\nb = 2\n[s]\nb = 3\n", r"line 5: duplicate key 's.b' \(first at line 3\)"),
-    (b"a = 1\na = 2\n", r"line 2: duplicate key 'a'"),
-    (b"p[one] = 1\np[one] = 2\n", r"line 2: duplicate key 'p\[one\]'"),
     (b"just text\n", r"line 1: expected `key = value`"),
     (b'a = "open\n', r"line 1: unterminated or malformed quoted value"),
 ])
@@ -134,3 +130,95 @@ def test_broken_ini_is_a_format_error(data: bytes, message: str) -> None:
 def test_a_ten_megabyte_line_is_refused() -> None:
     with pytest.raises(FormatError, match="line 1: line is"):
         read_file("ini", "", b"a = " + b"x" * (10 << 20), ReadOptions(locale="fr"))
+
+
+_KEY_PARTS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)
+_KEYS = st.lists(_KEY_PARTS, min_size=1, max_size=3).map(".".join)
+_TEXTS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+
+
+def _written(text: str) -> str:
+    """The text between the quotes of an INI export: what PHP's raw scanner and configparser give back."""
+    return (text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+            .replace("\n", "\\n").replace("\r", "\\r"))
+
+
+def _php_sections(pairs: dict[str, str], transform) -> dict[str, object]:
+    """What parse_ini_string with sections gives for these INI keys and texts."""
+    result: dict[str, object] = {}
+    for key, text in pairs.items():
+        section, _, name = key.rpartition(".")
+        place = result.setdefault(section, {}) if section else result
+        place[name] = transform(text)  # type: ignore[index]
+    return result
+
+
+def _no_key_is_a_section(keys: list[str]) -> bool:
+    """PHP keeps a section over a top-level key of the same name, whatever the writer does."""
+    sections = {key.rpartition(".")[0] for key in keys}
+    return not any(key in sections for key in keys if "." not in key)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_KEYS, _TEXTS, min_size=1, max_size=12)
+       .filter(lambda pairs: len({ini_key(key) for key in pairs}) == len(pairs))
+       .filter(lambda pairs: _no_key_is_a_section([ini_key(key) for key in pairs])))
+def test_every_key_and_text_reads_back_in_both_php_scanners_configparser_and_gloss(
+        tmp_path_factory: pytest.TempPathFactory, pairs: dict[str, str]) -> None:
+    catalogue = Catalogue(locales=["fr"], units=[Unit(id=key, translations={"fr": Translation(text)})
+                                                 for key, text in pairs.items()])
+    data = export_file(catalogue, "ini", "", options(locale="fr")).data
+    path = save(tmp_path_factory.mktemp("ini"), data)
+    written = {ini_key(key): text for key, text in pairs.items()}
+    php_line_breaks = lambda text: text.replace("\n", "\\n").replace("\r", "\\r")  # noqa: E731
+    assert php_parse_ini(path, raw=False) == _php_sections(written, php_line_breaks)
+    assert php_parse_ini(path, raw=True) == _php_sections(written, _written)
+    sections = configparser_read(data)
+    assert {f"{section}.{name}" if section != "top" else name: value
+            for section, keys in sections.items() for name, value in keys.items()} == {
+        key: f'"{_written(text)}"' for key, text in written.items()}
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert {unit.id: unit.translation("fr").text for unit in read.units} == written
+
+
+@pytest.mark.parametrize("key, written", [
+    ("no", "no_"), ("Off", "Off_"), ("menu.NULL", "menu.NULL_"), ("yes.no", "yes.no_"), ("menu.", "menu._"),
+    (".x", "_.x"), ("DEFAULT.x", "DEFAULT_.x"), ("a{b}.c!d", "a_b_.c_d"), ("nothing", "nothing"),
+])
+def test_keys_php_reads_as_constants_or_cannot_hold_get_a_documented_rewrite(key: str, written: str) -> None:
+    assert ini_key(key) == written
+
+
+def test_a_text_ini_cannot_carry_is_an_export_error_naming_its_key() -> None:
+    catalogue = Catalogue(locales=["fr"], units=[Unit(id="nul", translations={"fr": Translation("a\x00b")})])
+    with pytest.raises(ExportError, match="'nul' holds the character U\\+0000"):
+        export_file(catalogue, "ini", "", options(locale="fr"))
+
+
+def test_line_breaks_inside_quotes_as_loco_writes_them_are_one_value() -> None:
+    data = ';; Loco\nsample = "line one\nline \\"two\\"" ; note\nnext = "x"\n'.encode()
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert {unit.id: unit.translation("fr").text for unit in read.units} == {
+        "sample": 'line one\nline "two"', "next": "x"}
+
+
+def test_a_value_that_starts_with_a_quoted_word_is_read_as_the_text_it_is() -> None:
+    data = 'LifeMeterType="Surround" puts the bar behind the field. ; c\nz = 1\n'.encode()
+    read = read_file("ini", "", data, ReadOptions(locale="pl"))
+    assert read.unit("LifeMeterType").translation("pl").text == '"Surround" puts the bar behind the field.'
+
+
+def test_a_quote_never_closed_names_the_line_it_opened_on() -> None:
+    with pytest.raises(FormatError, match="line 2: unterminated"):
+        read_file("ini", "", b'a = 1\nb = "open\nc = 2\n', ReadOptions(locale="fr"))
+
+
+def test_a_key_given_twice_keeps_its_last_value_and_the_answer_names_both_lines() -> None:
+    data = b"a = 1\n[s]\nb = 2\np[one] = x\n[s]\nb = 3\np[one] = y\np[other] = z\n"
+    read = read_file("ini", "", data, ReadOptions(locale="fr"))
+    assert read.unit("s.b").translation("fr").text == "3"
+    assert read.unit("s.p").translation("fr").plurals["one"] == "y"
+    assert [unit.id for unit in read.units] == ["a", "s.b", "s.p"]
+    assert read.warnings == ["line 6: duplicate key 's.b' (first at line 3); the last value is kept",
+                             "line 7: duplicate key 's.p[one]' (first at line 4); the last value is kept"]

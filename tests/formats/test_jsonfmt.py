@@ -44,12 +44,15 @@ def test_default_json_holds_texts_only_and_a_template_keeps_every_key() -> None:
     assert all(isinstance(value, str) for key, value in data.items() if key != "files")
     assert all(isinstance(value, str) for value in leaves(data))
     template = json.loads(export_file(rich_catalogue(("ru",)), "json", "", options(template=True)).data)
-    assert template["untouched"] is None
+    assert template["untouched"] == ""  # keys only, and never a null
 
 
-def test_i18next_and_multi_json_keep_untranslated_units_as_null() -> None:
-    assert parsed(rich_catalogue(("ru",)), "json", "i18next", locale="ru")["untouched"] is None
-    assert parsed(rich_catalogue(("ru", "fr")), "json", "multi", all_locales=True)["ru"]["untouched"] is None
+def test_i18next_multi_json_and_arb_leave_untranslated_units_out_unless_they_are_asked_for() -> None:
+    assert "untouched" not in parsed(rich_catalogue(("ru",)), "json", "i18next", locale="ru")
+    assert "untouched" not in parsed(rich_catalogue(("ru", "fr")), "json", "multi", all_locales=True)["ru"]
+    assert "untouched" not in parsed(rich_catalogue(("ru",)), "arb", locale="ru")
+    asked = parsed(rich_catalogue(("ru",)), "json", "i18next", locale="ru", status="untranslated")
+    assert asked["untouched"] == ""
 
 
 def test_no_expand_keeps_dotted_keys_flat() -> None:
@@ -180,13 +183,13 @@ def test_i18next_lone_suffix_is_an_ordinary_key() -> None:
 def test_arb_layout_with_icu_plural_and_metadata() -> None:
     data = parsed(rich_catalogue(("fr",)), "arb", locale="fr-FR")
     assert data["@@locale"] == "fr_FR"
-    assert data["files"] == "{count, plural, one{%d one (fr-FR)} other{%d other (fr-FR)}}" or data["files"] is None
+    assert data.get("files") in ("{count, plural, one{%d one (fr-FR)} other{%d other (fr-FR)}}", None)
     data = parsed(rich_catalogue(("fr",)), "arb", locale="fr")
     assert data["files"] == "{count, plural, one{%d one (fr)} other{%d other (fr)}}"
     assert data["@files"] == {"placeholders": {"count": {"type": "num"}}}
     assert data["@greeting"] == {"description": "Shown on the home page"}
     assert data["@menu.open"] == {"context": "File menu"}
-    assert data["untouched"] is None
+    assert "untouched" not in data and "@untouched" not in data
 
 
 def test_arb_plural_with_explicit_zero_stays_text() -> None:
@@ -259,3 +262,12 @@ def test_every_json_corpus_file_imports_or_explains_why_not(folder: str, ext: st
         except FormatError as error:  # pragma: no cover - every current file imports
             pytest.fail(f"{path.name}: {error}")
         assert read.units, path.name
+
+
+@pytest.mark.parametrize("header", [{}, "", {"domain": "messages", "plural_forms": "nplurals=2; plural=(n != 1);"}])
+def test_a_jed_domain_whose_header_names_no_language_reads_into_the_locale_given(header) -> None:
+    data = json.dumps({"domain": "messages", "locale_data": {"messages": {"": header, "Hello": ["Bonjour"]}}})
+    catalogue = read_file("json", "jed", data.encode(), ReadOptions(locale="fr"))
+    assert catalogue.unit("Hello").translation("fr").text == "Bonjour"
+    with pytest.raises(FormatError, match="does not say its language .no lang in the header of domain 'messages'"):
+        read_file("json", "jed", data.encode(), ReadOptions())

@@ -44,8 +44,8 @@ def save(tmp_path: Path, data: bytes) -> Path:
 def test_array_export_is_included_by_php_as_the_expected_array(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "", options(locale="fr")).data)
     assert php_include(path) == {
-        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"), "missing": None,
-    }
+        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"),
+    }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
 def test_symfony_export_has_pipe_plurals(tmp_path: Path) -> None:
@@ -58,8 +58,8 @@ def test_symfony_export_has_pipe_plurals(tmp_path: Path) -> None:
 def test_codeigniter_export_fills_lang(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "codeigniter", options(locale="fr")).data)
     assert php_codeigniter(path) == {
-        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"), "missing": None,
-    }
+        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"),
+    }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
 def test_codeigniter_and_constants_take_an_explicit_namespace_prefix(tmp_path: Path) -> None:
@@ -72,8 +72,8 @@ def test_codeigniter_and_constants_take_an_explicit_namespace_prefix(tmp_path: P
 def test_constants_export_defines_every_key(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "constants", options(locale="fr")).data)
     assert php_constants(path) == {
-        **TEXTS, "menu.file.open": "Ouvrir", "menu.edit": "Édition", "files": plural_texts("fr"), "missing": None,
-    }
+        **TEXTS, "menu.file.open": "Ouvrir", "menu.edit": "Édition", "files": plural_texts("fr"),
+    }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
 @pytest.mark.parametrize("variant", ["", "symfony", "codeigniter", "constants"])

@@ -9,19 +9,7 @@ from formats import Catalogue, ReadOptions, Translation, Unit, export_file, read
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, rich_catalogue, run_tool
-
-
-def lrelease_and_lconvert(tmp_path: Path, data: bytes, *extra: str) -> str:
-    """Assert lrelease compiles the TS file and lconvert converts it to PO; the PO text."""
-    lrelease, lconvert = require_tool("lrelease"), require_tool("lconvert")
-    source = tmp_path / "export.ts"
-    source.write_bytes(data)
-    compiled = run_tool(lrelease, *extra, source, "-qm", tmp_path / "export.qm")
-    assert compiled.returncode == 0 and (tmp_path / "export.qm").stat().st_size > 0, compiled.stderr
-    assert "error" not in compiled.stderr.lower(), compiled.stderr
-    converted = run_tool(lconvert, "-i", source, "-o", tmp_path / "export.po")
-    assert converted.returncode == 0, converted.stderr
-    return (tmp_path / "export.po").read_text(encoding="utf-8")
+from .validators import lrelease_and_lconvert
 
 
 @pytest.mark.parametrize("locale", PLURAL_LOCALES)

@@ -10,6 +10,7 @@ from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, expo
 from tests.support import require_tool
 
 from .samples import options, rich_catalogue, run_tool
+from .validators import genrb
 
 
 def bundle_catalogue() -> Catalogue:
@@ -67,22 +68,6 @@ def derb(tmp_path: Path, data: bytes, name: str = "fr") -> str:
     result = run_tool(tool, "-s", folder, "-c", f"{name}.res")  # derb wants the folder apart from the name
     assert result.returncode == 0, result.stderr
     return result.stdout
-
-
-def genrb(tmp_path: Path, data: bytes) -> bytes:
-    """Compile a .txt with ICU's genrb, failing the test when genrb refuses it; returns the .res."""
-    tool = require_tool("genrb")
-    source = tmp_path / "bundle.txt"
-    source.write_bytes(data)
-    out = tmp_path / "genrb-out"
-    out.mkdir(exist_ok=True)
-    for old in out.glob("*.res"):
-        old.unlink()
-    result = run_tool(tool, "-k", "-d", out, source)
-    assert result.returncode == 0, result.stderr + "\n" + data.decode("utf-8", "replace")
-    produced = list(out.glob("*.res"))
-    assert len(produced) == 1
-    return produced[0].read_bytes()
 
 
 def test_res_we_write_is_read_by_derb_with_the_same_strings(tmp_path: Path) -> None:

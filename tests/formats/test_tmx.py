@@ -9,15 +9,7 @@ from formats import ReadOptions, export_file, read_file
 from tests.support import corpus_path, require_tool, schema_path
 
 from .samples import export_text, options, rich_catalogue, run_tool
-
-
-def dtd_check(tmp_path: Path, data: bytes) -> None:
-    """Assert that xmllint validates the document against tmx14.dtd."""
-    xmllint = require_tool("xmllint")
-    path = tmp_path / "export.tmx"
-    path.write_bytes(data)
-    result = run_tool(xmllint, "--noout", "--nonet", "--dtdvalid", schema_path("tmx14.dtd"), path)
-    assert result.returncode == 0, result.stderr + "\n" + data.decode("utf-8", "replace")[:3000]
+from .validators import dtd_check
 
 
 @pytest.mark.parametrize("shape", [{"all_locales": True}, {"locale": "ru"}, {"template": True},
@@ -74,3 +66,12 @@ def test_translate_toolkit_reads_our_export() -> None:
     store = tmx.tmxfile.parsestring(data)
     sources = [unit.source for unit in store.units]
     assert "Open" in sources and 'Say "hi" \\ wave\nthen\tleave' in sources
+
+
+def test_a_doctype_naming_an_older_tmx_dtd_as_omegat_writes_it_reads_without_loading_it() -> None:
+    data = (b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tmx SYSTEM "tmx11.dtd">\n<tmx version="1.1">\n'
+            b'<header creationtool="OmegaT" o-tmf="OmegaT TMX" adminlang="EN-US" datatype="plaintext" '
+            b'segtype="sentence" srclang="EN"/>\n<body><tu><tuv lang="EN"><seg>Open</seg></tuv>'
+            b'<tuv lang="AR"><seg>\xd9\x81\xd8\xaa\xd8\xad</seg></tuv></tu></body></tmx>\n')
+    catalogue = read_file("tmx", "", data, ReadOptions())
+    assert [unit.translation("ar").text for unit in catalogue.units] == ["فتح"]

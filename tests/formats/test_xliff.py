@@ -10,17 +10,9 @@ from formats import Catalogue, ReadOptions, Translation, Unit, export_file, read
 from tests.support import corpus_path, require_tool, schema_path
 
 from .samples import PLURAL_LOCALES, export_text, options, rich_catalogue, run_tool
+from .validators import xmllint_schema
 
 SCHEMAS = ("xliff-core-1.2-strict.xsd", "xliff-core-1.2-transitional.xsd")
-
-
-def xmllint_schema(tmp_path: Path, data: bytes, schema: str) -> None:
-    """Assert that xmllint validates the document against a schema of ../shared/schemas."""
-    xmllint = require_tool("xmllint")
-    path = tmp_path / "export.xlf"
-    path.write_bytes(data)
-    result = run_tool(xmllint, "--noout", "--nonet", "--schema", schema_path(schema), path)
-    assert result.returncode == 0, result.stderr + "\n" + data.decode("utf-8", "replace")[:3000]
 
 
 @pytest.mark.parametrize("schema", SCHEMAS)

@@ -198,9 +198,14 @@ def git(repo: Path, *args: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the hostile corpus
-READABLE = [("po", ""), ("pot", ""), ("mo", ""), ("json", ""), ("json", "multi"), ("json", "jed"),
-            ("json", "chrome"), ("json", "i18next"), ("json", "i18next3"), ("json", "i18next4"), ("arb", ""),
-            ("csv", "")]
+def _readable() -> list[tuple[str, str]]:
+    """Every readable (ext, variant) of the registry: a new reader joins the hostile corpus by registering."""
+    from formats.registry import FORMATS
+
+    return [(spec.ext, spec.variant) for spec in FORMATS if spec.readable]
+
+
+READABLE = _readable()
 
 
 def _json_shapes(n: int) -> Iterator[tuple[str, bytes]]:
@@ -262,10 +267,71 @@ SHAPES = {"po": _po_shapes, "pot": _po_shapes, "mo": _mo_shapes, "json": _json_s
           "csv": _csv_shapes}
 
 
-def hostile_corpus(size: int) -> Iterator[tuple[str, str, str, bytes]]:
-    """(label, ext, variant, data) for every readable format and every hostile shape, about `size` bytes."""
+def _garbage_shapes(n: int) -> Iterator[tuple[str, bytes]]:
+    """Bytes of no format that stress every scanner: long lines, runs of quotes, escapes, comment openers and
+    nesting, in each format's syntax family."""
+    yield "long-line", b"x" * n
+    yield "quote-heavy", b'"' * n
+    yield "single-quote-heavy", b"'" * n
+    yield "escape-heavy", b'\\"' * (n // 2)
+    yield "unicode-escapes", b"\\u00e9" * (n // 6)
+    yield "c-comments", b"/*" * (n // 2)
+    yield "xml-comments", b"<!--" * (n // 4)
+    yield "hash-comments", b"#\n" * (n // 2)
+    yield "braces", b"{" * n
+    yield "brackets", b"[" * n
+    yield "elements", b"<a>" * (n // 3)
+    yield "indents", b"".join(b" " * (i % 64) + b"k:\n" for i in range(n // 40))
+    yield "bad-utf8", b"\xff\xfe" * (n // 2)
+
+
+def _hostile_catalogues(n: int) -> dict[str, tuple[str, int, int]]:
+    """label -> (text, units, key depth): catalogues a writer turns into escape-, quote- and entry-heavy files
+    of its own syntax, of about `n` bytes."""
+    return {
+        "escaped-units": ('"\\\n\t\'<&>{}%s' * 8, n // 150, 1),  # many entries full of escapes
+        "many-short-units": ('v"', max(1, n // 16), 1),  # as many entries as the size allows
+        "one-escaped-text": ('\\"\n' * (n // 4), 1, 1),  # one huge text of nothing but escapes
+        "long-text": ("é" * (n // 2), 1, 1),
+        "deep-keys": ("x", max(1, n // 400), 40),
+    }
+
+
+def _written_shapes(ext: str, variant: str, n: int) -> Iterator[tuple[str, bytes]]:
+    """Valid files of the format itself, made by its writer from hostile catalogues (a readable format without
+    a writer gets none): the shapes a real file can take."""
+    from formats import Catalogue, ExportOptions, Translation, Unit, export_file
+    from formats.registry import lookup
+
+    spec = lookup(ext, variant)
+    if not spec.writable:
+        return
+    for label, (text, count, depth) in _hostile_catalogues(n).items():
+        prefix = ".".join(f"k{level}" for level in range(depth - 1))
+        units = [Unit(id=f"{prefix}.u{number}" if prefix else f"u{number}",
+                      translations={"en": Translation(text), "fr": Translation(text)}) for number in range(count)]
+        catalogue = Catalogue(source_locale="en", locales=["en", "fr"], units=units)
+        try:
+            data = export_file(catalogue, ext, variant, ExportOptions(locale="fr", all_locales=spec.multi_locale)).data
+        except Exception:  # noqa: BLE001 - a text the format cannot carry (XML and U+0000...): no such file
+            continue
+        yield f"written-{label}", data
+
+
+def malformed_corpus(size: int) -> Iterator[tuple[str, str, str, bytes]]:
+    """(label, ext, variant, data): broken files of the formats with shapes of their own (`SHAPES`), each of
+    which a server must refuse with a JSON 4xx; about `size` bytes each."""
     for ext, variant in READABLE:
-        for label, data in SHAPES[ext](size):
+        for label, data in (SHAPES[ext](size) if ext in SHAPES else ()):
+            yield f"{ext}{'/' + variant if variant else ''}:{label}", ext, variant, data
+
+
+def hostile_corpus(size: int) -> Iterator[tuple[str, str, str, bytes]]:
+    """(label, ext, variant, data) for every readable format of the registry: its malformed shapes, valid files
+    its writer makes from hostile texts, and garbage in every syntax family; about `size` bytes each."""
+    yield from malformed_corpus(size)
+    for ext, variant in READABLE:
+        for label, data in [*_written_shapes(ext, variant, size), *_garbage_shapes(size)]:
             yield f"{ext}{'/' + variant if variant else ''}:{label}", ext, variant, data
 
 

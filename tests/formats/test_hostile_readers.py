@@ -1,0 +1,52 @@
+"""Every readable format of the registry reads hostile bytes in linear time (Hostile input II §6): at most 10 ms
+per KB, and no faster growth than the size's, on garbage and on valid files its own writer made from hostile
+catalogues (tests/reliability/harness.py builds both for every registered reader; the reliability suite sends the
+malformed ones to a real server)."""
+from __future__ import annotations
+
+import time
+
+from formats import FormatsError, ReadOptions, read_file
+from tests.reliability.harness import READABLE, hostile_corpus
+
+SIZE = 256 * 1024
+MS_PER_KB = 10.0
+# A linear reader takes about as long per KB on a file four times larger; a quadratic one four times as long.
+# Growth is judged only where a read takes long enough to measure (>= 1 ms per KB on the larger file).
+GROWTH = 2.5
+MEASURABLE_MS_PER_KB = 1.0
+
+
+def ms_per_kb(ext: str, variant: str, data: bytes, runs: int = 1) -> float:
+    """The best of `runs` reads, in ms per KB (a refusal is an answer too, and must be as quick)."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        try:
+            read_file(ext, variant, data, ReadOptions(locale="fr"))
+        except FormatsError:
+            pass
+        best = min(best, time.perf_counter() - started)
+    return best * 1000 / max(len(data) / 1024, 1)
+
+
+def test_the_hostile_corpus_covers_every_readable_format_of_the_registry() -> None:
+    from formats.registry import FORMATS
+
+    every = {(spec.ext, spec.variant) for spec in FORMATS if spec.readable}
+    assert set(READABLE) == every and len(every) >= 30
+    assert {(ext, variant) for _, ext, variant, _ in hostile_corpus(1024)} == every
+
+
+def test_every_reader_reads_every_hostile_file_in_linear_time() -> None:
+    small = {label: data for label, _, _, data in hostile_corpus(SIZE // 4)}
+    slow = []
+    for label, ext, variant, data in hostile_corpus(SIZE):
+        large = ms_per_kb(ext, variant, data)
+        if large > MS_PER_KB:
+            slow.append((label, f"{large:.2f} ms/KB"))
+        elif large >= MEASURABLE_MS_PER_KB and label in small:
+            smaller = ms_per_kb(ext, variant, small[label], runs=3)
+            if large > GROWTH * smaller and ms_per_kb(ext, variant, data, runs=2) > GROWTH * smaller:
+                slow.append((label, f"{smaller:.2f} -> {large:.2f} ms/KB on a file 4x larger"))
+    assert slow == []
