@@ -9,7 +9,8 @@ Option semantics decided here:
 - status: comma list of `translated` (has non-blank text, flagged or not), `untranslated`,
   `blank-translation`, `flagged` (any flag), a flag name, `all`; same any/none rule with `!`.
   It is checked on the target locale (every exported locale for multi-locale files: a unit passes if
-  one of them matches; the source locale for templates).
+  one of them matches, and only its matching translations are written, except a bilingual format's
+  source, which is the unit's key side; the source locale for templates).
 - order: `created` keeps catalogue order, `id` sorts by asset ID.
 - fallback: a unit untranslated in the target locale takes the fallback locale's translation (plural
   forms re-mapped by category); blank or flagged translations are not replaced.
@@ -142,7 +143,9 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
-    if not template and not options.fallback and not options.printf and index == "id" and spec.key_filter is None:
+    per_translation = options.all_locales and bool(options.status.strip())
+    if (not template and not options.fallback and not options.printf and index == "id" and spec.key_filter is None
+            and not per_translation):
         # the most common case in one pass: keyed by asset ID (as below)
         return KeyedEntries(source, template, locales, wanted, index, _entries_by_id(units))
     if not template and not options.fallback:  # the common case, without a call per unit
@@ -161,7 +164,26 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     else:
         for entry in entries:
             entry.key = _raw_key(entry, index, source, spec)
+    if per_translation:  # a multi-locale file: status selects each translation, not the whole unit
+        status_in, status_out = status_terms(options.status)
+        for entry in entries:
+            entry.translations = {code: translation for code, translation in entry.translations.items()
+                                  if (spec.bilingual and code == source)  # the key side of the unit
+                                  or _matches(status_in, status_out,
+                                              lambda term: translation_has_status(translation, term))}
+    if template and not spec.bilingual:
+        for entry in entries:
+            entry.translations = _keys_only(entry.translations, source)
     return KeyedEntries(source, template, locales, wanted, index, entries)
+
+
+def _keys_only(translations: dict[str, Translation], source: str) -> dict[str, Translation]:
+    """A template's translations: the source's texts emptied, so no writer can put them in the file (only
+    bilingual formats, whose key side is the source text, keep it)."""
+    found = translations.get(source)
+    if found is None or not found.translated:
+        return translations
+    return {source: Translation(text="", plurals={name: "" for name in found.plurals})}
 
 
 def _entries_by_id(units: list[Unit]) -> list[Entry]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .catalogue import Catalogue
-from .errors import UnsupportedFormat
+from .errors import OptionError, UnsupportedFormat
 from .options import ReadOptions
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
@@ -72,7 +72,8 @@ class FormatSpec:
     default_charset: the output charset when none is asked for; escapes_charset: the writer escapes
     characters the charset cannot hold (properties `\\uXXXX`), so they are not an export error.
     variant_names: other names of this variant in the `format` option (the default's own name, which
-    the specification lists: `android` for xml, `simple` for yml, `zend` for php).
+    the specification lists: `android` for xml, `simple` for yml, `zend` for php; Loco's `symfony` for xlf).
+    bilingual: the source text is the key side of each unit (XLIFF <source>): templates keep it.
     """
 
     ext: str
@@ -97,6 +98,7 @@ class FormatSpec:
     body_writer: Writer | None = None
     default_charset: str = "utf-8"
     escapes_charset: bool = False
+    bilingual: bool = False  # source text is the key side of each unit (XLIFF <source>), kept in templates
     variant_names: tuple[str, ...] = ()
 
     @property
@@ -153,7 +155,7 @@ plist, apple_strings, stringsdict, xcstrings = (_FormatModule(f".apple.{name}") 
 icu_binary, icu_text = _FormatModule(".resbundle.binary"), _FormatModule(".resbundle.text")
 resource_key = _FormatModule(".resbundle.tree").resource_key
 
-_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True)
+_GETTEXT: dict[str, Any] = dict(default_index="text", context_in_key=True, bilingual=True)
 _PO_PARTS: dict[str, Any] = dict(head_writer=gettext.po_head, body_writer=gettext.po_body)
 _GETTEXT_ARCHIVE = "{locale_}/LC_MESSAGES/{project}.{ext}"
 _PO_TYPE = "text/x-gettext-translation; charset=utf-8"
@@ -231,14 +233,15 @@ FORMATS: tuple[FormatSpec, ...] = (
                multi_locale=True, context_in_key=True),
     FormatSpec("xlf", "", "XLIFF 1.2", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff,
                "XLIFF 1.2 (also reads 2.0): source/target pairs with states, notes, contexts and plural groups",
-               aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True),
+               aliases=("xliff",), capabilities=Capabilities(comments=True, references=True), multi_locale=True,
+               variant_names=("symfony",), bilingual=True),  # Loco's Symfony XLIFF is XLIFF 1.2 keyed by asset ID, as ours
     FormatSpec("xlf", "xcode", "Xcode XLIFF", _XLIFF_TYPE, xliff.read_xliff, xliff.write_xliff_xcode,
                "XLIFF 1.2 as Xcode exports it: Localizable.strings and stringsdict plurals",
-               capabilities=Capabilities(context=False), multi_locale=True,
+               capabilities=Capabilities(context=False), multi_locale=True, bilingual=True,
                archive_path="{locale}.xcloc/Localized Contents/{locale}.{ext}"),
     FormatSpec("tmx", "", "TMX 1.4", _XML_TYPE, tmx.read_tmx, tmx.write_tmx,
                "Translation memory: every locale of a unit in one <tu>",
-               capabilities=Capabilities(comments=True), multi_locale=True),
+               capabilities=Capabilities(comments=True), multi_locale=True, bilingual=True),
     FormatSpec("ts", "", "Qt Linguist", _XML_TYPE, qt.read_ts, qt.write_ts,
                "Qt Linguist TS 2.1: contexts, numerus plurals, unfinished translations, comments",
                capabilities=Capabilities(comments=True, references=True), archive_path="{project}_{locale_}.ts",
@@ -419,16 +422,48 @@ def _android_qualifier(locale: str) -> str:
     return "b+" + "+".join(parts)
 
 
-def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = None) -> str:
-    """Where a locale's file sits in an archive, in the layout that format's users expect.
+_PLACEHOLDER = re.compile(r"\{%?([a-z_0-9]+)\}")
 
-    Placeholders of `FormatSpec.archive_path`: {locale} (pt-BR), {locale_} (pt_BR), {language} (pt),
-    {android} (pt-rBR, b+sr+Latn), {project}, {ext} (as requested, else the spec's).
+
+def _locale_parts(locale: str) -> dict[str, str]:
+    """A locale tag's subtags as Loco's path placeholders name them: {lang}, {script}, {region}, {variant}."""
+    parts = _SUBTAG.findall(locale)
+    found = {"lang": parts[0] if parts else "", "script": "", "region": "", "variant": ""}
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha() and not found["script"]:
+            found["script"] = part.title()
+        elif (len(part) == 2 and part.isalpha() or len(part) == 3 and part.isdigit()) and not found["region"]:
+            found["region"] = part.upper()
+        elif not found["variant"]:
+            found["variant"] = part
+    return found
+
+
+def archive_path(spec: FormatSpec, locale: str, project: str, ext: str | None = None, pattern: str = "",
+                 namespace: str = "") -> str:
+    """Where a locale's file sits in an archive: the request's `path` pattern, else the format's layout.
+
+    Placeholders ({name}, or Loco's older {%name}): {locale} (pt-BR), {locale_} (pt_BR), {language} and {lang}
+    (pt), {script}, {region}, {variant} (subtags), {android} (pt-rBR, b+sr+Latn), {project}, {namespace}
+    (the namespace option, else the project), {ext} (as requested, else the spec's) and {extension} (the same).
+    OptionError for an unknown placeholder or a path that is absolute or climbs out with `..`.
     """
-    return spec.archive_path.format(
-        locale=locale, locale_=locale.replace("-", "_"), language=_SUBTAG.findall(locale)[0] if locale else "",
-        android=_android_qualifier(locale) if locale else "", project=project, ext=ext or spec.ext,
-    )
+    values = {"locale": locale, "locale_": locale.replace("-", "_"), "language": _SUBTAG.findall(locale)[0] if locale
+              else "", "android": _android_qualifier(locale) if locale else "", "project": project,
+              "namespace": namespace or project, "ext": ext or spec.ext, "extension": ext or spec.ext,
+              **_locale_parts(locale)}
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(1) not in values:
+            raise OptionError(f"unknown placeholder {match.group(0)!r} in path; known: "
+                              + ", ".join("{" + name + "}" for name in values))
+        return values[match.group(1)]
+
+    path = _PLACEHOLDER.sub(fill, pattern or spec.archive_path)
+    segments = path.replace("\\", "/").split("/")
+    if not path or path.startswith(("/", "\\")) or ".." in segments or "" in segments or ":" in segments[0]:
+        raise OptionError(f"path {path[:200]!r} must be relative, without empty or '..' segments")
+    return path
 
 
 def archive_per_locale(spec: FormatSpec) -> bool:

@@ -169,12 +169,14 @@ def export_archive(ext: str):
     if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
         options = export_options(snap, all_locales=True)
         exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
-        files.append((archive_path(spec, "", g.key.project, ext.lower()), exported.data))
+        files.append((_member_path(spec, "", ext), exported.data))
     for record in snap.locales() if not files else ():
         code = record["code"]
         options = export_options(snap, locale=code)
         exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
-        files.append((archive_path(spec, code, g.key.project, ext.lower()), exported.data))
+        files.append((_member_path(spec, code, ext), exported.data))
+    if len({name for name, _ in files}) != len(files):
+        raise formats.OptionError("path must name the locale (e.g. {locale}): several locales would share a file")
     stamp = _exported_at(snap)
     comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"
     if kind == "zip":
@@ -192,6 +194,12 @@ def export_archive(ext: str):
             info.size, info.mtime = len(data), int(stamp.timestamp())
             archive.addfile(info, io.BytesIO(data))
     return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
+
+
+def _member_path(spec, locale: str, ext: str) -> str:
+    """A locale's file name in the archive: the request's `path` pattern ([doc DOCS-paths]), else the format's."""
+    return archive_path(spec, locale, g.key.project, ext.lower(), request.args.get("path", ""),
+                        request.args.get("namespace", ""))
 
 
 def _zip_level(size: int) -> int:

@@ -207,9 +207,7 @@ def write_strings(doc: ExportDocument) -> str:
     parts = [block_comment(doc.banner, "/*") + "\n"] if doc.banner else []
     locale = doc.locale or doc.source_locale
     for entry in doc.entries:
-        text = entry.translation(locale).text
-        if doc.template:
-            text = entry.translation(doc.source_locale).text or entry.key
+        text = entry.translation(locale).text  # "" in a template: the pipeline empties source texts
         if text is None:
             continue
         if entry.unit.notes and not doc.options.no_comments:

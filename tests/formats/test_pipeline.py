@@ -115,7 +115,7 @@ def test_status_filter(status: str, expected: list[str]) -> None:
     assert selected(STATUSES, status=status) == expected
 
 
-def test_status_in_a_multi_locale_export_keeps_units_matching_in_any_locale() -> None:
+def test_status_in_a_multi_locale_export_keeps_units_matching_in_any_locale_and_only_matching_translations() -> None:
     catalogue = make(
         Unit(id="everywhere", translations={"en": Translation("A"), "fr": Translation("B"), "de": Translation("C")}),
         Unit(id="no-german", translations={"en": Translation("D"), "fr": Translation("E")}),
@@ -124,7 +124,7 @@ def test_status_in_a_multi_locale_export_keeps_units_matching_in_any_locale() ->
     )
     data = json.loads(export_file(catalogue, "json", "multi", options(all_locales=True, status="untranslated")).data)
     assert list(data["de"]) == ["no-german", "source-only"]
-    assert data["fr"] == {"no-german": "E", "source-only": ""}  # asked for: an empty text, never a null
+    assert data["fr"] == {"no-german": "", "source-only": ""}  # "E" is translated: not selected (#26)
 
 
 # --- order -------------------------------------------------------------------------------------
