@@ -8,6 +8,7 @@ from pathlib import Path
 
 from storage.errors import StorageError
 from storage.keys import ACCESS_TYPES, KeyStore
+from storage.sessions import SessionStore
 from storage.store import Store
 
 from . import default_data_dir
@@ -104,7 +105,10 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
     record = KeyStore(args.data / "keys.json").revoke(args.key)
-    print(f"Revoked key {record.id} ({record.access}, project {record.project})")
+    # the server refuses them anyway (it checks the key of every session); this removes them at once
+    ended = SessionStore(args.data).end_for_key(record.id)
+    print(f"Revoked key {record.id} ({record.access}, project {record.project}); "
+          f"ended {ended} dashboard session(s)")
     return 0
 
 
