@@ -20,7 +20,8 @@ class GlossServer(BaseApplication):
     def load(self):
         from . import create_app
 
-        app = create_app(self.data_dir, config=self.config)  # in each worker (no preloading): the election is between workers
+        # in each worker (no preloading): the election is between workers
+        app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
         return app
 

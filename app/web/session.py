@@ -80,8 +80,8 @@ def check_csrf() -> None:
 
 def signed_in_key() -> ApiKey | None:
     """The key record of the session; None when signed out, the session expired or its key was revoked."""
-    session_id = session.get(SESSION_ID)
-    if not session_id:
+    session_id = _session_id()
+    if session_id is None:
         return None
     sessions, keys = _sessions(), current_app.extensions["gloss.keys"]
     key_id = sessions.resolve(session_id)
@@ -105,10 +105,15 @@ def sign_in(key: str) -> ApiKey | None:
 
 def sign_out() -> None:
     """End the session on the server (a copy of the cookie stops working too) and clear the cookie."""
-    session_id = session.get(SESSION_ID)
-    if session_id:
+    session_id = _session_id()
+    if session_id is not None:
         _sessions().end(session_id)
     session.clear()
+
+
+def _session_id() -> str | None:
+    value = session.get(SESSION_ID)
+    return value if isinstance(value, str) and value else None
 
 
 def _sessions() -> SessionStore:
