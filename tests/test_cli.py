@@ -194,3 +194,17 @@ def test_served_dashboard_sessions_hold_no_key_are_secure_behind_a_proxy_and_end
     assert page(base, "GET", "/changes", cookie)[0] == 200
     assert "ended 2 dashboard session(s)" in gloss(data, "key", "revoke", key).stdout  # this one and `proxied`
     assert {page(base, "GET", "/changes", cookie)[0] for _ in range(8)} == {302}
+
+
+def test_serve_passes_session_settings_to_the_app_and_refuses_a_bad_lifetime(tmp_path):
+    from app import create_app
+    from app.cli import build_parser, web_settings
+
+    args = build_parser().parse_args(["serve", "--session-idle-hours", "2", "--session-max-hours", "24",
+                                      "--secure-cookies"])
+    app = create_app(tmp_path / "data", testing=True, config=web_settings(args))
+    lifetime = app.extensions["gloss.sessions"].lifetime
+    assert (lifetime.idle, lifetime.max, app.config["SESSION_COOKIE_SECURE"]) == (7200, 86400, True)
+    assert web_settings(build_parser().parse_args(["serve"])) == {}  # the environment's, else the defaults
+    result = gloss(tmp_path, "serve", "--session-idle-hours", "0", check=False)
+    assert result.returncode == 2 and "must be a positive number of hours" in result.stderr
