@@ -84,6 +84,10 @@ class KeyStore:
                 found = record
         return found
 
+    def by_id(self, key_id: str) -> ApiKey | None:
+        """The record of a live key named by its public id (what a dashboard session remembers)."""
+        return next((record for record in self.all() if record.id == key_id), None)
+
     def for_project(self, project: str) -> list[ApiKey]:
         return [record for record in self.all() if record.project == project]
 
