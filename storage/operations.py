@@ -19,6 +19,7 @@ from vocabulary import ASSET_PRINTF as PRINTF_STYLES
 from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, unaddressable
 
 from .errors import Conflict, Invalid, NotFound
+from .gitrepo import Person
 from .transaction import Transaction
 from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
 
@@ -35,6 +36,10 @@ class Actor:
 
     def record(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "email": self.email}
+
+    def person(self) -> Person:
+        """The user as a Git identity; a user without an e-mail is named by the numeric id (never by a key)."""
+        return Person(self.name, self.email or f"user-{self.id}@users.gloss")
 
 
 # ----------------------------------------------------------------------------- validation
