@@ -107,9 +107,9 @@ SCHEMAS: dict[str, Any] = {
                     "description": "the plural-form assets the locale uses: member i is the locale's form i"}}},
     "Revision": {"type": "object", "properties": {
         **TRANSLATION_FIELDS,
-        "pushedBy": {"type": "object", "properties": {"name": STRING, "email": STRING},
-                     "description": "only for a revision a Git push made: the pushing key's user (the commit's "
-                                    "committer), where `author` is the name the pushed commit gave"}}},
+        "pushedBy": {"allOf": [_ref("User")],
+                     "description": "only for a revision a Git push made: the pushing key's user (the merge "
+                                    "commit's committer), where `author` is the name the pushed commit gave"}}},
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
         "errors": {"type": "array", "items": STRING}}},

@@ -273,6 +273,6 @@ def revision_record(entry: dict[str, Any]) -> dict[str, Any]:
     where `author` is whoever the pushed commit named."""
     fields = _translation_fields(entry, None)
     del fields["comments"]
-    if entry.get("pushed_by") is not None:
-        fields["pushedBy"] = {"name": entry["pushed_by"].name, "email": entry["pushed_by"].email}
+    if entry.get("pusher"):
+        fields["pushedBy"] = user_record(entry["pusher"])
     return fields

@@ -70,11 +70,10 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     Going back along first-parent history from the snapshot, the entry changes only in the commits that
     change its line of the one chunk file that can hold it: git lists those (`EntryHistory`), so the other
     commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
-    own author and time and the newest commit that holds that state; `pushed_by` (a Person) when the commit
-    that made the revision was a push (see `pusher`). The commit without the entry ends the walk (nothing
-    older belongs to this translation: a deletion resets the count); so the oldest revision costs the walk
-    back to the commit that made it. Renames are followed through the `Renamed-From` trailer (a rename moves
-    the entry's line, so the renaming commit is one of those that change the file).
+    own author and time and the newest commit that holds that state. Revision 1 ends the walk (nothing older
+    belongs to this translation: a deletion resets the count), and so does a commit without the entry.
+    Renames are followed through the `Renamed-From` trailer (a rename moves the entry's line, so the
+    renaming commit is one of those that change the file).
     """
     snapshot = snapshot or project.snapshot()
     asset = snapshot.asset(asset_id)
@@ -87,33 +86,26 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     if commit is None:
         return found
     older = EntryHistory(project.repo, commit, f"{LOCALES_DIR}/{locale}/{chunk_file(number)}", asset_id)
-    made_in: list[bytes | None] = []  # per revision found: the commit that made it (its oldest state)
     try:
-        while entry is not None:
+        while entry is not None and len(found) < limit:
             if not found or found[-1]["rev"] != entry["rev"]:
-                if len(found) == limit:
-                    break
                 found.append(dict(entry, commit=commit.decode()))
-                made_in.append(None)
+            if entry["rev"] <= 1:
+                break
             step = older.previous()
-            made_in[-1] = older.changed_in
             if step is None:
                 break
             commit, entry = step
     finally:
         older.close()
-    for revision, maker in zip(found, made_in):
-        pushed_by = pusher(project.repo.read_commit(maker)) if maker is not None else None
-        if pushed_by is not None:
-            revision["pushed_by"] = pushed_by
     return found
 
 
-def pusher(commit) -> Person | None:
+def pusher(commit, trailers: dict[str, str] | None = None) -> Person | None:
     """Who pushed the commit: the committer of a push's merge commit (storage.receive), whose author is
     only the name the pushed commit gave; None for any other commit, and for pushes merged before the
-    pusher was recorded (their committer is the service)."""
-    if PUSHED not in _trailers(commit.message):
+    pusher was recorded (their committer is the service). `trailers`: the message's, when already read."""
+    if PUSHED not in (_trailers(commit.message) if trailers is None else trailers):
         return None
     committer = Person.parse(commit.committer)
     return None if committer == SERVICE else committer
@@ -130,17 +122,14 @@ class EntryHistory:
     def __init__(self, repo: GitRepo, start: bytes, path: str, key: str):
         self.repo, self.path, self.key = repo, path, key
         self._patches = repo.first_parent_patches(start, [path])
-        self.changed_in: bytes | None = None  # the commit whose change `previous` went back over last
 
     def previous(self) -> tuple[bytes, dict[str, Any] | None] | None:
         """(the newest older commit whose entry differs, the entry there), or None at the root."""
-        self.changed_in = None
         for patch in self._patches:
             removed = entry_lines(patch.removed.get(self.path, []))
             added = entry_lines(patch.added.get(self.path, []))
             if self.key not in removed and self.key not in added:
                 continue
-            self.changed_in = patch.id
             if patch.parent is None:  # the root commit: nothing before it
                 return None
             if self.key not in removed:  # the entry appeared here: created, or renamed from another key
@@ -226,10 +215,11 @@ def _person(ident: bytes) -> tuple[str, str]:
 def _commit_info(commit_id: bytes, commit) -> CommitInfo:
     name, email = _person(commit.author)
     message = commit.message.decode("utf-8", "replace")
+    trailers = _trailers(commit.message)
     return CommitInfo(id=commit_id.decode(), author_name=name, author_email=email,
                       time=iso_from_timestamp(commit.author_time), summary=message.strip().split("\n", 1)[0],
-                      trailers=_trailers(commit.message),
-                      parent=commit.parents[0].decode() if commit.parents else None, pushed_by=pusher(commit))
+                      trailers=trailers, parent=commit.parents[0].decode() if commit.parents else None,
+                      pushed_by=pusher(commit, trailers))
 
 
 class _Walker:

@@ -146,7 +146,7 @@ def merge_push(project: Project, new: bytes, ref: str, pusher: Actor) -> bytes:
     committed by the pusher, under the project's write lock; returns the merge commit."""
     pushed_commit = project.repo.read_commit(new)
     author = Person.parse(pushed_commit.author)
-    actor = Actor(pusher.id, author.name, author.email)
+    actor = Actor(pusher.id, author.name, author.email, pusher=pusher)
     with project.transaction(author, f"Merge push {new.decode()[:12]} into main", "push",
                              [(PUSHED, new.decode()), ("Pushed-To", ref)], first_in_group=True,
                              committer=pusher.person()) as tx:

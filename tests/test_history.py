@@ -285,24 +285,26 @@ def test_a_pushed_revision_names_the_pusher_apart_from_the_author_the_commit_gav
         "Alice Martin|Kim Keyholder|user-7@users.gloss"
     found = revisions(chunked, "a0", "fr")
     assert found[0]["author"]["name"] == "Alice Martin"
-    assert found[0]["pushed_by"] == Person("Kim Keyholder", "user-7@users.gloss")
-    assert not any("pushed_by" in entry for entry in found[1:])  # made by API writes
-    # the oldest revision too: the walk goes back to the commit that made it
-    assert [(entry["rev"], "pushed_by" in entry) for entry in revisions(chunked, "a0", "de")] == [(2, True),
-                                                                                               (1, False)]
+    assert found[0]["pusher"] == {"id": 7, "name": "Kim Keyholder", "email": ""}
+    assert not any("pusher" in entry for entry in found[1:])  # made by API writes
+    assert [(entry["rev"], "pusher" in entry) for entry in revisions(chunked, "a0", "de")] == [(2, True), (1, False)]
     info = history.log(chunked, limit=1)[0][0]
-    assert info.id == merge and info.author_name == "Alice Martin" and info.pushed_by == found[0]["pushed_by"]
-    assert history.commit_changes(chunked, merge)[0].info.pushed_by == found[0]["pushed_by"]
+    assert info.id == merge and info.author_name == "Alice Martin"
+    assert info.pushed_by == Person("Kim Keyholder", "user-7@users.gloss")
+    assert history.commit_changes(chunked, merge)[0].info.pushed_by == info.pushed_by
     assert history.log(chunked, offset=1, limit=1)[0][0].pushed_by is None
 
 
-def test_a_revision_a_push_created_names_its_pusher_and_a_push_merged_by_the_service_names_none(chunked, tmp_path):
-    def edit(clone: Path) -> None:  # a4 is in chunk 2, which no German translation needed yet
-        (clone / "locales/de/0002.json").write_bytes(canonical({"a4": {"text": "fünf", "rev": 1}}))
+def test_a_pushed_pusher_field_is_ignored_and_a_push_merged_by_the_service_names_no_pusher(chunked, tmp_path):
+    def edit(clone: Path) -> None:  # a4 is in chunk 2, which no German translation needed yet; a0 keeps its text
+        forged = {"id": 1, "name": "Alice Martin", "email": "alice@example.com"}
+        (clone / "locales/de/0002.json").write_bytes(canonical({"a4": {"text": "fünf", "rev": 1, "pusher": forged}}))
+        edit_line(clone / "locales/fr/0000.json", "a0", pusher=forged)
 
     merge = push_as(chunked, tmp_path, "Pat", edit, KIM)
-    found = revisions(chunked, "a4", "de")
-    assert [(entry["rev"], entry["pushed_by"].name) for entry in found] == [(1, "Kim Keyholder")]
+    assert [(entry["rev"], entry["pusher"]["name"]) for entry in revisions(chunked, "a4", "de")] == [
+        (1, "Kim Keyholder")]
+    assert "pusher" not in revisions(chunked, "a0", "fr")[0]  # only a pusher field changed: nothing to replay
     legacy = chunked.repo.read_commit(merge.encode())
     legacy.committer = SERVICE.ident()  # pushes merged before the pusher was recorded
     assert history.pusher(legacy) is None
