@@ -670,6 +670,9 @@ def test_a_push_records_the_translator_as_author_and_the_keys_user_as_committer(
     assert revisions[0]["author"]["name"] == "Alice Martin"
     assert (revisions[0]["pushedBy"]["name"], revisions[0]["pushedBy"]["email"]) == ("Kim Keyholder", "kim@example.com")
     assert all("pushedBy" not in revision for revision in revisions[1:])
+    status, changes = server.api("GET", f"/api/diff?to={merge[0]}", server.keys["readonly"])
+    assert status == 200 and [(c["asset"], c["author"]["name"], c["pushedBy"]["name"]) for c in changes] == [
+        ("notes.empty", "Alice Martin", "Kim Keyholder")]
     # the dashboard: the change page, the list of changes and the asset's revision list
     change = dashboard_page(server, server.keys["readonly"], f"/changes/{merge[0]}")
     assert re.search(r'class="author">Alice Martin</span>.*pushed by <span class="pusher">Kim Keyholder</span>',
