@@ -305,7 +305,8 @@ def test_a_pushed_pusher_field_is_ignored_and_a_push_merged_by_the_service_names
     assert [(entry["rev"], entry["pusher"]["name"]) for entry in revisions(chunked, "a4", "de")] == [
         (1, "Kim Keyholder")]
     assert "pusher" not in revisions(chunked, "a0", "fr")[0]  # only a pusher field changed: nothing to replay
-    legacy = chunked.repo.read_commit(merge.encode())
+    assert history.pusher(chunked.repo.read_commit(merge.encode())) == KIM.person()
+    legacy = chunked.repo.read_commit(merge.encode()).copy()  # (a cached object must not change)
     legacy.committer = SERVICE.ident()  # pushes merged before the pusher was recorded
     assert history.pusher(legacy) is None
 
