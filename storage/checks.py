@@ -159,7 +159,7 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
         raise Invalid(f"{where}: `rev` must be a positive integer")
     if "flag" in record and record["flag"] not in FLAGS:
         raise Invalid(f"{where}: unknown flag {record['flag']!r}")
-    for name in ("author", "flagger"):
+    for name in ("author", "pusher", "flagger"):
         if name in record and not isinstance(record[name], dict):
             raise Invalid(f"{where}: `{name}` must be an object")
     _string_fields(where, record, ("modified", "flagged"))

@@ -17,6 +17,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from .errors import Invalid, NotFound
+from .operations import Actor
 
 ACCESS_TYPES = ("full", "readonly", "export")
 
@@ -37,6 +38,10 @@ class ApiKey:
     @property
     def can_write(self) -> bool:
         return self.access == "full"
+
+    def actor(self) -> Actor:
+        """The key's user, for whom the key's writes are made."""
+        return Actor(self.user_id, self.user_name, self.user_email)
 
 
 def digest_of(key: str) -> str:

@@ -248,7 +248,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
     trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True) as tx:
+    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
