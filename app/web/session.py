@@ -22,7 +22,6 @@ from flask import Flask, current_app, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
 from storage.keys import ApiKey
-from storage.operations import Actor
 from storage.sessions import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_SECONDS, Lifetime, SessionStore
 
 from ..auth import ACCESS_ALLOWS, KINDS
@@ -139,7 +138,7 @@ def web_requires(kind: str) -> Callable:
                     return redirect(url_for("web.home"))
                 raise ApiError(401, "You are not signed in")
             g.key = record
-            g.actor = Actor(record.user_id, record.user_name, record.user_email)
+            g.actor = record.actor()
             if not may(kind):
                 raise ApiError(403, "Your key does not allow this")
             return view(*args, **kwargs)
