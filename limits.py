@@ -1,4 +1,4 @@
-"""Every limit Gloss enforces on what clients send, in one place (README "Limits" and the OpenAPI text list them).
+"""Every limit Gloss enforces on what clients send (and on what one worker keeps open), in one place (README "Limits" and the OpenAPI text list them).
 
 This module imports nothing of ours, so every layer (app/, storage/, formats/) may import it. Each refusal
 names the limit it hit with `describe(name)`, e.g. "locale code longer than 64 characters (limit
@@ -45,6 +45,14 @@ MAX_PATH_BYTES = 1024
 MAX_API_VERSION_CHARS = 20
 # Annotated tags a pushed tag may go through to reach its commit (git allows tags of tags; nobody needs many).
 MAX_TAG_CHAIN = 8
+# Projects one worker process keeps open (their cached snapshots in memory), and the pack files (index and
+# data, one descriptor each) they may hold open together: beyond either, the least recently used projects
+# are closed (reopened at their next request). A host with thousands of projects then stays within the
+# common limit of 1,024 open files and a bounded memory per worker. A project unused for
+# `idle_project_seconds` gives its files back even within the budget.
+MAX_OPEN_PROJECTS = 64
+MAX_OPEN_PACK_FILES = 160
+IDLE_PROJECT_SECONDS = 30.0
 
 LIMITS: dict[str, object] = {
     "max_body_bytes": MAX_BODY_BYTES,
@@ -68,6 +76,9 @@ LIMITS: dict[str, object] = {
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,
     "max_tag_chain": MAX_TAG_CHAIN,
+    "max_open_projects": MAX_OPEN_PROJECTS,
+    "max_open_pack_files": MAX_OPEN_PACK_FILES,
+    "idle_project_seconds": IDLE_PROJECT_SECONDS,
 }
 
 

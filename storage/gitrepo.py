@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import io
 import atexit
+import mmap
 import errno
 import os
 import re
@@ -137,6 +138,34 @@ _OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
 def _close_open_repos() -> None:
     for repo in list(_OPEN_REPOS):
         repo.close()
+
+
+def _close_quietly(closable) -> None:
+    try:
+        closable.close()
+    except Exception:  # closing at exit or at collection must never fail either
+        pass
+
+
+def _keep_only_mappings(pack: Pack) -> None:
+    """Close the file objects dulwich keeps beside a pack's mappings, so each pack file is open once.
+
+    Python's mmap (before 3.13's `trackfd`) keeps its own duplicate of the descriptor, so every `.idx` and
+    `.pack` was open twice; once mapped, dulwich reads only through the mapping and closes the mapping
+    itself (closing a closed file again does nothing).
+    """
+    for part in (pack._idx, pack._data):
+        handle = getattr(part, "_file", None)
+        if handle is not None and not handle.closed and isinstance(getattr(part, "_contents", None), mmap.mmap):
+            handle.close()
+
+
+def _descriptors(part: object) -> int:
+    """Descriptors one loaded pack index or pack data holds: its mapping's, and its file's if still open."""
+    if part is None or getattr(part, "_contents", None) is None:
+        return 0
+    handle = getattr(part, "_file", None)
+    return 1 + (handle is not None and not handle.closed)
 
 
 def parent_dir(path: str) -> str:
@@ -277,15 +306,30 @@ class GitRepo:
         self._git_env: dict[str, str] = {}  # a quarantine view's object directories (with_quarantine)
         self._stores_to_close: list = []
         self.journal = Journal(self.git_dir)
+        # A repository dropped while a request still used it (a project the store evicted) closes its packs
+        # when it goes away, not at exit: a worker serving thousands of projects would run out of files.
+        weakref.finalize(self, _close_quietly, self._dulwich)
 
     def close(self) -> None:
         """Release the open pack files."""
-        try:
-            self._dulwich.close()
-            for store in self._stores_to_close:
-                store.close()
-        except Exception:  # closing at exit must never fail the exit
-            pass
+        _close_quietly(self._dulwich)
+        for store in self._stores_to_close:
+            _close_quietly(store)
+
+    def close_files(self) -> None:
+        """Close the pack files (and their mappings) now; the next read opens the ones it needs again.
+
+        Safe while other threads use the repository: reads hold the store lock, which this takes too.
+        """
+        with self._store_lock:
+            self._dulwich.object_store.close()
+            self._packs_newest_first = None
+
+    def open_files(self) -> int:
+        """How many descriptors the repository's packs hold (an index and a data file per opened pack)."""
+        with self._store_lock:
+            packs = list(self._dulwich.object_store._pack_cache.values())  # dulwich's open packs
+        return sum(_descriptors(part) for pack in packs for part in (pack._idx, pack._data))
 
     # ----------------------------------------------------------------- creation
     @classmethod
@@ -672,7 +716,9 @@ class GitRepo:
                 self._packs_listed = listed
             for pack in self._packs_newest_first:
                 try:
-                    return pack.get_raw(RawObjectID(binary))
+                    found = pack.get_raw(RawObjectID(binary))
+                    _keep_only_mappings(pack)
+                    return found
                 except KeyError:
                     continue
                 except Exception:  # a pack deleted by a repack, closed by dulwich: start over next time

@@ -30,6 +30,8 @@ class ProcessLock:
     (A polling lock such as filelock's sleeps 50 ms between tries, which caps concurrent writers at a few
     dozen commits a second.) The kernel drops the lock when its holder dies, so a killed writer never
     leaves the project locked. Threads of one process share the descriptor: callers hold a thread lock too.
+    The lock file is open only while the lock is held (closing it releases the lock), so a worker that wrote
+    to thousands of projects keeps no descriptor per project.
     """
 
     def __init__(self, path: Path):
@@ -37,14 +39,19 @@ class ProcessLock:
         self._fd: int | None = None
 
     def __enter__(self) -> "ProcessLock":
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        assert self._fd is not None
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        fd, self._fd = self._fd, None
+        assert fd is not None
+        os.close(fd)  # releases the flock
 
 
 # Snapshots with at least this many assets are moved out of the cyclic collector's sight once loaded.
@@ -173,6 +180,14 @@ class Project:
     @property
     def path(self) -> Path:
         return self.repo.path
+
+    def close_files(self) -> None:
+        """Close the repository's pack files (the store evicts this project, or it is idle); the project stays
+        usable, and a request still holding it reopens what it reads."""
+        self.repo.close_files()
+
+    def open_files(self) -> int:
+        return self.repo.open_files()
 
     # ----------------------------------------------------------------- settings
     @property

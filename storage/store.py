@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
+
+from limits import IDLE_PROJECT_SECONDS, MAX_OPEN_PACK_FILES, MAX_OPEN_PROJECTS
 
 from .errors import Conflict, NotFound
 from .gitrepo import GitRepo, Person
@@ -19,6 +23,7 @@ from .snapshot import DEFAULT_CHUNK_SIZE
 
 PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SERVICE = Person("Gloss", "gloss@localhost")
+BUDGET_CHECK_SECONDS = 1.0  # how often a request of a project already open looks at the file budget and idlers
 
 
 def utc_now() -> str:
@@ -36,7 +41,14 @@ def slugify(name: str) -> str:
 
 
 class Store:
-    """Opens projects by id; one Project object per id per process, so its snapshot cache is shared."""
+    """Opens projects by id; one Project object per id per process, so its snapshot cache is shared.
+
+    Only the MAX_OPEN_PROJECTS most recently used projects stay open, holding MAX_OPEN_PACK_FILES pack files
+    together at most, and a project idle for IDLE_PROJECT_SECONDS closes its files (see limits.py): a
+    worker serving thousands of projects keeps its memory and descriptors bounded. An evicted project is
+    dropped, never invalidated: a request still holding it goes on (reopening what it reads, its writes
+    still excluded by the project's file lock), and the next request opens it afresh.
+    """
 
     def __init__(self, data_dir: Path | str, committer: Person = SERVICE):
         self.data_dir = Path(data_dir)
@@ -46,17 +58,28 @@ class Store:
         for directory in (self.projects_dir, self.locks_dir, self.jobs_dir):
             directory.mkdir(parents=True, exist_ok=True)
         self.committer = committer
-        self._projects: dict[str, Project] = {}
+        self._projects: OrderedDict[str, Project] = OrderedDict()  # least recently used first
+        self._last_used: dict[str, float] = {}  # project id -> time.monotonic() of its last request
+        self._idle: set[str] = set()  # open projects whose files were closed for idleness
+        self._next_check = 0.0
         self._lock = threading.Lock()
+        self.max_open_projects = MAX_OPEN_PROJECTS
+        self.max_open_pack_files = MAX_OPEN_PACK_FILES
+        self.idle_seconds = IDLE_PROJECT_SECONDS
 
     def project_ids(self) -> list[str]:
         return sorted(p.name for p in self.projects_dir.iterdir()
                       if PROJECT_ID.match(p.name) and (p / ".git").is_dir())
 
     def project(self, project_id: str) -> Project:
-        project = self._projects.get(project_id)
-        if project is not None:
-            return project
+        now = time.monotonic()
+        with self._lock:
+            project = self._projects.get(project_id)
+            if project is not None:
+                self._touch(project_id, now)
+                if now >= self._next_check:
+                    self._keep_within_budget(now)
+                return project
         if not PROJECT_ID.match(project_id) or not (self.projects_dir / project_id / ".git").is_dir():
             raise NotFound(f"No project {project_id!r}")
         with self._lock:
@@ -65,7 +88,45 @@ class Store:
                 project = Project(project_id, self.projects_dir / project_id,
                                   self.locks_dir / f"{project_id}.lock", self.committer)
                 self._projects[project_id] = project
+            self._touch(project_id, now)
+            self._keep_within_budget(now)
         return project
+
+    def open_files(self) -> int:
+        """The pack files the open projects hold."""
+        with self._lock:
+            return sum(project.open_files() for project in self._projects.values())
+
+    def _touch(self, project_id: str, now: float) -> None:
+        self._projects.move_to_end(project_id)
+        self._last_used[project_id] = now
+        self._idle.discard(project_id)
+
+    def _keep_within_budget(self, now: float) -> None:
+        """Under the store lock: evict the least recently used projects beyond the budget (never the one just
+        asked for, the last), and close the files of the idle ones."""
+        self._next_check = now + BUDGET_CHECK_SECONDS
+        while len(self._projects) > max(self.max_open_projects, 1):
+            self._evict(next(iter(self._projects)))
+        files = {project_id: project.open_files() for project_id, project in self._projects.items()}
+        total = sum(files.values())
+        for project_id in list(self._projects)[:-1]:
+            if total <= self.max_open_pack_files:
+                break
+            total -= files[project_id]
+            self._evict(project_id)
+        for project_id, project in self._projects.items():
+            if now - self._last_used[project_id] < self.idle_seconds:
+                break  # the rest were used more recently still
+            if project_id not in self._idle:
+                project.close_files()
+                self._idle.add(project_id)
+
+    def _evict(self, project_id: str) -> None:
+        project = self._projects.pop(project_id)
+        del self._last_used[project_id]
+        self._idle.discard(project_id)
+        project.close_files()
 
     def create_project(self, name: str, source: str, source_name: str, owner: Person = SERVICE,
                        project_id: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
