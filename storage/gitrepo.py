@@ -717,13 +717,14 @@ class GitRepo:
             for pack in self._packs_newest_first:
                 try:
                     found = pack.get_raw(RawObjectID(binary))
-                    _keep_only_mappings(pack)
-                    return found
                 except KeyError:
+                    _keep_only_mappings(pack)  # (its index is loaded now)
                     continue
                 except Exception:  # a pack deleted by a repack, closed by dulwich: start over next time
                     self._packs_newest_first = None
                     return None
+                _keep_only_mappings(pack)
+                return found
         return None
 
     def read_raw_type(self, hex_id: bytes) -> bytes:

@@ -60,7 +60,6 @@ class Store:
         self.committer = committer
         self._projects: OrderedDict[str, Project] = OrderedDict()  # least recently used first
         self._last_used: dict[str, float] = {}  # project id -> time.monotonic() of its last request
-        self._idle: set[str] = set()  # open projects whose files were closed for idleness
         self._next_check = 0.0
         self._lock = threading.Lock()
         self.max_open_projects = MAX_OPEN_PROJECTS
@@ -100,7 +99,6 @@ class Store:
     def _touch(self, project_id: str, now: float) -> None:
         self._projects.move_to_end(project_id)
         self._last_used[project_id] = now
-        self._idle.discard(project_id)
 
     def _keep_within_budget(self, now: float) -> None:
         """Under the store lock: evict the least recently used projects beyond the budget (never the one just
@@ -115,17 +113,14 @@ class Store:
                 break
             total -= files[project_id]
             self._evict(project_id)
-        for project_id, project in self._projects.items():
+        for project_id in list(self._projects)[:-1]:
             if now - self._last_used[project_id] < self.idle_seconds:
                 break  # the rest were used more recently still
-            if project_id not in self._idle:
-                project.close_files()
-                self._idle.add(project_id)
+            self._projects[project_id].close_files()  # (nothing to do when they are closed already)
 
     def _evict(self, project_id: str) -> None:
         project = self._projects.pop(project_id)
         del self._last_used[project_id]
-        self._idle.discard(project_id)
         project.close_files()
 
     def create_project(self, name: str, source: str, source_name: str, owner: Person = SERVICE,
