@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -52,9 +53,10 @@ def free_port() -> int:
 class Server:
     """`gloss serve` in a subprocess; `key` is the demo project's full-access key printed on first start."""
 
-    def __init__(self, data_dir: Path, workers: int = 2):
+    def __init__(self, data_dir: Path, workers: int = 2, max_open_files: int | None = None):
         self.data_dir = Path(data_dir)
         self.workers = workers
+        self.max_open_files = max_open_files  # the server's RLIMIT_NOFILE (`ulimit -n`), when given
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
         self.port = 0
         self.process: subprocess.Popen | None = None
@@ -67,7 +69,8 @@ class Server:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
             GLOSS + ["--data", str(self.data_dir), "serve", "--port", str(self.port), "--workers", str(self.workers)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            preexec_fn=self._limit_open_files if self.max_open_files else None)
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -87,6 +90,9 @@ class Server:
                 if line.startswith("Full-access API key: "):
                     self.key = line.split(": ", 1)[1].strip()
         return self
+
+    def _limit_open_files(self) -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.max_open_files, self.max_open_files))
 
     def stop(self) -> None:
         """Graceful stop (SIGTERM to the master), then make sure nothing we started is left running."""
