@@ -161,7 +161,8 @@ MOVABLE_TAGS_SETTING = "gloss.movableTags"
 class Project:
     """A project repository. Safe to share between threads; several processes may open the same one."""
 
-    def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person):
+    def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person,
+                 checked_after_crash: bool = False):
         self.id = project_id
         self.repo = GitRepo(path)
         self.committer = committer
@@ -175,7 +176,8 @@ class Project:
         # One lock file per project outside its repository, shared by every worker process.
         self._file_lock = ProcessLock(lock_path)
         self._swept = False  # temp files of dead writers are swept at this process's first write
-        self._recover_after_crash()
+        if not checked_after_crash:  # (this process opened the project before, and evicted it since)
+            self._recover_after_crash()
 
     @property
     def path(self) -> Path:

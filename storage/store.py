@@ -61,6 +61,9 @@ class Store:
         self._projects: OrderedDict[str, Project] = OrderedDict()  # least recently used first
         self._last_used: dict[str, float] = {}  # project id -> time.monotonic() of its last request
         self._next_check = 0.0
+        # projects this process opened before: a crash's leftovers were repaired then (at their first open),
+        # so an evicted project opened again skips that check
+        self._opened_before: set[str] = set()
         self._lock = threading.Lock()
         self.max_open_projects = MAX_OPEN_PROJECTS
         self.max_open_pack_files = MAX_OPEN_PACK_FILES
@@ -85,8 +88,10 @@ class Store:
             project = self._projects.get(project_id)
             if project is None:
                 project = Project(project_id, self.projects_dir / project_id,
-                                  self.locks_dir / f"{project_id}.lock", self.committer)
+                                  self.locks_dir / f"{project_id}.lock", self.committer,
+                                  checked_after_crash=project_id in self._opened_before)
                 self._projects[project_id] = project
+                self._opened_before.add(project_id)
             self._touch(project_id, now)
             self._keep_within_budget(now)
         return project
