@@ -45,13 +45,14 @@ MAX_PATH_BYTES = 1024
 MAX_API_VERSION_CHARS = 20
 # Annotated tags a pushed tag may go through to reach its commit (git allows tags of tags; nobody needs many).
 MAX_TAG_CHAIN = 8
-# Projects one worker process keeps open (their cached snapshots in memory), and the pack files (index and
-# data, one descriptor each) they may hold open together: beyond either, the least recently used projects
-# are closed (reopened at their next request). A host with thousands of projects then stays within the
-# common limit of 1,024 open files and a bounded memory per worker. A project unused for
-# `idle_project_seconds` gives its files back even within the budget.
+# Projects one worker process keeps open (their cached snapshots in memory), the pack files (index and
+# data, one descriptor each) and the assets of the cached snapshots (memory: roughly 1-2 KB each) they may
+# hold together: beyond any, the least recently used projects are closed (reopened at their next request).
+# A host with thousands of projects then stays within the common limit of 1,024 open files and a bounded
+# memory per worker. A project unused for `idle_project_seconds` gives its files back even within the budget.
 MAX_OPEN_PROJECTS = 64
 MAX_OPEN_PACK_FILES = 160
+MAX_OPEN_ASSETS = 250_000
 IDLE_PROJECT_SECONDS = 30.0
 
 LIMITS: dict[str, object] = {
@@ -78,6 +79,7 @@ LIMITS: dict[str, object] = {
     "max_tag_chain": MAX_TAG_CHAIN,
     "max_open_projects": MAX_OPEN_PROJECTS,
     "max_open_pack_files": MAX_OPEN_PACK_FILES,
+    "max_open_assets": MAX_OPEN_ASSETS,
     "idle_project_seconds": IDLE_PROJECT_SECONDS,
 }
 

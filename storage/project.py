@@ -191,6 +191,15 @@ class Project:
     def open_files(self) -> int:
         return self.repo.open_files()
 
+    def cached_assets(self) -> int:
+        """The size of the snapshot kept in memory, in assets (the store's measure of a project's memory)."""
+        snapshot = self._snapshot
+        return len(snapshot.asset_index) if snapshot is not None else 0
+
+    def writing(self) -> bool:
+        """Whether a writer of this process holds the project (its commit group may hold the project lock)."""
+        return self._thread_lock.locked() or self._group is not None
+
     # ----------------------------------------------------------------- settings
     @property
     def movable_tags(self) -> bool:

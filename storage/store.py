@@ -14,7 +14,7 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from limits import IDLE_PROJECT_SECONDS, MAX_OPEN_PACK_FILES, MAX_OPEN_PROJECTS
+from limits import IDLE_PROJECT_SECONDS, MAX_OPEN_ASSETS, MAX_OPEN_PACK_FILES, MAX_OPEN_PROJECTS
 
 from .errors import Conflict, NotFound
 from .gitrepo import GitRepo, Person
@@ -44,7 +44,7 @@ class Store:
     """Opens projects by id; one Project object per id per process, so its snapshot cache is shared.
 
     Only the MAX_OPEN_PROJECTS most recently used projects stay open, holding MAX_OPEN_PACK_FILES pack files
-    together at most, and a project idle for IDLE_PROJECT_SECONDS closes its files (see limits.py): a
+    and snapshots of MAX_OPEN_ASSETS assets together at most (the one in use may exceed them), and a project idle for IDLE_PROJECT_SECONDS closes its files (see limits.py): a
     worker serving thousands of projects keeps its memory and descriptors bounded. An evicted project is
     dropped, never invalidated: a request still holding it goes on (reopening what it reads, its writes
     still excluded by the project's file lock), and the next request opens it afresh.
@@ -67,6 +67,7 @@ class Store:
         self._lock = threading.Lock()
         self.max_open_projects = MAX_OPEN_PROJECTS
         self.max_open_pack_files = MAX_OPEN_PACK_FILES
+        self.max_open_assets = MAX_OPEN_ASSETS
         self.idle_seconds = IDLE_PROJECT_SECONDS
 
     def project_ids(self) -> list[str]:
@@ -107,16 +108,19 @@ class Store:
 
     def _keep_within_budget(self, now: float) -> None:
         """Under the store lock: evict the least recently used projects beyond the budget (never the one just
-        asked for, the last), and close the files of the idle ones."""
+        asked for, the last, nor one whose writes hold its lock), and close the files of the idle ones."""
         self._next_check = now + BUDGET_CHECK_SECONDS
-        while len(self._projects) > max(self.max_open_projects, 1):
-            self._evict(next(iter(self._projects)))
-        files = {project_id: project.open_files() for project_id, project in self._projects.items()}
-        total = sum(files.values())
+        count = len(self._projects)
+        sizes = {project_id: (project.open_files(), project.cached_assets())
+                 for project_id, project in self._projects.items()}
+        files, assets = sum(size[0] for size in sizes.values()), sum(size[1] for size in sizes.values())
         for project_id in list(self._projects)[:-1]:
-            if total <= self.max_open_pack_files:
+            if (count <= self.max_open_projects and files <= self.max_open_pack_files
+                    and assets <= self.max_open_assets):
                 break
-            total -= files[project_id]
+            if self._projects[project_id].writing():  # evicted at a later look, once its writes are done
+                continue
+            count, files, assets = count - 1, files - sizes[project_id][0], assets - sizes[project_id][1]
             self._evict(project_id)
         for project_id in list(self._projects)[:-1]:
             if now - self._last_used[project_id] < self.idle_seconds:

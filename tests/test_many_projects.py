@@ -109,3 +109,23 @@ def test_idle_projects_close_their_files(store, projects):
     store._next_check = 0.0  # the next request looks at the idlers at once
     store.project(projects[-1][0])
     assert all(store.project(project_id).open_files() == 0 for project_id, _ in projects[:-1])
+
+
+def test_the_cached_assets_budget_evicts_the_least_recently_used_snapshots(store, projects):
+    store.max_open_projects, store.max_open_pack_files, store.max_open_assets = PROJECTS, 1000, 7
+    for project_id, _ in projects:
+        store.project(project_id).snapshot()  # three assets each: two projects fit, with the one in use
+    assert list(store._projects) == [project_id for project_id, _ in projects[-3:]]
+
+
+def test_a_project_whose_write_is_under_way_is_not_evicted(store, projects):
+    writing_id = projects[0][0]
+    writing = store.project(writing_id)
+    with writing.transaction(OWNER, "Translate a0", "translate") as tx:
+        ops.translate(tx, "a0", "fr", "pendant", ACTOR, utc_now())
+        for project_id, _ in projects[1:]:
+            store.project(project_id)
+        assert writing_id in store._projects  # the least recently used, kept while its write is under way
+    store.project(projects[1][0])  # the write done, the least recently used project goes
+    assert writing_id not in store._projects and len(store._projects) == 3
+    assert store.project(writing_id).snapshot().translation("a0", "fr")["text"] == "pendant"
