@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import io
-import atexit
 import mmap
 import errno
 import os
@@ -128,17 +127,6 @@ def _unlink_quietly(path: Path) -> None:
 
 # Errors that say a path itself can never be written here (rather than that the disk is full or read-only).
 UNWRITABLE_PATH = (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR, errno.EILSEQ)
-
-# Every open repository, closed at exit while the interpreter still works: packs left to the garbage
-# collector at shutdown each print an "Exception ignored in __del__" traceback.
-_OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
-
-
-@atexit.register
-def _close_open_repos() -> None:
-    for repo in list(_OPEN_REPOS):
-        repo.close()
-
 
 def _close_quietly(closable) -> None:
     try:
@@ -293,7 +281,6 @@ class GitRepo:
         # on snapshot loads, which read each chunk once.
         self._dulwich.object_store.delta_base_cache_limit = DELTA_BASE_CACHE_BYTES
         self._store_lock = threading.Lock()  # guards dulwich's pack cache (see read_raw)
-        _OPEN_REPOS.add(self)
         self._commits_since_gc = 0
         self._last_commit = 0.0  # time.monotonic() of this process's last commit
         self._maintenance_due = False  # a repack waits for a lull
@@ -306,8 +293,10 @@ class GitRepo:
         self._git_env: dict[str, str] = {}  # a quarantine view's object directories (with_quarantine)
         self._stores_to_close: list = []
         self.journal = Journal(self.git_dir)
-        # A repository dropped while a request still used it (a project the store evicted) closes its packs
-        # when it goes away, not at exit: a worker serving thousands of projects would run out of files.
+        # The packs close when the repository goes away (a project the store evicted while a request still
+        # used it: a worker serving thousands of projects would run out of files otherwise), or at exit while
+        # the interpreter still works (packs left to the collector at shutdown each print an "Exception
+        # ignored in __del__" traceback).
         weakref.finalize(self, _close_quietly, self._dulwich)
 
     def close(self) -> None:
