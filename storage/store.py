@@ -7,9 +7,11 @@
 """
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +26,7 @@ from .snapshot import DEFAULT_CHUNK_SIZE
 PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SERVICE = Person("Gloss", "gloss@localhost")
 BUDGET_CHECK_SECONDS = 1.0  # how often a request of a project already open looks at the file budget and idlers
+IDLE_CHECK_SECONDS = 5.0  # how often a worker that gets no request closes its idle projects' files
 
 
 def utc_now() -> str:
@@ -69,6 +72,7 @@ class Store:
         self.max_open_pack_files = MAX_OPEN_PACK_FILES
         self.max_open_assets = MAX_OPEN_ASSETS
         self.idle_seconds = IDLE_PROJECT_SECONDS
+        self._watcher_pid: int | None = None
 
     def project_ids(self) -> list[str]:
         return sorted(p.name for p in self.projects_dir.iterdir()
@@ -95,7 +99,16 @@ class Store:
                 self._opened_before.add(project_id)
             self._touch(project_id, now)
             self._keep_within_budget(now)
+            self._watch_idle_projects()
         return project
+
+    def _watch_idle_projects(self) -> None:
+        """Start, once per process, a thread that closes idle projects' files when no request comes to do it."""
+        if self._watcher_pid == os.getpid():
+            return
+        self._watcher_pid = os.getpid()  # (a forked worker starts its own)
+        threading.Thread(target=_close_idle_files, args=(weakref.ref(self),), name="gloss-idle-projects",
+                         daemon=True).start()
 
     def open_files(self) -> int:
         """The pack files the open projects hold."""
@@ -122,7 +135,7 @@ class Store:
                 continue
             count, files, assets = count - 1, files - sizes[project_id][0], assets - sizes[project_id][1]
             self._evict(project_id)
-        for project_id in list(self._projects)[:-1]:
+        for project_id in list(self._projects):
             if now - self._last_used[project_id] < self.idle_seconds:
                 break  # the rest were used more recently still
             self._projects[project_id].close_files()  # (nothing to do when they are closed already)
@@ -159,3 +172,18 @@ class Store:
         while (self.projects_dir / candidate).exists():
             candidate, counter = f"{base}-{counter}", counter + 1
         return candidate
+
+
+def _close_idle_files(store_ref: "weakref.ref[Store]") -> None:
+    """Every few seconds, the store's budget and idle check, until the store itself is gone."""
+    while True:
+        time.sleep(IDLE_CHECK_SECONDS)
+        store = store_ref()
+        if store is None:
+            return
+        try:
+            with store._lock:
+                store._keep_within_budget(time.monotonic())
+        except Exception:  # (the interpreter exiting beneath it): the next request checks again
+            pass
+        del store  # holds no reference while it sleeps

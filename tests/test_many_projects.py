@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -129,3 +130,22 @@ def test_a_project_whose_write_is_under_way_is_not_evicted(store, projects):
     store.project(projects[1][0])  # the write done, the least recently used project goes
     assert writing_id not in store._projects and len(store._projects) == 3
     assert store.project(writing_id).snapshot().translation("a0", "fr")["text"] == "pendant"
+
+
+def test_idle_projects_close_their_files_without_a_request(tmp_path, monkeypatch):
+    from storage import store as store_module
+
+    monkeypatch.setattr(store_module, "IDLE_CHECK_SECONDS", 0.05)
+    store = Store(tmp_path / "data")
+    store.idle_seconds = 0.2
+    project = store.create_project("Quiet", "en", "English")
+    store.project(project.id)
+    with project.transaction(OWNER, "Add French", "add-locale") as tx:
+        ops.add_locale(tx, "fr", "French")
+    project.close_files()
+    project.snapshot_at(project.repo.resolve("HEAD~1"))  # reads from the packs: they are open now
+    assert project.open_files() > 0
+    deadline = time.monotonic() + 10
+    while project.open_files() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert project.open_files() == 0
