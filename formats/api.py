@@ -8,10 +8,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from limits import LIMITS, describe
+from vocabulary import first_unencodable, unencodable_reason
 
 from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import LimitExceeded, NothingExtracted
+from .errors import FormatError, LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
@@ -59,9 +60,20 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
     with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
-            return spec.reader(data, options or ReadOptions())
+            catalogue = spec.reader(data, options or ReadOptions())
         except RecursionError:
             raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
+    refuse_unencodable(catalogue)
+    return catalogue
+
+
+def refuse_unencodable(catalogue: Catalogue) -> None:
+    """FormatError when a text of the file cannot be encoded as UTF-8: its escapes spell a lone surrogate
+    (JSON `"\\ud800"`, `.strings` `\\UD800`, PHP `\\u{d800}`...). One check for every reader: no file or
+    repository could keep such a text."""
+    unencodable = first_unencodable(catalogue.texts())
+    if unencodable is not None:
+        raise FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(unencodable)}")
 
 
 _GC_LOCK = threading.Lock()
