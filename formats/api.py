@@ -63,17 +63,21 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
             catalogue = spec.reader(data, options or ReadOptions())
         except RecursionError:
             raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
-    refuse_unencodable(catalogue)
+        except UnicodeEncodeError as error:  # a reader measured or hashed such a text on its way (asset IDs)
+            if not isinstance(error.object, str) or first_unencodable([error.object]) is None:
+                raise
+            raise _unencodable(error.object) from None
+    unencodable = first_unencodable(catalogue.texts())
+    if unencodable is not None:
+        raise _unencodable(unencodable)
     return catalogue
 
 
-def refuse_unencodable(catalogue: Catalogue) -> None:
-    """FormatError when a text of the file cannot be encoded as UTF-8: its escapes spell a lone surrogate
-    (JSON `"\\ud800"`, `.strings` `\\UD800`, PHP `\\u{d800}`...). One check for every reader: no file or
-    repository could keep such a text."""
-    unencodable = first_unencodable(catalogue.texts())
-    if unencodable is not None:
-        raise FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(unencodable)}")
+def _unencodable(text: str) -> FormatError:
+    """A text of the file UTF-8 cannot encode: its escapes spell a lone surrogate (JSON `"\\ud800"`,
+    `.strings` `\\UD800`, PHP `\\u{d800}`...). Refused for every reader at once: no file or repository
+    could keep it."""
+    return FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
 
 
 _GC_LOCK = threading.Lock()
