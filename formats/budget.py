@@ -101,9 +101,10 @@ class _ForkServerPopen(popen_forkserver.Popen):
             reduction.dump(process_obj, buf)
         finally:
             context.set_spawning_popen(None)
-        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        # (typeshed does not declare `_fds` nor `util.close_fds`, which the original uses the same way)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
         parent_w = os.dup(w)  # the child's sentinel of its parent, as in the original
-        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
         with open(w, "wb", closefd=True) as pipe:
             pipe.write(buf.getbuffer())
         self.pid = forkserver.read_signed(self.sentinel)
