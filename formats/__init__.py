@@ -4,7 +4,7 @@ Public surface:
     export_file(catalogue, ext, variant, options, cache) -> ExportedFile (cache: a RenderCache, optional)
     read_file(ext, variant, data, options) -> Catalogue
     convert(from_ext, to_ext, variant, data, read_options, export_options) -> ExportedFile
-    run_within(limit_name, function, *args): the call in a child process killed at the limit (the keyless convert)
+    run_within(limit_name, what, function, *args): the call in a child process killed at the limit (keyless convert)
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
