@@ -29,9 +29,9 @@ from vocabulary import first_unencodable, is_canonical_locale, strings_in, unenc
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
 
-# A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 # A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
 Records = dict[str, dict[str, Any]]
