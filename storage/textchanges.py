@@ -1,0 +1,198 @@
+"""Which translations each commit changed (their text or flag): derived data kept beside the commit-graph.
+
+A diff attributes each changed translation to the newest commit that changed its text or flag
+(storage.diff). Git lists the commits that changed a chunk file at once (the commit-graph's Bloom filters),
+but telling which entries each of them changed means diffing two versions of a whole chunk: `git log -p`
+costs about 0.2 ms a commit on 100 KB chunks, nearly all of it git hashing every line of both versions, so
+0.7 s for 3,000 commits. Maintenance (GitRepo.pack_loose_objects) therefore records that answer once per
+commit, in `.git/gloss-text-changes`, one line per commit of the branch's first-parent history:
+
+    <commit> <its first parent, or nothing for a root commit>TAB<JSON {chunk path: [key, ...]}, or nothing>
+
+and a diff reads those lines instead: a dictionary look-up a commit. A commit never changes, so neither does
+its line: an update appends the commits made since the last one. Derived data only: a commit without a
+line (made since the last maintenance, or whose line a crash tore) is asked of git as before, so the file
+changes how long an answer takes, never the answer.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Iterator, Sequence
+
+from .canonical import entry_lines
+from .gitrepo import COMMIT_ID, CommitPatch, GitCommandError, GitRepo
+from .snapshot import LOCALES_DIR, chunk_number
+
+INDEX_FILE = "gloss-text-changes"  # in .git
+
+Changed = dict[str, list[str]]  # chunk path -> keys of the entries whose text or flag changed
+
+
+def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
+    """Equal as far as a reader of translations cares: the text and the flag."""
+    if one is None or other is None:
+        return one is other
+    return one.get("text") == other.get("text") and one.get("flag", "") == other.get("flag", "")
+
+
+def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]) -> Iterator[tuple[bytes, Changed]]:
+    """Each commit from `start` back along first parents to `stop` (left out; when it is not on the way,
+    to the root), newest first, with the entries whose text or flag it changed against its first parent.
+
+    Commits the index holds cost a look-up; the others are read from git, limited to `paths` (only those
+    paths' changes are certain to be given for them)."""
+    index = _read_index(repo)
+    commit: bytes | None = start
+    while commit is not None and commit != stop:
+        record = _record(index.get(commit))
+        if record is not None:
+            parent, changed = record
+            yield commit, changed
+            commit = parent
+            continue
+        known = _known(index, stop)
+        parent = None
+        for commit, parent, patch in _chain_from_git(repo, commit, known, paths):
+            yield commit, _text_changes(patch)
+        commit = parent
+
+
+def update(repo: GitRepo) -> None:
+    """Append the lines of the branch's commits that have none yet (maintenance; niced like the repack)."""
+    head = repo.head()
+    path = repo.git_dir / INDEX_FILE
+    data = _read(path)
+    index = _parse(data)
+    if head is None or _record(index.get(head)) is not None:
+        return
+    lines = []
+    try:
+        for commit, parent, patch in _chain_from_git(repo, head, _known(index, None), [LOCALES_DIR], niced=True):
+            try:
+                changed = _text_changes(patch)
+            except ValueError:  # not a canonical file at that commit: readers will ask git, as before
+                continue
+            lines.append(_line(commit, parent, changed))
+    except (OSError, GitCommandError):  # the repository went away: nothing to keep up to date
+        return
+    if lines:
+        _append(path, data, b"".join(lines))
+
+
+# ----------------------------------------------------------------------------- from git
+def _chain_from_git(repo: GitRepo, start: bytes, known: Callable[[bytes], bool], paths: Sequence[str],
+                    niced: bool = False) -> Iterator[tuple[bytes, bytes | None, CommitPatch | None]]:
+    """(commit, first parent, its patch of `paths` or None) from `start` back to the first commit after it
+    that `known` accepts (left out), newest first: the chain is listed first (cheap), then `git log -p`
+    is asked for that stretch only, and read only as far as the caller goes."""
+    stretch: list[tuple[bytes, bytes | None]] = []
+    end = None
+    chain = repo.first_parent_chain(start, niced)
+    try:
+        for commit, parent in chain:
+            if stretch and known(commit):
+                end = commit
+                break
+            stretch.append((commit, parent))
+    finally:
+        chain.close()
+    patches = repo.first_parent_patches(start, paths, stop_at=end, niced=niced)
+    try:
+        patch = next(patches, None)
+        for commit, parent in stretch:
+            if patch is not None and patch.id == commit:
+                yield commit, parent, patch
+                patch = next(patches, None)
+            else:
+                yield commit, parent, None
+    finally:
+        patches.close()
+
+
+def _is_chunk(path: str) -> bool:
+    parts = path.split("/")
+    return len(parts) == 3 and parts[0] == LOCALES_DIR and chunk_number(parts[2]) is not None
+
+
+def _text_changes(patch: CommitPatch | None) -> Changed:
+    """The keys whose text or flag the patch changed, per chunk file (ValueError for a file that is not
+    canonical)."""
+    changed: Changed = {}
+    if patch is None:
+        return changed
+    for path in sorted(patch.removed.keys() | patch.added.keys()):
+        if not _is_chunk(path):
+            continue
+        before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
+        keys = sorted(key for key in before.keys() | after.keys()
+                      if not same_text(_value(after, key), _value(before, key)))
+        if keys:
+            changed[path] = keys
+    return changed
+
+
+def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
+    line = lines.get(key)
+    return json.loads(line) if line is not None else None
+
+
+# ----------------------------------------------------------------------------- the file
+def _read(path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _read_index(repo: GitRepo) -> dict[bytes, bytes]:
+    return _parse(_read(repo.git_dir / INDEX_FILE))
+
+
+def _parse(data: bytes) -> dict[bytes, bytes]:
+    """commit id -> its line, unparsed (a diff reads a few of them); after the last newline there is
+    nothing, or a line being appended or torn by a crash: left out."""
+    lines = data.split(b"\n")
+    lines.pop()
+    return {line[:40]: line for line in lines}
+
+
+def _known(index: dict[bytes, bytes], stop: bytes | None) -> Callable[[bytes], bool]:
+    """Where a stretch read from git ends: at `stop`, or at a commit the index holds."""
+    return lambda commit: commit == stop or _record(index.get(commit)) is not None
+
+
+def _record(line: bytes | None) -> tuple[bytes | None, Changed] | None:
+    """(first parent, changes) of an index line; None for no line, or one a crash garbled."""
+    if line is None:
+        return None
+    ids, tab, body = line.partition(b"\t")
+    commit, _, parent = ids.partition(b" ")
+    if not tab or not COMMIT_ID.fullmatch(commit) or (parent and not COMMIT_ID.fullmatch(parent)):
+        return None
+    try:
+        changed = json.loads(body) if body else {}
+    except ValueError:
+        return None
+    return (parent or None), changed
+
+
+def _line(commit: bytes, parent: bytes | None, changed: Changed) -> bytes:
+    body = json.dumps(changed, separators=(",", ":")).encode() if changed else b""
+    return commit + b" " + (parent or b"") + b"\t" + body + b"\n"
+
+
+def _append(path, data: bytes, lines: bytes) -> None:
+    """Add lines at the end (one writer: maintenance holds its lock); a line a crash cut short goes first,
+    so that it does not run into the next one. Readers see whole lines, and at most a partial last one."""
+    complete = data.rfind(b"\n") + 1
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        if complete != len(data):
+            os.ftruncate(fd, complete)
+        view = memoryview(lines)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
