@@ -49,18 +49,15 @@ def _attribute(repo: GitRepo, changes: list[Change], old: bytes | None, new: byt
     """Fill in each change's commit (and author when the entry names none): the newest commit on the
     first-parent path from `new` back to `old` (or to the root when `old` is not on it) that changed the
     entry's text or flag (storage.textchanges: recorded by maintenance, or read from git)."""
-    pending: dict[str, dict[str, Change]] = {}  # path -> asset -> its change, until attributed
-    for change in changes:
-        pending.setdefault(change["path"], {})[change["asset"]] = change
+    pending = {textchanges.token(change["path"], change["asset"]): change for change in changes}
     if not pending or new is None:
         return
-    for commit, changed in textchanges.along(repo, new, old, sorted(pending)):
-        for path in changed.keys() & pending.keys():
-            waiting = pending[path]
-            for key in waiting.keys() & set(changed[path]):
-                _attribute_to(repo, waiting.pop(key), commit)
-            if not waiting:
-                del pending[path]
+    paths = sorted({change["path"] for change in changes})
+    for commit, tokens in textchanges.along(repo, new, old, paths):
+        for token in tokens:
+            change = pending.pop(token, None)
+            if change is not None:
+                _attribute_to(repo, change, commit)
         if not pending:
             break
 

@@ -7,26 +7,27 @@ costs about 0.2 ms a commit on 100 KB chunks, nearly all of it git hashing every
 0.7 s for 3,000 commits. Maintenance (GitRepo.pack_loose_objects) therefore records that answer once per
 commit, in `.git/gloss-text-changes`, one line per commit of the branch's first-parent history:
 
-    <commit> <its first parent, or nothing for a root commit>TAB<JSON {chunk path: [key, ...]}, or nothing>
+    <commit> <its first parent, or nothing for a root commit> <CRC-32 of the rest>[TAB<token>]...
 
-and a diff reads those lines instead: a dictionary look-up a commit. A commit never changes, so neither does
-its line: an update appends the commits made since the last one. Derived data only: a commit without a
-line (made since the last maintenance, or whose line a crash tore) is asked of git as before, so the file
-changes how long an answer takes, never the answer.
+where a token names one changed entry: the JSON string of `<chunk path>/<key>` (ASCII, no tab or newline;
+the chunk path has exactly two slashes). A diff then reads those lines instead of git's patches: a look-up
+and a split a commit, no decoding. A commit never changes, so neither does its line: an update appends the
+commits made since the last one. Derived data only: a commit without a valid line (made since the last
+maintenance, or a line a crash tore or garbled) is asked of git as before, so the file changes how long an
+answer takes, never the answer.
 """
 from __future__ import annotations
 
 import json
 import os
+import zlib
 from typing import Any, Callable, Iterator, Sequence
 
 from .canonical import entry_lines
-from .gitrepo import COMMIT_ID, CommitPatch, GitCommandError, GitRepo
+from .gitrepo import CommitPatch, GitCommandError, GitRepo
 from .snapshot import LOCALES_DIR, chunk_number
 
 INDEX_FILE = "gloss-text-changes"  # in .git
-
-Changed = dict[str, list[str]]  # chunk path -> keys of the entries whose text or flag changed
 
 
 def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
@@ -36,9 +37,16 @@ def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
     return one.get("text") == other.get("text") and one.get("flag", "") == other.get("flag", "")
 
 
-def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]) -> Iterator[tuple[bytes, Changed]]:
+def token(path: str, key: str) -> bytes:
+    """How the entry `key` of the chunk file `path` is named in the index (and by `along`)."""
+    return json.dumps(f"{path}/{key}").encode("ascii")
+
+
+def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
+          ) -> Iterator[tuple[bytes, Sequence[bytes]]]:
     """Each commit from `start` back along first parents to `stop` (left out; when it is not on the way,
-    to the root), newest first, with the entries whose text or flag it changed against its first parent.
+    to the root), newest first, with the tokens of the entries whose text or flag it changed against its
+    first parent.
 
     Commits the index holds cost a look-up; the others are read from git, limited to `paths` (only those
     paths' changes are certain to be given for them)."""
@@ -47,8 +55,8 @@ def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str])
     while commit is not None and commit != stop:
         record = _record(index.get(commit))
         if record is not None:
-            parent, changed = record
-            yield commit, changed
+            parent, tokens = record
+            yield commit, tokens
             commit = parent
             continue
         known = _known(index, stop)
@@ -70,10 +78,10 @@ def update(repo: GitRepo) -> None:
     try:
         for commit, parent, patch in _chain_from_git(repo, head, _known(index, None), [LOCALES_DIR], niced=True):
             try:
-                changed = _text_changes(patch)
+                tokens = _text_changes(patch)
             except ValueError:  # not a canonical file at that commit: readers will ask git, as before
                 continue
-            lines.append(_line(commit, parent, changed))
+            lines.append(_line(commit, parent, tokens))
     except (OSError, GitCommandError):  # the repository went away: nothing to keep up to date
         return
     if lines:
@@ -115,21 +123,19 @@ def _is_chunk(path: str) -> bool:
     return len(parts) == 3 and parts[0] == LOCALES_DIR and chunk_number(parts[2]) is not None
 
 
-def _text_changes(patch: CommitPatch | None) -> Changed:
-    """The keys whose text or flag the patch changed, per chunk file (ValueError for a file that is not
-    canonical)."""
-    changed: Changed = {}
+def _text_changes(patch: CommitPatch | None) -> list[bytes]:
+    """The tokens of the entries whose text or flag the patch changed in chunk files (ValueError for a file
+    that is not canonical)."""
+    tokens: list[bytes] = []
     if patch is None:
-        return changed
+        return tokens
     for path in sorted(patch.removed.keys() | patch.added.keys()):
         if not _is_chunk(path):
             continue
         before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
-        keys = sorted(key for key in before.keys() | after.keys()
-                      if not same_text(_value(after, key), _value(before, key)))
-        if keys:
-            changed[path] = keys
-    return changed
+        tokens += [token(path, key) for key in sorted(before.keys() | after.keys())
+                   if not same_text(_value(after, key), _value(before, key))]
+    return tokens
 
 
 def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
@@ -163,24 +169,24 @@ def _known(index: dict[bytes, bytes], stop: bytes | None) -> Callable[[bytes], b
     return lambda commit: commit == stop or _record(index.get(commit)) is not None
 
 
-def _record(line: bytes | None) -> tuple[bytes | None, Changed] | None:
-    """(first parent, changes) of an index line; None for no line, or one a crash garbled."""
+def _record(line: bytes | None) -> tuple[bytes | None, list[bytes]] | None:
+    """(first parent, tokens) of an index line; None for no line, or one a crash garbled."""
     if line is None:
         return None
-    ids, tab, body = line.partition(b"\t")
-    commit, _, parent = ids.partition(b" ")
-    if not tab or not COMMIT_ID.fullmatch(commit) or (parent and not COMMIT_ID.fullmatch(parent)):
+    fields = line.split(b"\t")
+    ids = fields[0].split(b" ")
+    if len(ids) != 3 or _checksum(ids[0], ids[1], fields[1:]) != ids[2]:
         return None
-    try:
-        changed = json.loads(body) if body else {}
-    except ValueError:
-        return None
-    return (parent or None), changed
+    return ids[1] or None, fields[1:]
 
 
-def _line(commit: bytes, parent: bytes | None, changed: Changed) -> bytes:
-    body = json.dumps(changed, separators=(",", ":")).encode() if changed else b""
-    return commit + b" " + (parent or b"") + b"\t" + body + b"\n"
+def _checksum(commit: bytes, parent: bytes, tokens: list[bytes]) -> bytes:
+    return b"%08x" % zlib.crc32(b"\t".join([commit, parent, *tokens]))
+
+
+def _line(commit: bytes, parent: bytes | None, tokens: list[bytes]) -> bytes:
+    parent = parent or b""
+    return b"\t".join([b" ".join([commit, parent, _checksum(commit, parent, tokens)]), *tokens]) + b"\n"
 
 
 def _append(path, data: bytes, lines: bytes) -> None:

@@ -300,13 +300,14 @@ def test_diffs_after_maintenance_read_the_text_change_index_and_no_patch_from_gi
 
 def test_maintenance_records_each_first_parent_commit_once_with_the_entries_whose_text_or_flag_changed(chunked):
     chunked.repo.pack_loose_objects()
-    records = {line[:40].decode(): line.rstrip(b"\n").split(b"\t", 1)[1] for line in index_lines(chunked)}
+    records = {line[:40].decode(): [json.loads(token) for token in line.rstrip(b"\n").split(b"\t")[1:]]
+               for line in index_lines(chunked)}
     chain = first_parent_chain(chunked)
     assert sorted(records) == sorted(chain)
     step = chain[-8:-8 - len(chain):-1]  # the fixture's steps, oldest first
-    assert json.loads(records[step[0]]) == {"locales/fr/0000.json": ["a0"]}
-    assert records[step[5]] == b""  # the same text sent again: a new revision, not a change
-    assert json.loads(records[step[6]]) == {"locales/fr/0000.json": ["a0"]}  # flagged
+    assert records[step[0]] == ["locales/fr/0000.json/a0"]
+    assert records[step[5]] == []  # the same text sent again: a new revision, not a change
+    assert records[step[6]] == ["locales/fr/0000.json/a0"]  # flagged
     # a line a crash cut short is dropped by the next maintenance, which adds only the commits made since
     (Path(chunked.path) / ".git" / textchanges.INDEX_FILE).open("ab").write(b"0123456789abcdef")
     write(chunked, "More", lambda tx: ops.translate(tx, "a4", "de", "fünf", ACTOR, utc_now()))
@@ -314,8 +315,8 @@ def test_maintenance_records_each_first_parent_commit_once_with_the_entries_whos
     chunked.repo.pack_loose_objects()
     lines = index_lines(chunked)
     assert [line[:40].decode() for line in lines[len(records):]] == first_parent_chain(chunked)[:1]
-    assert all(line.endswith(b"\n") and line.count(b"\t") == 1 for line in lines)
-    assert json.loads(lines[-1].split(b"\t", 1)[1]) == {"locales/de/0002.json": ["a4"]}
+    assert all(line.endswith(b"\n") for line in lines)
+    assert lines[-1].rstrip(b"\n").split(b"\t")[1:] == [b'"locales/de/0002.json/a4"']
 
 
 def test_history_reads_are_the_same_with_the_text_change_index_absent_stale_torn_or_garbled(chunked):
@@ -328,10 +329,10 @@ def test_history_reads_are_the_same_with_the_text_change_index_absent_stale_torn
     lines = index_lines(chunked)
     path.write_bytes(b"".join(lines) + lines[0][:50])  # a line being appended, or torn by a crash
     assert history_answers(chunked) == stale
-    changing = [n for n, line in enumerate(lines) if not line.endswith(b"\t\n")]
+    changing = [n for n, line in enumerate(lines) if b"\t" in line]
     garbled = list(lines)
-    garbled[changing[2]] = lines[changing[2]][:-5] + b"\n"  # JSON cut short
-    garbled[changing[5]] = lines[changing[5]][:41] + b"z" + lines[changing[5]][42:]  # not a parent id
+    garbled[changing[2]] = lines[changing[2]][:-5] + b"\n"  # a token cut short
+    garbled[changing[5]] = lines[changing[5]][:41] + b"0" + lines[changing[5]][42:]  # another parent
     garbled[7] = b"not a line at all\n"
     path.write_bytes(b"".join(garbled))
     assert history_answers(chunked) == stale
