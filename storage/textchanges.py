@@ -7,7 +7,7 @@ costs about 0.2 ms a commit on 100 KB chunks, nearly all of it git hashing every
 0.7 s for 3,000 commits. Maintenance (GitRepo.pack_loose_objects) therefore records that answer once per
 commit, in `.git/gloss-text-changes`, one line per commit of the branch's first-parent history:
 
-    <commit> <its first parent, or nothing for a root commit> <CRC-32 of the rest>[TAB<token>]...
+    <CRC-32 of the rest, 8 hex digits> <commit> <its first parent, or nothing for a root commit>[TAB<token>]...
 
 where a token names one changed entry: the JSON string of `<chunk path>/<key>` (ASCII, no tab or newline;
 the chunk path has exactly two slashes). A diff then reads those lines instead of git's patches: a look-up
@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from json.encoder import encode_basestring_ascii
+from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from .canonical import entry_lines
@@ -39,7 +41,7 @@ def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
 
 def token(path: str, key: str) -> bytes:
     """How the entry `key` of the chunk file `path` is named in the index (and by `along`)."""
-    return json.dumps(f"{path}/{key}").encode("ascii")
+    return encode_basestring_ascii(f"{path}/{key}").encode("ascii")  # what json.dumps writes
 
 
 def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
@@ -144,7 +146,7 @@ def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
 
 
 # ----------------------------------------------------------------------------- the file
-def _read(path) -> bytes:
+def _read(path: Path) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read()
@@ -161,7 +163,7 @@ def _parse(data: bytes) -> dict[bytes, bytes]:
     nothing, or a line being appended or torn by a crash: left out."""
     lines = data.split(b"\n")
     lines.pop()
-    return {line[:40]: line for line in lines}
+    return {line[9:49]: line for line in lines}
 
 
 def _known(index: dict[bytes, bytes], stop: bytes | None) -> Callable[[bytes], bool]:
@@ -171,25 +173,18 @@ def _known(index: dict[bytes, bytes], stop: bytes | None) -> Callable[[bytes], b
 
 def _record(line: bytes | None) -> tuple[bytes | None, list[bytes]] | None:
     """(first parent, tokens) of an index line; None for no line, or one a crash garbled."""
-    if line is None:
+    if line is None or b"%08x" % zlib.crc32(line[9:]) != line[:8]:
         return None
-    fields = line.split(b"\t")
-    ids = fields[0].split(b" ")
-    if len(ids) != 3 or _checksum(ids[0], ids[1], fields[1:]) != ids[2]:
-        return None
-    return ids[1] or None, fields[1:]
-
-
-def _checksum(commit: bytes, parent: bytes, tokens: list[bytes]) -> bytes:
-    return b"%08x" % zlib.crc32(b"\t".join([commit, parent, *tokens]))
+    ids, *tokens = line[9:].split(b"\t")
+    return ids[41:] or None, tokens
 
 
 def _line(commit: bytes, parent: bytes | None, tokens: list[bytes]) -> bytes:
-    parent = parent or b""
-    return b"\t".join([b" ".join([commit, parent, _checksum(commit, parent, tokens)]), *tokens]) + b"\n"
+    rest = b"\t".join([commit + b" " + (parent or b""), *tokens])
+    return b"%08x %s\n" % (zlib.crc32(rest), rest)
 
 
-def _append(path, data: bytes, lines: bytes) -> None:
+def _append(path: Path, data: bytes, lines: bytes) -> None:
     """Add lines at the end (one writer: maintenance holds its lock); a line a crash cut short goes first,
     so that it does not run into the next one. Readers see whole lines, and at most a partial last one."""
     complete = data.rfind(b"\n") + 1

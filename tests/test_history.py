@@ -300,7 +300,7 @@ def test_diffs_after_maintenance_read_the_text_change_index_and_no_patch_from_gi
 
 def test_maintenance_records_each_first_parent_commit_once_with_the_entries_whose_text_or_flag_changed(chunked):
     chunked.repo.pack_loose_objects()
-    records = {line[:40].decode(): [json.loads(token) for token in line.rstrip(b"\n").split(b"\t")[1:]]
+    records = {line[9:49].decode(): [json.loads(token) for token in line.rstrip(b"\n").split(b"\t")[1:]]
                for line in index_lines(chunked)}
     chain = first_parent_chain(chunked)
     assert sorted(records) == sorted(chain)
@@ -314,7 +314,7 @@ def test_maintenance_records_each_first_parent_commit_once_with_the_entries_whos
     chunked.repo.pack_loose_objects()
     chunked.repo.pack_loose_objects()
     lines = index_lines(chunked)
-    assert [line[:40].decode() for line in lines[len(records):]] == first_parent_chain(chunked)[:1]
+    assert [line[9:49].decode() for line in lines[len(records):]] == first_parent_chain(chunked)[:1]
     assert all(line.endswith(b"\n") for line in lines)
     assert lines[-1].rstrip(b"\n").split(b"\t")[1:] == [b'"locales/de/0002.json/a4"']
 
@@ -332,7 +332,7 @@ def test_history_reads_are_the_same_with_the_text_change_index_absent_stale_torn
     changing = [n for n, line in enumerate(lines) if b"\t" in line]
     garbled = list(lines)
     garbled[changing[2]] = lines[changing[2]][:-5] + b"\n"  # a token cut short
-    garbled[changing[5]] = lines[changing[5]][:41] + b"0" + lines[changing[5]][42:]  # another parent
+    garbled[changing[5]] = lines[changing[5]][:50] + b"0" + lines[changing[5]][51:]  # another parent
     garbled[7] = b"not a line at all\n"
     path.write_bytes(b"".join(garbled))
     assert history_answers(chunked) == stale
