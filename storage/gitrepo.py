@@ -270,9 +270,9 @@ class GitRepo:
         self._maintenance_due = False  # a repack waits for a lull
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
-        # Derived data that maintenance brings up to date after the commit-graph, under its lock (the owner
-        # registers it: storage.textchanges through Project).
-        self.derived_data: list[Callable[[], None]] = []
+        # Derived data that maintenance brings up to date after the commit-graph, under its lock: functions
+        # of the repository that the owner registers (Project registers storage.textchanges.update).
+        self.derived_data: list[Callable[[GitRepo], None]] = []
         # (the index file's stamp, path -> its serialised entry) as this process last wrote or read it
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, bytes]] | None = None
         self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
@@ -1366,7 +1366,7 @@ class GitRepo:
                 _write_counter(fd, self._pack_bytes())
             self.write_commit_graph()
             for update in self.derived_data:
-                update()
+                update(self)
         finally:
             os.close(fd)
 

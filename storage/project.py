@@ -158,7 +158,7 @@ class Project:
     def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person):
         self.id = project_id
         self.repo = GitRepo(path)
-        self.repo.derived_data.append(lambda: textchanges.update(self.repo))  # what diffs read (see there)
+        self.repo.derived_data.append(textchanges.update)  # what diffs read (see there)
         self.committer = committer
         self._snapshot: Snapshot | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
