@@ -53,13 +53,17 @@ def _attribute(repo: GitRepo, changes: list[Change], old: bytes | None, new: byt
     if not pending or new is None:
         return
     paths = sorted({change["path"] for change in changes})
-    for commit, tokens in textchanges.along(repo, new, old, paths):
-        for token in tokens:
-            change = pending.pop(token, None)
-            if change is not None:
-                _attribute_to(repo, change, commit)
-        if not pending:
-            break
+    commits = textchanges.along(repo, new, old, paths)
+    try:
+        for commit, _, tokens in commits:
+            for token in tokens:
+                change = pending.pop(token, None)
+                if change is not None:
+                    _attribute_to(repo, change, commit)
+            if not pending:
+                break
+    finally:
+        commits.close()  # stops git if it was asked
 
 
 def _attribute_to(repo: GitRepo, change: Change, commit_id: bytes) -> None:

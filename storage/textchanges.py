@@ -1,20 +1,22 @@
-"""Which translations each commit changed (their text or flag): derived data kept beside the commit-graph.
+"""Which translations each commit changed: derived data kept beside the commit-graph.
 
 A diff attributes each changed translation to the newest commit that changed its text or flag
-(storage.diff). Git lists the commits that changed a chunk file at once (the commit-graph's Bloom filters),
-but telling which entries each of them changed means diffing two versions of a whole chunk: `git log -p`
-costs about 0.2 ms a commit on 100 KB chunks, nearly all of it git hashing every line of both versions, so
-0.7 s for 3,000 commits. Maintenance (GitRepo.pack_loose_objects) therefore records that answer once per
-commit, in `.git/gloss-text-changes`, one line per commit of the branch's first-parent history:
+(storage.diff), and a translation's revisions are the commits that changed its entry (storage.history). Git
+lists the commits that changed a chunk file at once (the commit-graph's Bloom filters), but telling which
+entries each of them changed means diffing two versions of a whole chunk: `git log -p` costs about 0.2 ms a
+commit on 100 KB chunks, nearly all of it git hashing every line of both versions, so 0.7 s for 3,000
+commits. Maintenance (GitRepo.pack_loose_objects) therefore records that answer once per commit, in
+`.git/gloss-text-changes`, one line per commit of the branch's first-parent history:
 
     <CRC-32 of the rest, 8 hex digits> <commit> <its first parent, or nothing for a root commit>[TAB<token>]...
 
-where a token names one changed entry: the JSON string of `<chunk path>/<key>` (ASCII, no tab or newline;
-the chunk path has exactly two slashes). A diff then reads those lines instead of git's patches: a look-up
-and a split a commit, no decoding. A commit never changes, so neither does its line: an update appends the
-commits made since the last one. Derived data only: a commit without a valid line (made since the last
-maintenance, or a line a crash tore or garbled) is asked of git as before, so the file changes how long an
-answer takes, never the answer.
+where a token names one changed entry: `token` (the JSON string of `<chunk path>/<key>`: ASCII, no tab or
+newline) when its text or flag changed, `rewrite_token` (the same after a `~`) when only the rest of it did
+(a new revision of the same text, another author...). Readers then walk those lines instead of git's
+patches: a look-up and a split a commit, no decoding. A commit never changes, so neither does its line: an
+update appends the commits made since the last one. Derived data only: a commit without a valid line (made
+since the last maintenance, or a line a crash tore or garbled) is asked of git as before, so the file
+changes how long an answer takes, never the answer.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import os
 import zlib
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from .canonical import entry_lines
 from .gitrepo import CommitPatch, GitCommandError, GitRepo
@@ -40,15 +42,20 @@ def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
 
 
 def token(path: str, key: str) -> bytes:
-    """How the entry `key` of the chunk file `path` is named in the index (and by `along`)."""
+    """How a change of the text or flag of the entry `key` of the chunk file `path` is named by `along`."""
     return encode_basestring_ascii(f"{path}/{key}").encode("ascii")  # what json.dumps writes
 
 
+def rewrite_token(path: str, key: str) -> bytes:
+    """How a change of that entry that left its text and flag as they were is named by `along`."""
+    return b"~" + token(path, key)
+
+
 def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
-          ) -> Iterator[tuple[bytes, Sequence[bytes]]]:
+          ) -> Generator[tuple[bytes, bytes | None, Sequence[bytes]], None, None]:
     """Each commit from `start` back along first parents to `stop` (left out; when it is not on the way,
-    to the root), newest first, with the tokens of the entries whose text or flag it changed against its
-    first parent.
+    to the root), newest first: (commit, first parent or None, the tokens of the entries it changed against
+    that parent).
 
     Commits the index holds cost a look-up; the others are read from git, limited to `paths` (only those
     paths' changes are certain to be given for them)."""
@@ -58,13 +65,13 @@ def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
         record = _record(index.get(commit))
         if record is not None:
             parent, tokens = record
-            yield commit, tokens
+            yield commit, parent, tokens
             commit = parent
             continue
         known = _known(index, stop)
         parent = None
         for commit, parent, patch in _chain_from_git(repo, commit, known, paths):
-            yield commit, _text_changes(patch)
+            yield commit, parent, _tokens(patch)
         commit = parent
 
 
@@ -80,7 +87,7 @@ def update(repo: GitRepo) -> None:
     try:
         for commit, parent, patch in _chain_from_git(repo, head, _known(index, None), [LOCALES_DIR], niced=True):
             try:
-                tokens = _text_changes(patch)
+                tokens = _tokens(patch)
             except ValueError:  # not a canonical file at that commit: readers will ask git, as before
                 continue
             lines.append(_line(commit, parent, tokens))
@@ -125,9 +132,9 @@ def _is_chunk(path: str) -> bool:
     return len(parts) == 3 and parts[0] == LOCALES_DIR and chunk_number(parts[2]) is not None
 
 
-def _text_changes(patch: CommitPatch | None) -> list[bytes]:
-    """The tokens of the entries whose text or flag the patch changed in chunk files (ValueError for a file
-    that is not canonical)."""
+def _tokens(patch: CommitPatch | None) -> list[bytes]:
+    """The tokens of the entries the patch changed in chunk files (ValueError for a file that is not
+    canonical). A line whose value is the same (it only gained or lost its separating comma) is no change."""
     tokens: list[bytes] = []
     if patch is None:
         return tokens
@@ -135,8 +142,13 @@ def _text_changes(patch: CommitPatch | None) -> list[bytes]:
         if not _is_chunk(path):
             continue
         before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
-        tokens += [token(path, key) for key in sorted(before.keys() | after.keys())
-                   if not same_text(_value(after, key), _value(before, key))]
+        for key in sorted(before.keys() | after.keys()):
+            if before.get(key) == after.get(key):
+                continue
+            if same_text(_value(after, key), _value(before, key)):
+                tokens.append(rewrite_token(path, key))
+            else:
+                tokens.append(token(path, key))
     return tokens
 
 

@@ -266,6 +266,7 @@ def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_com
     assert [(c["asset"], c["old"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 1", "poussé 2", merge)]
     chunked.repo.pack_loose_objects()  # the merge read from the text-change index: the same answers
     assert translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot()) == changes
+    assert revisions(chunked, "a0", "fr") == found
 
 
 def test_a_commit_graph_lock_left_by_a_killed_writer_is_swept_once_old_and_graphs_are_written_again(chunked):
@@ -288,26 +289,32 @@ def index_lines(project) -> list[bytes]:
     return (Path(project.path) / ".git" / textchanges.INDEX_FILE).read_bytes().splitlines(keepends=True)
 
 
-def test_diffs_after_maintenance_read_the_text_change_index_and_no_patch_from_git(chunked, monkeypatch):
+def test_history_reads_after_maintenance_read_the_index_and_no_patch_from_git(chunked, monkeypatch):
     chunked.repo.pack_loose_objects()
 
     def no_patches(*args, **kwargs):
-        raise AssertionError("a diff asked git for patches")
+        raise AssertionError("a history read asked git for patches")
 
     monkeypatch.setattr(GitRepo, "first_parent_patches", no_patches)
     assert_diffs_attributed_like_a_walk_of_every_commit(chunked)
+    for asset_id in chunked.snapshot().asset_ids():
+        for code in ("fr", "de"):
+            found = [(entry["rev"], entry["text"], entry["commit"]) for entry in revisions(chunked, asset_id, code)]
+            assert found == revisions_by_walking_every_commit(chunked, asset_id, code), (asset_id, code)
 
 
-def test_maintenance_records_each_first_parent_commit_once_with_the_entries_whose_text_or_flag_changed(chunked):
+def test_maintenance_records_each_first_parent_commit_once_with_the_entries_it_changed(chunked):
     chunked.repo.pack_loose_objects()
-    records = {line[9:49].decode(): [json.loads(token) for token in line.rstrip(b"\n").split(b"\t")[1:]]
-               for line in index_lines(chunked)}
+    records = {line[9:49].decode(): line.rstrip(b"\n").split(b"\t")[1:] for line in index_lines(chunked)}
     chain = first_parent_chain(chunked)
     assert sorted(records) == sorted(chain)
     step = chain[-8:-8 - len(chain):-1]  # the fixture's steps, oldest first
-    assert records[step[0]] == ["locales/fr/0000.json/a0"]
-    assert records[step[5]] == []  # the same text sent again: a new revision, not a change
-    assert records[step[6]] == ["locales/fr/0000.json/a0"]  # flagged
+    assert records[step[0]] == [b'"locales/fr/0000.json/a0"']
+    assert records[step[1]] == [b'"locales/fr/0000.json/a1"']  # a0 only gained a separating comma
+    assert records[step[5]] == [b'~"locales/fr/0000.json/a0"']  # the same text sent again: a new revision
+    assert records[step[6]] == [b'"locales/fr/0000.json/a0"']  # flagged
+    assert records[step[10]] == [b'"locales/%s/0001.json/%s"' % (code, key)  # a rename moves the lines
+                                 for code in (b"en", b"fr") for key in (b"a2", b"renamed")]
     # a line a crash cut short is dropped by the next maintenance, which adds only the commits made since
     (Path(chunked.path) / ".git" / textchanges.INDEX_FILE).open("ab").write(b"0123456789abcdef")
     write(chunked, "More", lambda tx: ops.translate(tx, "a4", "de", "fünf", ACTOR, utc_now()))
