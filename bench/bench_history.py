@@ -4,16 +4,26 @@
 Run: .venv/bin/python bench/bench_history.py [--commits 300,3000,30000] [--cache /tmp/gloss-bench-history]
 
 The project: 500 assets translated in 4 locales by one bulk commit, then N single-translation commits of random
-(asset, locale) pairs, as the API makes them, then the store's maintenance (repack, commit-graph). Projects are
-built once through the storage layer and kept under --cache between runs (30,000 commits take minutes).
+(asset, locale) pairs, as the API makes them, then the store's maintenance (repack, commit-graph, the
+text-change index of storage.textchanges). Projects are built once through the storage layer and kept under
+--cache between runs (30,000 commits take minutes); each run first does the maintenance again (nothing to
+do when up to date; it builds what a project made by an older version lacks).
 `/revisions` is asked of the translation the first of those commits changed, so the walk goes back through the
-whole history to the bulk commit (the worst case); the diff from HEAD~N attributes every translation changed since then to its newest commit.
-Each figure is the first request (the old snapshot not cached yet), then the median of three more.
-Target: <= 300 ms each at 3,000 commits, growing slower than the number of commits.
-Measured (first request, 2 shared cores; before = walking commits in Python, after = git log -p with Bloom
-filters): diff 1,230 / 14,666 / 34,043 ms -> 159 / 957 / 2,350 ms and revisions 167 / 1,291 / 14,035 ms ->
-26 / 210 / 1,292 ms at 300 / 3,000 / 30,000 commits. Here every commit rewrites one of 4 chunk files of 100 KB,
-and git's reading of both versions of each (about 0.25 ms a commit) is what remains.
+whole history to the bulk commit (the worst case); the diff from HEAD~N attributes every translation changed
+since then (283 / 1,551 / 2,000 of them) to its newest commit. Each figure is the first request (the old
+snapshot not cached yet; for the diff also the app's own first request: key check, HEAD snapshot), then the
+median of three more. Target: <= 300 ms each at 3,000 commits, growing slower than the number of commits.
+
+Measured, first request, at 300 / 3,000 / 30,000 commits (2 cores shared with the other helpers, load
+average 6 to 9.5; two alternating runs of main and this version each, ranges):
+- walking commits in Python (the original): diff 1,230 / 14,666 / 34,043 ms, revisions 167 / 1,291 / 14,035 ms
+  (calmer machine);
+- `git log -p` with Bloom filters (main before the index): diff 338-494 / 1,968-2,419 / 7,954-8,525 ms,
+  revisions 76-82 / 781-787 / 3,517-4,015 ms. Every commit here rewrites one of 4 chunk files of 100 KB and
+  git spends ~0.2 ms a commit hashing both versions' lines to diff them: linear in the history;
+- the text-change index (maintenance records which entries each commit changed; a read walks those lines
+  and reads no patch): diff 173-203 / 206-216 / 256-470 ms (the 300-commit figure is mostly the app's first
+  request; the attribution itself is ~20 ms at 3,000 commits), revisions 3 / 12-25 / 119-259 ms.
 """
 from __future__ import annotations
 
