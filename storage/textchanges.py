@@ -32,6 +32,9 @@ from .gitrepo import CommitPatch, GitCommandError, GitRepo
 from .snapshot import LOCALES_DIR, chunk_number
 
 INDEX_FILE = "gloss-text-changes"  # in .git
+# A commit that changed more entries than this (an import, a locale renamed) gets no line: readers ask git for
+# it, which costs one commit's diff, rather than every read of the file carrying a line of megabytes.
+MAX_LINE_TOKENS = 10_000
 
 
 def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
@@ -90,7 +93,8 @@ def update(repo: GitRepo) -> None:
                 tokens = _tokens(patch)
             except ValueError:  # not a canonical file at that commit: readers will ask git, as before
                 continue
-            lines.append(_line(commit, parent, tokens))
+            if len(tokens) <= MAX_LINE_TOKENS:
+                lines.append(_line(commit, parent, tokens))
     except (OSError, GitCommandError):  # the repository went away: nothing to keep up to date
         return
     if lines:

@@ -345,3 +345,13 @@ def test_history_reads_are_the_same_with_the_text_change_index_absent_stale_torn
     assert history_answers(chunked) == stale
     path.unlink()
     assert history_answers(chunked) == stale
+
+
+def test_a_commit_that_changed_more_entries_than_a_line_holds_is_read_from_git(chunked, monkeypatch):
+    without = history_answers(chunked)
+    monkeypatch.setattr(textchanges, "MAX_LINE_TOKENS", 1)
+    chunked.repo.pack_loose_objects()
+    recorded = {line[9:49].decode() for line in index_lines(chunked)}
+    left_out = set(first_parent_chain(chunked)) - recorded
+    assert left_out and all(len(history.commit_changes(chunked, commit)[0].translations) > 1 for commit in left_out)
+    assert history_answers(chunked) == without
