@@ -95,10 +95,10 @@ def update(repo: GitRepo) -> None:
                 continue
             if len(tokens) <= MAX_LINE_TOKENS:
                 lines.append(_line(commit, parent, tokens))
-    except (OSError, GitCommandError):  # the repository went away: nothing to keep up to date
-        return
-    if lines:
-        _append(path, data, b"".join(lines))
+        if lines:
+            _append(path, data, b"".join(lines))
+    except (OSError, GitCommandError):  # the repository went away, or the disk is full: the next run retries
+        pass
 
 
 # ----------------------------------------------------------------------------- from git
