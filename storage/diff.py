@@ -38,7 +38,8 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
                     changes.append({"asset": asset_id, "locale": code, "old": was and was.get("text"),
                                     "new": now and now.get("text"), "flag": (now or {}).get("flag", ""),
                                     "revision": (now or {}).get("rev", 0), "path": path,
-                                    "author": (now or {}).get("author"), "commit": None})
+                                    "author": (now or {}).get("author"), "commit": None,
+                                    **({"pushedBy": now["pusher"]} if now and now.get("pusher") else {})})
     _attribute(project.repo, changes, old.commit, new.commit)
     for change in changes:
         del change["path"]

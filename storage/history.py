@@ -15,10 +15,11 @@ from typing import Any, Iterator
 from . import textchanges
 from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
-from .gitrepo import GitRepo
+from .gitrepo import GitRepo, Person
 from .project import Project
+from .receive import PUSHED
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
-from .store import iso_from_timestamp
+from .store import SERVICE, iso_from_timestamp
 
 _CHUNK_CACHE_SIZE = 64
 
@@ -100,6 +101,16 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     return found
 
 
+def pusher(commit, trailers: dict[str, str] | None = None) -> Person | None:
+    """Who pushed the commit: the committer of a push's merge commit (storage.receive), whose author is
+    only the name the pushed commit gave; None for any other commit, and for pushes merged before the
+    pusher was recorded (their committer is the service). `trailers`: the message's, when already read."""
+    if PUSHED not in (_trailers(commit.message) if trailers is None else trailers):
+        return None
+    committer = Person.parse(commit.committer)
+    return None if committer == SERVICE else committer
+
+
 class EntryHistory:
     """The earlier states of one entry of one chunk file, newest first, from a first-parent walk of the
     commits that changed the entry (storage.textchanges: recorded by maintenance, or read from git); only
@@ -170,6 +181,7 @@ class CommitInfo:
     trailers: dict[str, str]
     parent: str | None
     locales: tuple[str, ...] = ()  # locales whose translations the commit changed
+    pushed_by: Person | None = None  # the pushing key's user, for a push's merge commit (see `pusher`)
 
 
 @dataclass
@@ -205,10 +217,11 @@ def _person(ident: bytes) -> tuple[str, str]:
 def _commit_info(commit_id: bytes, commit) -> CommitInfo:
     name, email = _person(commit.author)
     message = commit.message.decode("utf-8", "replace")
+    trailers = _trailers(commit.message)
     return CommitInfo(id=commit_id.decode(), author_name=name, author_email=email,
                       time=iso_from_timestamp(commit.author_time), summary=message.strip().split("\n", 1)[0],
-                      trailers=_trailers(commit.message),
-                      parent=commit.parents[0].decode() if commit.parents else None)
+                      trailers=trailers, parent=commit.parents[0].decode() if commit.parents else None,
+                      pushed_by=pusher(commit, trailers))
 
 
 class _Walker:

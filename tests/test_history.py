@@ -16,7 +16,7 @@ from storage.diff import translation_changes
 from storage.gitrepo import GitRepo, Person
 from storage.history import revisions
 from storage.receive import merge_push
-from storage.store import Store, utc_now
+from storage.store import SERVICE, Store, utc_now
 from tests.support import edit_line, git
 
 
@@ -252,7 +252,7 @@ def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_com
     pushed = git(clone, "rev-parse", "HEAD").strip()
     before = first_parent_chain(chunked)[0]
     git(chunked.path, "fetch", "-q", str(clone), "main")
-    merge = merge_push(chunked, pushed.encode(), "refs/heads/main", 1).decode()
+    merge = merge_push(chunked, pushed.encode(), "refs/heads/main", ACTOR).decode()
     found = revisions(chunked, "a0", "fr")
     assert [(entry["rev"], entry["text"]) for entry in found] == [(5, "poussé 2"), (4, "trois"), (3, "deux"),
                                                                   (2, "deux"), (1, "un")]
@@ -267,6 +267,57 @@ def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_com
     chunked.repo.pack_loose_objects()  # the merge read from the text-change index: the same answers
     assert translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot()) == changes
     assert revisions(chunked, "a0", "fr") == found
+
+
+KIM = ops.Actor(7, "Kim Keyholder", "")  # a key's user without an e-mail: named by the user id
+
+
+def push_as(project, tmp_path, author: str, edit, pusher: ops.Actor) -> str:
+    """Commit `edit(clone)` in a clone as `author` and merge it as `pusher` pushed it; the merge commit."""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project.path), str(clone))
+    edit(clone)
+    git(clone, "add", "-A")
+    git(clone, "-c", f"user.name={author}", "-c", "user.email=someone@example.com", "commit", "-q", "-m", "edit")
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    git(project.path, "fetch", "-q", str(clone), "main")
+    return merge_push(project, pushed.encode(), "refs/heads/main", pusher).decode()
+
+
+def test_a_pushed_revision_names_the_pusher_apart_from_the_author_the_commit_gave(chunked, tmp_path):
+    def edit(clone: Path) -> None:
+        edit_line(clone / "locales/fr/0000.json", "a0", text="poussé")
+        edit_line(clone / "locales/de/0000.json", "a0", text="gepusht")
+
+    merge = push_as(chunked, tmp_path, "Alice Martin", edit, KIM)
+    assert git(chunked.path, "log", "-1", "--format=%an|%cn|%ce", merge).strip() == \
+        "Alice Martin|Kim Keyholder|user-7@users.gloss"
+    found = revisions(chunked, "a0", "fr")
+    assert found[0]["author"]["name"] == "Alice Martin"
+    assert found[0]["pusher"] == {"id": 7, "name": "Kim Keyholder", "email": ""}
+    assert not any("pusher" in entry for entry in found[1:])  # made by API writes
+    assert [(entry["rev"], "pusher" in entry) for entry in revisions(chunked, "a0", "de")] == [(2, True), (1, False)]
+    info = history.log(chunked, limit=1)[0][0]
+    assert info.id == merge and info.author_name == "Alice Martin"
+    assert info.pushed_by == Person("Kim Keyholder", "user-7@users.gloss")
+    assert history.commit_changes(chunked, merge)[0].info.pushed_by == info.pushed_by
+    assert history.log(chunked, offset=1, limit=1)[0][0].pushed_by is None
+
+
+def test_a_pushed_pusher_field_is_ignored_and_a_push_merged_by_the_service_names_no_pusher(chunked, tmp_path):
+    def edit(clone: Path) -> None:  # a4 is in chunk 2, which no German translation needed yet; a0 keeps its text
+        forged = {"id": 1, "name": "Alice Martin", "email": "alice@example.com"}
+        (clone / "locales/de/0002.json").write_bytes(canonical({"a4": {"text": "fünf", "rev": 1, "pusher": forged}}))
+        edit_line(clone / "locales/fr/0000.json", "a0", pusher=forged)
+
+    merge = push_as(chunked, tmp_path, "Pat", edit, KIM)
+    assert [(entry["rev"], entry["pusher"]["name"]) for entry in revisions(chunked, "a4", "de")] == [
+        (1, "Kim Keyholder")]
+    assert "pusher" not in revisions(chunked, "a0", "fr")[0]  # only a pusher field changed: nothing to replay
+    assert history.pusher(chunked.repo.read_commit(merge.encode())) == KIM.person()
+    legacy = chunked.repo.read_commit(merge.encode()).copy()  # (a cached object must not change)
+    legacy.committer = SERVICE.ident()  # pushes merged before the pusher was recorded
+    assert history.pusher(legacy) is None
 
 
 def test_a_commit_graph_lock_left_by_a_killed_writer_is_swept_once_old_and_graphs_are_written_again(chunked):
