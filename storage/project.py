@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
+from . import textchanges
 from .errors import Invalid
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
@@ -157,6 +158,7 @@ class Project:
     def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person):
         self.id = project_id
         self.repo = GitRepo(path)
+        self.repo.derived_data.append(textchanges.update)  # what diffs read (see there)
         self.committer = committer
         self._snapshot: Snapshot | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
