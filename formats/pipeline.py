@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from collections.abc import Iterable
 from itertools import repeat
 
-from vocabulary import status_term
+from vocabulary import plural_form_id, status_term
 
 from .banner import banner_lines
 from .charsets import text_codec
@@ -141,6 +141,8 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     locales = _export_locales(catalogue, options, source, template)
     index = options.index or spec.default_index
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
+    if not spec.capabilities.plurals:
+        units = plural_forms_apart(units)
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
     per_translation = options.all_locales and bool(options.status.strip())
@@ -352,6 +354,54 @@ def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: l
             continue
         selected.append(unit)
     return selected
+
+
+def plural_forms_apart(units: list[Unit]) -> list[Unit]:
+    """For formats without plural syntax: each plural unit as its singular followed by one unit per plural form.
+
+    Plural forms are assets of their own (service-api §2), so a flat format writes each under its own ID,
+    as Loco's converter did (`"examples" = "exemples";`, `define('TEST_EXAMPLES', ...)`) instead of dropping
+    it. Form i + 1 of a locale's CLDR forms is plural form asset i, as in the project (app/exchange.py);
+    a unit read from a file, whose plural forms have no IDs yet, names them as new plural-form assets are
+    named (`apple-plural`, `apple-plural-2`). A form the locale does not have is untranslated there.
+    """
+    if not any(unit.plural for unit in units):
+        return units
+    flat: list[Unit] = []
+    for unit in units:
+        if unit.plural:
+            flat.extend(_plural_form_units(unit))
+        else:
+            flat.append(unit)
+    return flat
+
+
+def _plural_form_units(unit: Unit) -> list[Unit]:
+    """The singular and plural-form units of one plural unit, every translation a plain text."""
+    forms = {code: plural_rules(code).forms for code in unit.translations}
+    used = [forms[code].index(name) for code, translation in unit.translations.items()
+            for name in translation.plurals if name in forms[code]]
+    count = max(len(unit.plural_ids), max(used, default=0))
+    ids = list(unit.plural_ids) + [plural_form_id(unit.id, number) for number in range(len(unit.plural_ids) + 1,
+                                                                                      count + 1)]
+    made = []
+    for position, unit_id in enumerate([unit.id] + ids):
+        translations = {code: _form_translation(translation, forms[code], position)
+                        for code, translation in unit.translations.items()}
+        made.append(replace(unit, id=unit_id, plural=False, plural_ids=(), translations=translations,
+                            **({} if position == 0 else {"notes": "", "aliases": {}, "meta": {}, "key": ""})))
+    return made
+
+
+def _form_translation(translation: Translation, forms: list[str], position: int) -> Translation:
+    """The text of one plural form of a translation (the singular mirrors the first form), flag kept."""
+    if position == 0:
+        text = translation.plurals.get(forms[0], translation.text)
+    else:
+        text = translation.plurals.get(forms[position]) if position < len(forms) else None
+    if text is None:
+        return Translation()
+    return Translation(text=text, flag=translation.flag, comment=translation.comment)
 
 
 def order_units(units: list[Unit], order: str) -> list[Unit]:
