@@ -2,11 +2,13 @@
 
 Variants written (all start with `<?php` and the banner in a `/** */` comment):
 - php (default, Laravel/Zend):  `return [ 'key' => 'text', 'menu' => [ 'open' => ... ] ];`, dotted keys
-                                nested, plurals as `['one' => ..., 'other' => ...]`, untranslated = null.
+                                nested, plurals indexed by form `[0 => 'exemple', 1 => 'exemples']` (Loco).
 - php symfony:                  the same array with plurals in Symfony's pipe syntax.
-- php codeigniter:              `$lang['key'] = 'text';`, dotted keys as nested brackets (`$lang['a']['b']`).
-- php constants:                `define('key', 'text');` (keys kept as they are: define() takes any name).
-With an explicit `namespace` option codeigniter keys get `<namespace>_` and constants `<NAMESPACE>_` in front.
+- php codeigniter:              `$lang['<namespace>_key'] = 'text';`, dotted keys as nested brackets
+                                (`$lang['test_a']['b']`), plurals indexed as above.
+- php constants:                `define('<NAMESPACE>_KEY', 'text');`: upper-case identifiers (`constant_name`),
+                                one constant per plural form.
+The namespace is the `namespace` option, else the project name (Loco's `$lang['test_sample']`, `TEST_EXAMPLES`).
 `phps` is the same family under the extension Loco also accepts.
 
 Reading accepts any mix of `return <array>;`, `$var[...]... = <value>;`, `$var = <array>;`,
@@ -581,5 +583,6 @@ def write_constants(doc: ExportDocument) -> str:
     prefix = f"{constant_name(doc.namespace)}_" if doc.namespace else ""
     lines = [_header(doc).rstrip("\n")]
     for entry, value in written_values(doc, doc.locale, False):
-        lines.append(f"define({literal(prefix + entry.key)}, {literal(value)});")
+        # again on the key: a collision suffix (`KEY-2`) must not leave the identifier rule
+        lines.append(f"define({literal(prefix + constant_name(entry.key))}, {literal(value)});")
     return "\n".join(lines) + "\n"
