@@ -388,8 +388,10 @@ def _plural_form_units(unit: Unit) -> list[Unit]:
     for position, unit_id in enumerate([unit.id] + ids):
         translations = {code: _form_translation(translation, forms[code], position)
                         for code, translation in unit.translations.items()}
-        made.append(replace(unit, id=unit_id, plural=False, plural_ids=(), translations=translations,
-                            **({} if position == 0 else {"notes": "", "aliases": {}, "meta": {}, "key": ""})))
+        form = replace(unit, id=unit_id, plural=False, plural_ids=(), translations=translations)
+        if position:  # a plural-form asset: the singular's notes, aliases and file extras are not its own
+            form.notes, form.aliases, form.meta, form.key = "", {}, {}, ""
+        made.append(form)
     return made
 
 
