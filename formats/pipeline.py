@@ -367,32 +367,39 @@ def plural_forms_apart(units: list[Unit]) -> list[Unit]:
     """
     if not any(unit.plural for unit in units):
         return units
+    forms_of: dict[str, list[str]] = {}  # each locale's CLDR forms, looked up once
     flat: list[Unit] = []
     for unit in units:
-        if unit.plural:
-            flat.extend(_plural_form_units(unit))
-        else:
+        if not unit.plural:
             flat.append(unit)
+            continue
+        for code in unit.translations:
+            if code not in forms_of:
+                forms_of[code] = plural_rules(code).forms
+        flat.extend(_plural_form_units(unit, forms_of))
     return flat
 
 
-def _plural_form_units(unit: Unit) -> list[Unit]:
+def _plural_form_units(unit: Unit, forms_of: dict[str, list[str]]) -> list[Unit]:
     """The singular and plural-form units of one plural unit, every translation a plain text."""
-    forms = {code: plural_rules(code).forms for code in unit.translations}
-    used = [forms[code].index(name) for code, translation in unit.translations.items()
-            for name in translation.plurals if name in forms[code]]
+    used = [forms_of[code].index(name) for code, translation in unit.translations.items()
+            for name in translation.plurals if name in forms_of[code]]
     count = max(len(unit.plural_ids), max(used, default=0))
     ids = list(unit.plural_ids) + [plural_form_id(unit.id, number) for number in range(len(unit.plural_ids) + 1,
                                                                                       count + 1)]
     made = []
     for position, unit_id in enumerate([unit.id] + ids):
-        translations = {code: _form_translation(translation, forms[code], position)
+        translations = {code: _form_translation(translation, forms_of[code], position)
                         for code, translation in unit.translations.items()}
-        form = replace(unit, id=unit_id, plural=False, plural_ids=(), translations=translations)
-        if position:  # a plural-form asset: the singular's notes, aliases and file extras are not its own
-            form.notes, form.aliases, form.meta, form.key = "", {}, {}, ""
-        made.append(form)
+        own = position == 0  # a plural-form asset: the singular's notes, aliases and file extras are not its own
+        made.append(Unit(id=unit_id, context=unit.context, notes=unit.notes if own else "", type=unit.type,
+                         printf=unit.printf, tags=unit.tags, aliases=unit.aliases if own else {},
+                         translations=translations, references=unit.references, meta=unit.meta if own else {},
+                         key=unit.key if own else ""))
     return made
+
+
+_UNTRANSLATED = Translation()  # shared: writers only read translations
 
 
 def _form_translation(translation: Translation, forms: list[str], position: int) -> Translation:
@@ -402,8 +409,8 @@ def _form_translation(translation: Translation, forms: list[str], position: int)
     else:
         text = translation.plurals.get(forms[position]) if position < len(forms) else None
     if text is None:
-        return Translation()
-    return Translation(text=text, flag=translation.flag, comment=translation.comment)
+        return _UNTRANSLATED
+    return Translation(text, {}, translation.flag, translation.comment)
 
 
 def order_units(units: list[Unit], order: str) -> list[Unit]:

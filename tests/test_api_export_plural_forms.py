@@ -61,3 +61,26 @@ def test_with_index_text_each_plural_form_is_keyed_by_its_own_source_text(client
     key, _ = pluralised
     found = texts_by_key(spec, export(client, key, spec, "&index=text"))
     assert found[SOURCE_SINGULAR] == SINGULAR and found[SOURCE_PLURAL] == PLURAL
+
+
+PO = '''msgid ""
+msgstr ""
+"Language: fr\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+
+msgid "example"
+msgid_plural "examples"
+msgstr[0] "exemple"
+msgstr[1] "exemples"
+'''
+
+
+@pytest.mark.parametrize("spec", FLAT, ids=lambda spec: spec.name)
+def test_a_converted_plural_keeps_its_forms_named_as_new_plural_form_assets(client, spec) -> None:
+    response = client.post(f"/api/convert/po/test-fr.{spec.ext}?format={spec.variant or 'default'}&index=id",
+                           data=PO.encode())
+    assert response.status_code == 200, response.data[:300]
+    found = texts_by_key(spec, response.data)
+    assert sorted(text for text in found.values() if text) == ["exemple", "exemples"], found
+    if spec.key_filter is None:
+        assert (found["example"], found["example-plural"]) == ("exemple", "exemples")
