@@ -11,6 +11,8 @@ Option semantics decided here:
   It is checked on the target locale (every exported locale for multi-locale files: a unit passes if
   one of them matches, and only its matching translations are written, except a bilingual format's
   source, which is the unit's key side; the source locale for templates).
+- plural forms: a format without plural syntax (capabilities.plurals False) gets each plural form as a unit of
+  its own, under its plural-form asset's ID (plural_forms_apart), before ordering and keying.
 - order: `created` keeps catalogue order, `id` sorts by asset ID.
 - fallback: a unit untranslated in the target locale takes the fallback locale's translation (plural
   forms re-mapped by category); blank or flagged translations are not replaced.

@@ -33,7 +33,7 @@ class Capabilities:
     format that declares nothing is held to the whole contract.
     """
 
-    plurals: bool = True
+    plurals: bool = True  # False: no plural syntax, each plural form is written as an entry of its own
     context: bool = True
     notes: bool = True
     flags: bool = True  # Loco flags (fuzzy, incorrect, ...) on translations
