@@ -213,3 +213,10 @@ def text_of_asset_id(asset_id: str) -> str:
         escape = match.group(0)
         return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
     return _CONTROL_ESCAPE.sub(control, asset_id)
+
+
+def plural_form_id(asset_id: str, number: int) -> str:
+    """The ID given to plural form `number` (1 = the first after the singular) of an asset when none is named:
+    `apple-plural`, `apple-plural-2`... (new plural-form assets, and a file's plural forms written as entries of
+    their own by formats without plural syntax)."""
+    return f"{asset_id}-plural" if number <= 1 else f"{asset_id}-plural-{number}"

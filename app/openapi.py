@@ -429,6 +429,8 @@ IMPORT_PARAMS = [
     _query("index", "Keys are asset IDs (id) or source texts (text); default per format"),
     _query("locale", "Language of the file's translations; auto or absent: from the file"),
     variant_param("read"),
+    _query("namespace", "What the export's namespace put around keys (CodeIgniter/constant prefix, nested YAML "
+                        "root), taken off; default the project name"),
     _query("async", "Run in the background; answer 201 with a Location header", {"type": "boolean"}),
     *[_query(name, description, {"type": "boolean"}) for name, description in (
         ("ignore-new", "Do not add new assets"), ("ignore-existing", "Do not update existing assets"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -78,6 +78,25 @@ def _unencodable(text: str) -> FormatError:
     `.strings` `\\UD800`, PHP `\\u{d800}`...). Refused for every reader at once: no file or repository
     could keep it."""
     return FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
+
+
+def restore_keys(catalogue: Catalogue, ext: str, variant: str, known_ids: Iterable[str]) -> None:
+    """Give back their IDs to units whose key is the format's rewriting (key filter) of a known ID: a file the
+    format wrote imports into the assets it came from (`TEST_EXAMPLES` -> `examples` for PHP constants,
+    `menu_open` -> `menu.open` for Chrome). A key that is an ID itself, or the rewriting of several, stays."""
+    key_filter = lookup(ext, variant).key_filter
+    if key_filter is None:
+        return
+    known: set[str] | None = None
+    rewritten: dict[str, str | None] = {}
+    for unit in catalogue.units:
+        if known is None:  # built on the first unit: a file of nothing costs nothing
+            known = set(known_ids)
+            for unit_id in known:
+                key = key_filter(unit_id)
+                rewritten[key] = None if key in rewritten else unit_id  # None: the rewriting of several
+        if unit.id not in known and rewritten.get(unit.id):
+            unit.id = rewritten[unit.id]  # type: ignore[assignment]
 
 
 _GC_LOCK = threading.Lock()

@@ -60,6 +60,9 @@ class Unit:
     declarations) so that the same format can write them back; key: the key the unit had in the file
     it was read from (its source text when read by text). Exports compute keys from the index option
     on their own entries (`pipeline.Entry.key`) and never modify the catalogue.
+    plural_ids: the asset IDs of a plural unit's plural forms after the singular (form i + 1 of a locale is
+    member i), where the catalogue knows them (a project's plural-form assets); formats without plural
+    syntax write each form under its own ID (pipeline.plural_forms_apart).
     """
 
     id: str
@@ -74,6 +77,7 @@ class Unit:
     references: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     key: str = ""
+    plural_ids: tuple[str, ...] = ()
 
     def translation(self, locale: str) -> Translation:
         """The translation in a locale, or an untranslated placeholder when there is none."""

@@ -33,7 +33,7 @@ class Capabilities:
     format that declares nothing is held to the whole contract.
     """
 
-    plurals: bool = True
+    plurals: bool = True  # False: no plural syntax, each plural form is written as an entry of its own
     context: bool = True
     notes: bool = True
     flags: bool = True  # Loco flags (fuzzy, incorrect, ...) on translations
@@ -272,8 +272,9 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
                capabilities=_YAML, all_locales_variant="rails", variant_names=("simple",)),
-    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
-               "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
+    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_nested,
+               "YAML under a locale root (and the namespace, when given), dotted keys expanded into nested mappings",
+               capabilities=_YAML,
                all_locales_variant="rails", nests_keys=True),
     FormatSpec("yml", "rails", "Rails YAML", _YAML_TYPE, yamlfmt.read_rails, yamlfmt.write_rails,
                "Rails i18n YAML: a root per locale (yaml-prefix adds a namespace), plural sub-hashes",
@@ -289,11 +290,13 @@ FORMATS: tuple[FormatSpec, ...] = (
                "Symfony PHP translation array: nested keys, plurals in pipe syntax",
                capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
                nests_keys=True),
-    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_php, php.write_codeigniter,
-               "CodeIgniter language file: $lang['key'] = '...';", capabilities=_PHP,
-               archive_path="{locale_}/{project}_lang.{ext}", nests_keys=True),
-    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_php, php.write_constants,
-               "PHP define('KEY', '...') constants", capabilities=_PHP),
+    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_codeigniter,
+               php.write_codeigniter, "CodeIgniter language file: $lang['<namespace>_key'] = '...';",
+               capabilities=_PHP, archive_path="{locale_}/{project}_lang.{ext}", nests_keys=True),
+    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_constants, php.write_constants,
+               "PHP define('<NAMESPACE>_KEY', '...') constants, one per plural form",
+               capabilities=replace(_PHP, plurals=False, dotted_keys=False),  # keys are constant names
+               key_filter=php.constant_name),
     FormatSpec("properties", "", "Java properties", "text/x-java-properties", properties.read_properties,
                properties.write_properties,
                "Java .properties: ISO-8859-1 with \\uXXXX escapes, MessageFormat quoting, ICU plurals",

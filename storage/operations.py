@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, unaddressable
+from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, plural_form_id, unaddressable
 
 from .errors import Conflict, Invalid, NotFound
 from .gitrepo import Person
@@ -275,11 +275,10 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
 
 
 def _next_plural_id(tx: Transaction, asset_id: str) -> str:
-    candidate = f"{asset_id}-plural"
-    counter = 2
-    while tx.has_asset(candidate):
-        candidate, counter = f"{asset_id}-plural-{counter}", counter + 1
-    return candidate
+    number = 1
+    while tx.has_asset(plural_form_id(asset_id, number)):
+        number += 1
+    return plural_form_id(asset_id, number)
 
 
 def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
