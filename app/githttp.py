@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from limits import MAX_FILE_BYTES, MAX_PUSH_BYTES, describe
+from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_PUSH_BYTES, describe
 from storage.errors import NotFound, StorageError
+from storage.gitrepo import remove_stale_dirs
 from storage.keys import ApiKey, KeyStore, digest_of
 from storage.project import Project
 from storage.receive import apply_push, check_push, parse_command
@@ -47,7 +48,7 @@ from storage.store import Store
 from .auth import ACCESS_ALLOWS, key_from
 
 GIT_SLOTS = 4  # concurrent Git requests per worker process
-GIT_TIMEOUT = 3600  # seconds one Git request (a clone of a large project on a slow link) may take
+GIT_TIMEOUT = GIT_REQUEST_SECONDS  # seconds one Git request (a clone of a large project on a slow link) may take
 SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larger ones in a temporary file
 PUSH_TOO_LARGE = f"Request body too large {describe('max_push_bytes')}; nothing was stored"
 HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
@@ -85,6 +86,7 @@ class GitHttp:
         self.timeout = timeout
         self.slots = threading.BoundedSemaphore(slots)
         self.hooks_dir = install_hooks(store.data_dir / "hooks")
+        sweep_hook_dirs()
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         match = REPO_PATH.match(environ.get("PATH_INFO", ""))
@@ -270,6 +272,15 @@ class GitHttp:
         raise ValueError(f"unknown hook {request['hook']!r}")
 
 
+HOOK_DIR_PREFIX = "gloss-hooks-"
+
+
+def sweep_hook_dirs() -> int:
+    """Remove the socket directories of pushes whose process was killed (a live one is younger than a Git
+    request may run: the watchdog stops it by then, and its channel removes its own directory)."""
+    return remove_stale_dirs(Path(tempfile.gettempdir()).glob(HOOK_DIR_PREFIX + "*"), GIT_REQUEST_SECONDS)
+
+
 class HookChannel:
     """A Unix socket on which the hooks of one receive-pack ask this process to check and apply the push.
 
@@ -279,7 +290,7 @@ class HookChannel:
 
     def __init__(self, answer: Callable[[dict[str, Any]], dict[str, Any]]):
         self.answer = answer
-        self.directory = tempfile.mkdtemp(prefix="gloss-hooks-")
+        self.directory = tempfile.mkdtemp(prefix=HOOK_DIR_PREFIX)
         self.path = os.path.join(self.directory, "socket")
         self.token = secrets.token_urlsafe(24)
         self.closed = threading.Event()
