@@ -40,7 +40,7 @@ from urllib.parse import parse_qs
 from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_PUSH_BYTES, describe
 from storage.errors import NotFound, StorageError
 from storage.gitrepo import remove_stale_dirs
-from storage.keys import ApiKey, KeyStore, digest_of
+from storage.keys import ApiKey, KeyStore
 from storage.project import Project
 from storage.receive import apply_push, check_push, parse_command
 from storage.store import Store
@@ -261,9 +261,8 @@ class GitHttp:
         commands = [parse_command(line) for line in request["commands"]]
         if request["hook"] == "pre-receive":
             quarantine = Path(request["quarantine"]) if request.get("quarantine") else None
-            live = {record.digest for record in self.keys.all()}
             try:
-                check_push(project, commands, quarantine, lambda candidate: digest_of(candidate) in live)
+                check_push(project, commands, quarantine, self.keys.is_live)
             except StorageError as error:
                 return {"status": 1, "message": f"Gloss refused the push: {error.message}"}
             return {"status": 0}

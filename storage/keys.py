@@ -84,6 +84,12 @@ class KeyStore:
                 found = record
         return found
 
+    def is_live(self, candidate: str) -> bool:
+        """Whether `candidate` is a key in force: texts holding one are refused, by pushes and API writes alike
+        (storage.fields.refuse_keys)."""
+        presented = digest_of(candidate)
+        return any(record.digest == presented for record in self.all())
+
     def for_project(self, project: str) -> list[ApiKey]:
         return [record for record in self.all() if record.project == project]
 

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from .errors import Invalid
+from .fields import IsLiveKey
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
@@ -223,7 +224,8 @@ class Project:
     @contextmanager
     def transaction(self, author: Person, summary: str, action: str,
                     trailers: list[tuple[str, str]] | None = None,
-                    when: float | None = None, first_in_group: bool = False) -> Iterator[Transaction]:
+                    when: float | None = None, first_in_group: bool = False,
+                    is_live_key: IsLiveKey | None = None) -> Iterator[Transaction]:
         """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
 
         An exception inside the block discards every change: nothing is written and the ref does not move.
@@ -231,7 +233,8 @@ class Project:
         lock (a commit group, see CommitGroup), and the block's exit returns once the group is durable.
         `first_in_group`: publish the pending group first and start a new one on the published head: for
         long writes (imports), which should not hold back the answers to small ones made before them, and
-        for pushes, which compare the head with commits that only Git can read.
+        for pushes, which compare the head with commits that only Git can read. `is_live_key`: records holding a
+        live API key are refused (Transaction), as a push carrying them would be.
         """
         with self._waiting_lock:
             self._waiting += 1
@@ -243,7 +246,7 @@ class Project:
         except BaseException:
             self._thread_lock.release()
             raise
-        tx = Transaction(group.tip)
+        tx = Transaction(group.tip, is_live_key)
         tx.trailers.extend(trailers or [])
         try:
             yield tx

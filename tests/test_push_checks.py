@@ -59,7 +59,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a number beyond next_seq": (lambda c: edit(c / "assets" / "0000.json", "home.greeting", n=10_000),
                                  "below next_seq"),
     "an unknown asset type": (lambda c: edit(c / "assets" / "0000.json", "home.title", type="video"),
-                              "`type` must be one of"),
+                              "type must be one of"),
     "an unregistered tag": (lambda c: edit(c / "assets" / "0000.json", "home.title", tags=["nowhere"]),
                             "tag 'nowhere' is not in project.json"),
     "a plural form that does not link back": (
@@ -73,7 +73,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a revision of zero": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", rev=0),
                            "`rev` must be a positive integer"),
     "an unknown flag": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", flag="shiny"),
-                        "unknown flag 'shiny'"),
+                        "flag must be one of"),
     "a source locale not among the locales": (lambda c: edit_project(c, source="pt"),
                                               "the source locale 'pt' is not among the locales"),
     "an invalid locale code": (lambda c: edit_project(c, locales=[{"code": "../x", "name": "X"}]),
