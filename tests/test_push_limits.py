@@ -2,12 +2,13 @@
 directory still takes pushes, and data the API wrote never blocks a later push."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from limits import MAX_FILE_BYTES
+from limits import MAX_FILE_BYTES, MAX_TAG_CHARS, MAX_TEXT_CHARS
 from tests.gitserver import (PeakMemory, Server, commit_zero_blob_bomb, push_streaming_large_blobs, run_git,
                              start_server)
 from tests.support import edit_line, require_tool
@@ -25,9 +26,14 @@ def server(tmp_path_factory):
     served.stop()
 
 
+def demo_key(server: Server) -> str:
+    """The full-access key `gloss serve` printed when it seeded the demo."""
+    line = next(line for line in server.output if line.startswith("Full-access API key: "))
+    return line.split(": ", 1)[1].strip()
+
+
 def cloned(server: Server, tmp_path: Path) -> Path:
-    key = server.output[[line.startswith("Full-access API key: ") for line in server.output].index(True)]
-    result = run_git(tmp_path, "clone", "-q", server.url(key.split(": ", 1)[1].strip()), str(tmp_path / "clone"))
+    result = run_git(tmp_path, "clone", "-q", server.url(demo_key(server)), str(tmp_path / "clone"))
     assert result.returncode == 0, result.stderr
     return tmp_path / "clone"
 
@@ -62,3 +68,28 @@ def test_a_server_started_with_a_relative_data_directory_accepts_pushes(tmp_path
     finally:
         served.stop()
         shutil.rmtree(tmp_path / "run", ignore_errors=True)
+
+
+def test_data_the_api_wrote_never_blocks_a_later_push(server, tmp_path):
+    key = demo_key(server)
+    # the API refuses a key in any field, naming the field and never echoing the key
+    for method, path, body in (("POST", "/api/translations/home.greeting/fr", f"see {key}".encode()),
+                               ("PATCH", "/api/assets/home.greeting", json.dumps({"notes": key}).encode())):
+        status, answer = server.api(method, path, key, body)
+        assert status == 422 and "contains an API key" in answer["error"] and key not in json.dumps(answer)
+    # what it accepts, up to every limit, is data a push may carry
+    for method, path, body in (("POST", "/api/translations/home.greeting/fr", b"x" * MAX_TEXT_CHARS),
+                               ("POST", "/api/assets/home.greeting/tags", f"name={'t' * MAX_TAG_CHARS}".encode()),
+                               ("PATCH", "/api/assets/home.greeting",
+                                json.dumps({"notes": "a note\nwith key-like words: " + "k" * 32}).encode())):
+        status, answer = server.api(method, path, key, body)
+        assert status < 300, answer
+    repo = cloned(server, tmp_path)
+    # an unrelated change in the same catalogues, plus a new locale: the push checks the project in full
+    edit_line(repo / "locales" / "fr" / "0000.json", "home.title", text="Accueil (après l'API)")
+    meta = json.loads((repo / "project.json").read_text("utf-8"))
+    meta["locales"].append({"code": "it", "name": "Italiano"})
+    (repo / "project.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    assert run_git(repo, "commit", "-qam", "unrelated").returncode == 0
+    pushed = run_git(repo, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
