@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from limits import (MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS,
                     MAX_TEXT_CHARS, describe)
@@ -69,16 +69,19 @@ def check_addressable(asset_id: str) -> str:
     return asset_id
 
 
-def check_asset_type(value: Any) -> str:
-    if value not in ASSET_TYPES:
-        raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
+def _one_of(field: str, value: Any, allowed: Sequence[str], shown: Sequence[str] | None = None) -> str:
+    """A value of a vocabulary (`shown`: the values a refusal lists, when not all of them)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise Invalid(f"{field} must be one of {', '.join(shown or allowed)}")
     return value
+
+
+def check_asset_type(value: Any) -> str:
+    return _one_of("type", value, ASSET_TYPES)
 
 
 def check_printf(value: Any) -> str:
-    if value not in PRINTF_STYLES:
-        raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
-    return value
+    return _one_of("printf", value, PRINTF_STYLES, PRINTF_STYLES[1:])  # "" (none) goes without saying
 
 
 def check_aliases(aliases: Any) -> dict[str, str]:
@@ -121,9 +124,7 @@ def check_stored_tag(name: Any) -> str:
 
 # ----------------------------------------------------------------------------- translations
 def check_flag(value: Any) -> str:
-    if value not in FLAGS:
-        raise Invalid(f"flag must be one of {', '.join(FLAGS)}")
-    return value
+    return _one_of("flag", value, FLAGS)
 
 
 # ----------------------------------------------------------------------------- locales
