@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterable
 from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
-                     check_flag, check_locale_code, check_locale_name, check_printf, check_stored_tag,
-                     check_string, check_text, refuse_keys)
+                     check_file_size, check_flag, check_locale_code, check_locale_name, check_printf,
+                     check_stored_tag, check_string, check_text, refuse_keys)
 from .gitrepo import GitRepo
-from limits import MAX_FILE_BYTES, MAX_TAG_CHAIN
+from limits import MAX_TAG_CHAIN
 from vocabulary import is_canonical_locale
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
@@ -36,10 +36,15 @@ from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_pat
 Records = dict[str, dict[str, Any]]
 
 
-def parse_catalogue(path: str, data: bytes) -> Records:
-    """A canonical catalogue file as id -> record; Invalid names the file and line that is wrong."""
-    if len(data) > MAX_FILE_BYTES:
-        raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+def parse_catalogue(path: str, data: bytes, max_entries: int) -> Records:
+    """A canonical catalogue file as id -> record; Invalid names the file and line that is wrong.
+
+    A file of more lines than a chunk has entries (`max_entries`) is refused before it is parsed: a million
+    tiny entries in a 32 MiB file took a worker up by 831 MB.
+    """
+    check_file_size(path, len(data))
+    if data.count(b"\n") > max_entries + 2:
+        raise Invalid(f"{path}: more lines than a chunk holds entries ({max_entries}, chunk_size)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -205,6 +210,9 @@ class CommitChecker:
         self._scanned: set[bytes] = set()
         self._chunks: dict[bytes, Chunk] = {}
         self._layouts: dict[bytes, dict[str, bytes]] = {}
+        # the project's chunk size, which only its creation sets (no API write changes it, so no push may)
+        self._chunk_size = known.chunk_size if known is not None and known.trees.get("") else None
+        self._max_entries = 0  # per catalogue file: the chunk size of the commit being checked
         if known is not None and known.trees.get(""):
             self._layouts[known.trees[""]] = known.files
             self._chunks.update(_chunks_by_blob(known))
@@ -234,7 +242,7 @@ class CommitChecker:
         changed = {path for path, blob in files.items() if before.get(path) != blob}
         for path in changed:
             self._scan_for_keys(path, files[path])
-        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        meta = self._project_meta(files)
         if PROJECT_FILE in changed:
             old = self._parse(PROJECT_FILE, before[PROJECT_FILE], project=True)
             if {**old, "next_seq": 0} != {**meta, "next_seq": 0} or meta["next_seq"] < old["next_seq"]:
@@ -340,7 +348,7 @@ class CommitChecker:
             raise Invalid(f"{PROJECT_FILE} is missing")
         for path, blob in files.items():
             self._scan_for_keys(path, blob)
-        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        meta = self._project_meta(files)
         codes = {record["code"] for record in meta["locales"]}
         assets: Records = {}
         chunk_of: dict[str, int] = {}
@@ -412,6 +420,14 @@ class CommitChecker:
                           "per chunk (ASCII digits, at least four, no other leading zeros)")
         return path
 
+    def _project_meta(self, files: dict[str, bytes]) -> dict[str, Any]:
+        """The checked project.json of a commit; its chunk size bounds the entries of every catalogue read next."""
+        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        if self._chunk_size is not None and meta["chunk_size"] != self._chunk_size:
+            raise Invalid(f"{PROJECT_FILE}: `chunk_size` is {self._chunk_size} in this project and cannot change")
+        self._max_entries = meta["chunk_size"]
+        return meta
+
     def _parse(self, path: str, blob: bytes, project: bool = False) -> Any:
         cached = self._parsed.get(blob)
         if cached is None:
@@ -422,7 +438,7 @@ class CommitChecker:
                 except ValueError as error:
                     raise Invalid(f"{path}: invalid JSON ({error})") from None
             else:
-                cached = parse_catalogue(path, data)
+                cached = parse_catalogue(path, data, self._max_entries)
             self._parsed[blob] = cached
         return cached
 
@@ -430,8 +446,7 @@ class CommitChecker:
         if blob in self._scanned:
             return
         data = self.repo.read_raw(blob)
-        if len(data) > MAX_FILE_BYTES:
-            raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        check_file_size(path, len(data))
         self._refuse_keys(path, data)
         self._scanned.add(blob)
 

@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any, Callable, Sequence
 
-from limits import (MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS,
-                    MAX_TEXT_CHARS, describe)
+from limits import (MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS,
+                    MAX_TAG_CHARS, MAX_TEXT_CHARS, describe)
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
 from vocabulary import ASSET_TYPES, FLAGS, is_canonical_locale, unaddressable
 
@@ -25,6 +25,14 @@ KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-
 KEY_REFUSAL = "contains an API key; keys must never enter a project repository"
 
 IsLiveKey = Callable[[str], bool]
+
+
+# ----------------------------------------------------------------------------- files
+def check_file_size(what: str, size: int) -> None:
+    """Every file (blob) of a project, however written: a push's judged from its object header, an API
+    write's before its commit, so the API never writes a catalogue a push could not carry back."""
+    if size > MAX_FILE_BYTES:
+        raise Invalid(f"{what} is {size} bytes {describe('max_file_bytes')}")
 
 
 # ----------------------------------------------------------------------------- strings

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from .errors import Invalid
-from .fields import IsLiveKey
+from .fields import IsLiveKey, check_file_size
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
@@ -334,6 +334,9 @@ class Project:
         if not changed and not tx.merge_parents:
             return base
         check_writable_paths(path for path, data in changed.items() if data is not None)
+        for path, data in changed.items():  # a catalogue the API wrote is one a push may carry back
+            if data is not None:
+                check_file_size(path, len(data))
         files = dict(base.files)
         with self.repo.object_batch(store=False) as objects:  # stored with the ref by _make_durable
             for path, data in changed.items():

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import pytest
 
 from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS
+from storage import fields
 from storage.checks import CommitChecker
 from storage.errors import StorageError
 from storage.gitrepo import Person
@@ -168,3 +169,20 @@ def test_the_api_and_a_push_accept_and_refuse_the_same_values(client, demo, keys
     if isinstance(value, (str, dict)) and keys.full in json.dumps(value):
         assert response.status_code == 422 and "contains an API key" in answer, answer
         assert keys.full not in answer and keys.full not in refusal
+
+
+def test_a_catalogue_larger_than_max_file_bytes_is_refused_by_the_api_as_by_a_push(client, demo, keystore,
+                                                                                   monkeypatch):
+    project, keys = demo
+    path = "locales/fr/0000.json"
+    size = len(project.repo.read_raw(project.snapshot().files[path]))
+    monkeypatch.setattr(fields, "MAX_FILE_BYTES", size + 100)  # a small limit: a few more characters hit it
+    for text, accepted in (("y" * 50, True), ("z" * 500, False)):
+        files = {name: project.repo.read_raw(blob) for name, blob in project.snapshot().files.items()}
+        edit_record(files, path, "home.title", text=text)
+        refusal = push_refusal(project, files, keystore.is_live)
+        response = client.post("/api/translations/home.title/fr", data=text.encode(), **auth(keys.full))
+        assert (refusal is None) == accepted == (response.status_code == 200), (refusal, response.get_json())
+        if not accepted:
+            assert response.status_code == 422 and "max_file_bytes" in response.get_json()["error"]
+            assert "max_file_bytes" in refusal

@@ -118,6 +118,16 @@ BREAKAGES.update({
             (c / "assets" / "0000.json").read_text("utf-8").replace('"home.title":', '"x/tags":', 1), "utf-8"),
         "must not have a segment named"),
 })
+
+
+def more_lines_than_a_chunk_has_entries(clone: Path) -> None:
+    """A catalogue of tiny entries, more than the chunk size (1000): refused before it is parsed."""
+    lines = [f'"k{number}": {{"text": "t", "rev": 1}}' for number in range(1100)]
+    (clone / "locales" / "fr" / "0000.json").write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")
+
+
+BREAKAGES["more lines than a chunk has entries"] = (more_lines_than_a_chunk_has_entries,
+                                                    "more lines than a chunk holds entries (1000")
 MODES = {"changes": False, "whole commit": True}
 
 
@@ -151,3 +161,13 @@ def test_removing_an_asset_with_its_translations_and_links_is_valid(clone, mode)
         lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
         path.write_text("\n".join(lines), "utf-8")
     check(clone, MODES[mode])
+
+
+def test_a_push_cannot_change_the_chunk_size_which_no_api_write_changes(demo, clone):
+    project, _ = demo
+    edit_project(clone, chunk_size=1_000_000)
+    git(clone, "commit", "-qam", "bigger chunks")
+    commit = git(clone, "rev-parse", "HEAD").strip().encode()
+    with pytest.raises(Invalid) as refused:
+        CommitChecker(GitRepo(clone), lambda key: False, known=project.snapshot()).check(commit)
+    assert "`chunk_size` is 1000 in this project and cannot change" in refused.value.message

@@ -51,6 +51,20 @@ def test_a_zero_blob_bomb_is_refused_and_no_server_process_grows_by_more_than_10
     assert peak <= GROWTH_LIMIT_MB, (name, peak, memory.peaks)
 
 
+def test_a_catalogue_of_a_million_tiny_entries_is_refused_and_no_worker_grows_by_more_than_100_mb(server, tmp_path):
+    repo = cloned(server, tmp_path)
+    lines, size = [], 0
+    while size < MAX_FILE_BYTES - 100:  # just under the file limit: only its entries can make it costly
+        lines.append(f'"k{len(lines)}": {{"text": "t", "rev": 1}}')
+        size += len(lines[-1]) + 2
+    (repo / "locales" / "fr" / "0000.json").write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")
+    assert run_git(repo, "commit", "-qam", "a million entries").returncode == 0
+    with PeakMemory(server.process.pid) as memory:
+        refused = run_git(repo, "push", "origin", "main")
+    assert refused.returncode != 0 and "more lines than a chunk holds entries" in refused.stderr, refused.stderr
+    assert memory.worker_growth_mb() <= GROWTH_LIMIT_MB, memory.peaks  # 831 MB before the line count
+
+
 def test_a_server_started_with_a_relative_data_directory_accepts_pushes(tmp_path):
     require_tool("git")
     (tmp_path / "run").mkdir()
