@@ -8,10 +8,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from limits import LIMITS, describe
+from vocabulary import first_unencodable, unencodable_reason
 
 from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import LimitExceeded, NothingExtracted
+from .errors import FormatError, LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
@@ -59,9 +60,24 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
     with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
-            return spec.reader(data, options or ReadOptions())
+            catalogue = spec.reader(data, options or ReadOptions())
         except RecursionError:
             raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
+        except UnicodeEncodeError as error:  # a reader measured or hashed such a text on its way (asset IDs)
+            if not isinstance(error.object, str) or first_unencodable([error.object]) is None:
+                raise
+            raise _unencodable(error.object) from None
+    unencodable = first_unencodable(catalogue.texts())
+    if unencodable is not None:
+        raise _unencodable(unencodable)
+    return catalogue
+
+
+def _unencodable(text: str) -> FormatError:
+    """A text of the file UTF-8 cannot encode: its escapes spell a lone surrogate (JSON `"\\ud800"`,
+    `.strings` `\\UD800`, PHP `\\u{d800}`...). Refused for every reader at once: no file or repository
+    could keep it."""
+    return FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
 
 
 _GC_LOCK = threading.Lock()

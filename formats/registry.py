@@ -138,11 +138,20 @@ class _Deferred:
 class _FormatModule:
     """Stands for a format module in the table below: `gettext.read_po` names that function, deferred."""
 
+    every: list[str] = []  # the modules of the table, relative to this package (see format_modules)
+
     def __init__(self, module: str) -> None:
         self._module = module
+        _FormatModule.every.append(module)
 
     def __getattr__(self, name: str) -> _Deferred:
         return _Deferred(self._module, name)
+
+
+def format_modules() -> list[str]:
+    """Every module a reader or writer of the table lives in (absolute names): what a process about to convert
+    anything imports at once (formats.budget's fork server, whose children then start with all of them)."""
+    return [f"{__package__}{module}" for module in _FormatModule.every]
 
 
 android, keyvalue, qt, resx, tmx, xliff = (_FormatModule(f".xml.{name}") for name in

@@ -18,6 +18,7 @@ over the records for the cross-file invariants.
 from __future__ import annotations
 
 import json
+import re
 import stat
 from functools import partial
 from typing import Any, Callable, Iterable
@@ -29,9 +30,12 @@ from .fields import (check_addressable, check_aliases, check_asset_id, check_ass
                      check_stored_tag, check_string, check_text, refuse_keys)
 from .gitrepo import GitRepo
 from limits import MAX_TAG_CHAIN
-from vocabulary import is_canonical_locale
+from vocabulary import first_unencodable, is_canonical_locale, strings_in, unencodable_reason
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
+
+# A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 Records = dict[str, dict[str, Any]]
 
@@ -77,7 +81,17 @@ def parse_catalogue(path: str, data: bytes, max_entries: int) -> Records:
         raise Invalid(f"{path}: invalid JSON ({error})") from None
     if whole != records:
         raise Invalid(f"{path}: the lines do not read as the same catalogue as the whole file")
+    if _SURROGATE_ESCAPE.search(text):  # strict UTF-8 text: only such an escape can spell a lone surrogate
+        refuse_unencodable(path, records)
     return records
+
+
+def refuse_unencodable(path: str, value: Any) -> None:
+    """Invalid when a string of the parsed file cannot be encoded as UTF-8 (a lone surrogate, as the JSON
+    escape `\\ud800` spells it): the API refuses such a text (app.requests, formats.read_file), so does a push."""
+    unencodable = first_unencodable(strings_in(value))
+    if unencodable is not None:
+        raise Invalid(f"{path}: {unencodable_reason(unencodable)}")
 
 
 def check_project(meta: Any) -> dict[str, Any]:
@@ -169,7 +183,7 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
         raise Invalid(f"{where}: `rev` must be a positive integer")
     if "flag" in record:
         _field(where, check_flag, record["flag"])
-    for name in ("author", "flagger"):
+    for name in ("author", "pusher", "flagger"):
         if name in record and not isinstance(record[name], dict):
             raise Invalid(f"{where}: `{name}` must be an object")
     _string_fields(where, record, ("modified", "flagged"))
@@ -437,6 +451,7 @@ class CommitChecker:
                     cached = json.loads(data)
                 except ValueError as error:
                     raise Invalid(f"{path}: invalid JSON ({error})") from None
+                refuse_unencodable(path, cached)
             else:
                 cached = parse_catalogue(path, data, self._max_entries)
             self._parsed[blob] = cached

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 from limits import (MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS,
                     MAX_TAG_CHARS, MAX_TEXT_CHARS, describe)
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, FLAGS, is_canonical_locale, unaddressable
+from vocabulary import ASSET_TYPES, FLAGS, first_unencodable, is_canonical_locale, unaddressable, unencodable_reason
 
 from .errors import Invalid
 
@@ -41,10 +41,8 @@ def check_string(field: str, value: Any) -> str:
     answer can encode)."""
     if not isinstance(value, str):
         raise Invalid(f"{field} must be a string")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise Invalid(f"{field} holds a lone surrogate (character {error.start}), which is not text") from None
+    if first_unencodable([value]) is not None:
+        raise Invalid(f"{field}: {unencodable_reason(value)}")
     return value
 
 

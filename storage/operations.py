@@ -6,11 +6,10 @@ change: the caller's transaction is discarded on any exception).
 Stored records (one line each in the canonical files):
     asset:        {"n", "type", "context", "notes", "printf", "tags", "aliases", "plurals"?, "plural_of"?,
                    "created", "modified"}
-    translation:  {"text", "rev", "flag"?, "modified", "author", "flagger"?}
+    translation:  {"text", "rev", "flag"?, "modified", "author", "pusher"?, "flagger"?}
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -22,6 +21,7 @@ from .errors import Conflict, Invalid, NotFound
 from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
                      check_flag, check_locale_code, check_locale_name, check_printf, check_string, check_tag,
                      check_text)
+from .gitrepo import Person
 from .transaction import Transaction
 
 __all__ = ["ASSET_TYPES", "PRINTF_STYLES", "FLAGS", "check_addressable", "check_asset_id", "check_tag"]
@@ -29,14 +29,20 @@ __all__ = ["ASSET_TYPES", "PRINTF_STYLES", "FLAGS", "check_addressable", "check_
 
 @dataclass(frozen=True)
 class Actor:
-    """The user a write is made for (recorded in the translation and as the commit author)."""
+    """The user a write is made for (recorded in the translation and as the commit author). For a push,
+    the author the pushed commit names, and `pusher` the pushing key's user (storage.receive)."""
 
     id: int
     name: str
     email: str
+    pusher: "Actor | None" = None
 
     def record(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "email": self.email}
+
+    def person(self) -> Person:
+        """The user as a Git identity; a user without an e-mail is named by the numeric id (never by a key)."""
+        return Person(self.name, self.email or f"user-{self.id}@users.gloss")
 
 
 def require_asset(tx: Transaction, asset_id: str) -> dict[str, Any]:
@@ -360,7 +366,8 @@ def delete_locale(tx: Transaction, code: str) -> None:
 def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Actor | None, now: str) -> dict:
     """Store a new text: revision 1 on first translation, +1 on every later call (the spec's rule).
 
-    A new text clears any flag: the flag described the text it replaces.
+    A new text clears any flag: the flag described the text it replaces. A pushed text records who pushed it
+    beside its author (`pusher`), and keeps it through flag changes: a revision's data says who made it.
     """
     require_asset(tx, asset_id)
     require_locale(tx, locale)
@@ -369,6 +376,8 @@ def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Act
     entry: dict[str, Any] = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
     if actor is not None:
         entry["author"] = actor.record()
+        if actor.pusher is not None:
+            entry["pusher"] = actor.pusher.record()
     tx.put_translation(asset_id, locale, entry)
     return entry
 

@@ -10,6 +10,7 @@ import json
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from storage.gitrepo import Person
+from storage.operations import Actor
 from storage.receive import apply_push, check_push
 from storage.errors import StorageError
 from tests.conftest import auth
@@ -51,7 +52,7 @@ def test_after_any_accepted_push_every_read_answers_below_500(client, demo, chan
         check_push(project, command, None, lambda candidate: False)
     except StorageError:
         return  # refused: nothing changed
-    apply_push(project, command, 1)
+    apply_push(project, command, Actor(1, "Pusher", "pusher@example.com"))
     for path in READS:
         response = client.get(path, **auth(keys.full))
         assert response.status_code < 500, (path, changes, response.data[:300])

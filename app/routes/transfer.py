@@ -248,7 +248,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
     trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True,
+    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author,
                                  is_live_key=is_live_key) as tx:
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
@@ -389,9 +389,9 @@ def _convert(from_ext: str, name: str, ext: str) -> Response:
                                    collisions=args.get("collisions") or "auto", project_name=stem,
                                    escape_formulas=flag_arg("escape-formulas"),
                                    all_locales=_variant(ext) == "multi")
-    try:
-        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export,
-                                    budget="convert_seconds")
+    try:  # in a child process killed at convert_seconds: past it, this thread is free and nothing burns on
+        converted = formats.run_within("convert_seconds", "converting the file", formats.convert, from_ext, ext,
+                                       _variant(ext), data, read_options, export, "", "convert_seconds")
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)
