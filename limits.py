@@ -48,6 +48,9 @@ MAX_PATH_COMPONENT_BYTES = 255
 MAX_PATH_BYTES = 1024
 # The `?v=` / `X-Api-Version` value.
 MAX_API_VERSION_CHARS = 20
+# How long one Git request (a clone of a large project on a slow link, a push) may run before it is stopped;
+# what a push older than that left behind (git's quarantine, the hooks' socket directory) is swept.
+GIT_REQUEST_SECONDS = 3600
 # Annotated tags a pushed tag may go through to reach its commit (git allows tags of tags; nobody needs many).
 MAX_TAG_CHAIN = 8
 
@@ -73,6 +76,7 @@ LIMITS: dict[str, object] = {
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,
     "max_tag_chain": MAX_TAG_CHAIN,
+    "git_request_seconds": GIT_REQUEST_SECONDS,
 }
 
 

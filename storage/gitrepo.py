@@ -14,6 +14,7 @@ import atexit
 import errno
 import os
 import re
+import shutil
 import stat
 import struct
 import subprocess
@@ -37,6 +38,7 @@ from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
 from .journal import Journal, Slot, pending_after
+from limits import GIT_REQUEST_SECONDS
 
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
@@ -137,6 +139,32 @@ _OPEN_REPOS: "weakref.WeakSet[GitRepo]" = weakref.WeakSet()
 def _close_open_repos() -> None:
     for repo in list(_OPEN_REPOS):
         repo.close()
+
+
+def newest_change(directory: Path) -> float:
+    """The latest mtime of a directory and of everything in it (a push still writing its pack is young)."""
+    newest = directory.lstat().st_mtime
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                pass
+    return newest
+
+
+def remove_stale_dirs(directories: Iterable[Path], older_than: float) -> int:
+    """Delete the directories in which nothing changed for `older_than` seconds; returns how many."""
+    removed = 0
+    now = time.time()
+    for directory in directories:
+        try:
+            if now - newest_change(directory) >= older_than:
+                shutil.rmtree(directory)
+                removed += 1
+        except OSError:
+            pass  # gone meanwhile, or not ours
+    return removed
 
 
 def parent_dir(path: str) -> str:
@@ -1178,11 +1206,11 @@ class GitRepo:
         """Delete temp files left by killed or failed writers; returns how many.
 
         Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
-        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, and its commit-graph
-        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), so
-        only old ones go.
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, its commit-graph
+        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), and
+        a `tmp_objdir-incoming-*` quarantine to a running push, so only old ones go.
         """
-        removed = 0
+        removed = self.sweep_push_quarantines()
         now = time.time()
         pack_dir = self.objects_dir / "pack"
         ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
@@ -1199,6 +1227,11 @@ class GitRepo:
             except OSError:
                 pass
         return removed
+
+    def sweep_push_quarantines(self) -> int:
+        """Delete what killed pushes left: git's `tmp_objdir-incoming-*` quarantines (up to max_push_bytes each).
+        A live push's is younger than a Git request may run (git_request_seconds), so it is never touched."""
+        return remove_stale_dirs(self.objects_dir.glob("tmp_objdir-incoming-*"), GIT_REQUEST_SECONDS)
 
     def _collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
         for name, (mode, hex_id) in self.read_tree(tree_id).items():
@@ -1367,6 +1400,7 @@ class GitRepo:
             self.write_commit_graph()
             for update in self.derived_data:
                 update(self)
+            self.sweep_push_quarantines()
         finally:
             os.close(fd)
 

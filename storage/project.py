@@ -18,6 +18,7 @@ from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from . import textchanges
 from .errors import Invalid
+from .fields import IsLiveKey, check_file_size
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
@@ -226,7 +227,8 @@ class Project:
     def transaction(self, author: Person, summary: str, action: str,
                     trailers: list[tuple[str, str]] | None = None,
                     when: float | None = None, first_in_group: bool = False,
-                    committer: Person | None = None) -> Iterator[Transaction]:
+                    committer: Person | None = None,
+                    is_live_key: IsLiveKey | None = None) -> Iterator[Transaction]:
         """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
 
         `committer`: whose key made the write (an API request's or a push's key user); writes made without a
@@ -236,7 +238,8 @@ class Project:
         lock (a commit group, see CommitGroup), and the block's exit returns once the group is durable.
         `first_in_group`: publish the pending group first and start a new one on the published head: for
         long writes (imports), which should not hold back the answers to small ones made before them, and
-        for pushes, which compare the head with commits that only Git can read.
+        for pushes, which compare the head with commits that only Git can read. `is_live_key`: records holding a
+        live API key are refused (Transaction), as a push carrying them would be.
         """
         with self._waiting_lock:
             self._waiting += 1
@@ -248,7 +251,7 @@ class Project:
         except BaseException:
             self._thread_lock.release()
             raise
-        tx = Transaction(group.tip)
+        tx = Transaction(group.tip, is_live_key)
         tx.trailers.extend(trailers or [])
         try:
             yield tx
@@ -336,6 +339,9 @@ class Project:
         if not changed and not tx.merge_parents:
             return base
         check_writable_paths(path for path, data in changed.items() if data is not None)
+        for path, data in changed.items():  # a catalogue the API wrote is one a push may carry back
+            if data is not None:
+                check_file_size(path, len(data))
         files = dict(base.files)
         with self.repo.object_batch(store=False) as objects:  # stored with the ref by _make_durable
             for path, data in changed.items():

@@ -20,7 +20,7 @@ from storage.project import release_free_memory
 from storage.snapshot import Snapshot
 
 from ..auth import requires
-from ..context import committer_identity, now, project, snapshot, store
+from ..context import committer_identity, is_live_key, now, project, snapshot, store
 from ..errors import ApiError
 from ..exchange import EXPORT_CACHE, Importer, ImportOptions, snapshot_catalogue
 from ..jsonio import render
@@ -250,7 +250,8 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
     trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author) as tx:
+    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author,
+                                 is_live_key=is_live_key) as tx:
         if options.index == "id":
             formats.restore_keys(catalogue, ext, variant, tx.asset_ids())
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
