@@ -87,7 +87,7 @@ def catalogue_bytes(records: dict[str, Any]) -> bytes:
 def hostile_content(draw, path: str, data: bytes) -> bytes:
     """The file's content as it is, or with one record (one field, for project.json) made hostile."""
     records = json.loads(data)
-    kind = draw(st.sampled_from(["field", "field", "field", "id", "as is"]))
+    kind = draw(st.sampled_from(["field"] * 6 + ["id", "as is"]))  # a hostile value is what an alias smuggles
     if kind == "as is":
         return data
     if path == PROJECT_FILE:
@@ -140,11 +140,11 @@ def changed_lines(old: bytes, new: bytes) -> list[str]:
 
 @st.composite
 def pushed_tree(draw, files: dict[str, bytes]) -> PushedTree:
-    """The project's tree with one or two of its files changed: in place, copied to an alias path, or moved there."""
+    """The project's tree with one to three of its files changed: in place, copied to an alias path, or moved there."""
     tree = PushedTree(files)
-    for _ in range(draw(st.integers(1, 2))):
-        path = draw(st.sampled_from(sorted(tree)))
-        before = tree[path]
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from([path for path in sorted(files) if path in tree]))
+        before = files[path]  # each change starts from the valid file: one hostile record per file
         content = draw(hostile_content(path, before))
         placement = draw(st.sampled_from(["in place", "copy", "move"]))
         target = path if placement == "in place" else draw(alias_path(path))
@@ -212,7 +212,7 @@ def changed_ids(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- the property
-SWEPT: set[tuple[str, bytes]] = set()  # (what was read, tree id): the same tree answers the same
+SWEPT: set[bytes] = set()  # trees read in full: the same tree answers the same (a merge that changed nothing)
 
 
 def sweep(app, client, key: str, project, commit: str, asset_ids: list[str], ref: str | None) -> None:
@@ -220,9 +220,9 @@ def sweep(app, client, key: str, project, commit: str, asset_ids: list[str], ref
     tree = project.repo.read_commit(commit.encode()).tree
     page = client.get(f"/changes/{commit}")
     assert page.status_code < 500, (commit, page.get_data()[:300])
-    if (repr(asset_ids), tree) not in SWEPT:
+    if tree not in SWEPT:
         assert_every_read_below_500(app, client, key, asset_ids, [commit], ref)
-        SWEPT.add((repr(asset_ids), tree))
+        SWEPT.add(tree)
 
 
 @pytest.fixture
@@ -233,7 +233,7 @@ def signed_in(client, demo):
     return client
 
 
-@settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=100, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_after_any_accepted_push_every_export_api_read_and_page_answers_below_500(app, signed_in, demo, data):
