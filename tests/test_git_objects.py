@@ -106,8 +106,9 @@ def test_objects_of_a_non_fast_forward_push_never_reach_the_store(server, tmp_pa
     status, _ = server.api("POST", "/api/translations/home.greeting/fr", server.keys["full"], b"Salut (API)")
     assert status == 200
     pushed = commit_french_title(repo, "Accueil (en retard)")
-    refused = run_git(repo, "push", "origin", "main")
-    assert refused.returncode != 0 and "non-fast-forward" in refused.stderr
+    # --force: git would not even send a push it knows is behind (`fetch first`); the server must refuse it too
+    refused = run_git(repo, "push", "--force", "origin", "main")
+    assert refused.returncode != 0 and "non-fast-forward" in refused.stderr, refused.stderr
     assert not holds(server_repo(server), pushed)
     assert not list((server_repo(server) / ".git" / "objects").glob("tmp_objdir-incoming-*"))
 
