@@ -88,6 +88,7 @@ def check_project(meta: Any) -> dict[str, Any]:
         codes.append(record["code"])
     if len(set(codes)) != len(codes):
         raise Invalid(f"{PROJECT_FILE}: a locale is listed twice")
+    _string_fields(PROJECT_FILE, meta, ("id", "name", "created"))  # exports and pages print them as text
     if meta.get("source") not in codes:
         raise Invalid(f"{PROJECT_FILE}: the source locale {meta.get('source')!r} is not among the locales")
     for field in ("chunk_size", "next_seq"):
