@@ -1,6 +1,5 @@
-"""WSGI entry point: `gunicorn wsgi:app` with GLOSS_DATA set."""
+"""WSGI entry point for other servers: `GLOSS_DATA=/srv/gloss gunicorn wsgi:app` (README, "other WSGI servers";
+`gloss serve` runs the same app with Waitress workers that read requests in an event loop)."""
 from app import create_app
-from app.server import install_json_errors
 
-install_json_errors()  # gunicorn's own 400/414 answers in the JSON error shape
 app = create_app()

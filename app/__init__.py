@@ -52,10 +52,12 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
     return check
 
 
-def create_app(data_dir: str | Path | None = None, testing: bool = False) -> Flask:
-    """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data."""
+def create_app(data_dir: str | Path | None = None, testing: bool = False, config: dict | None = None) -> Flask:
+    """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data. `config` overrides settings that
+    are otherwise read from the environment (e.g. GLOSS_SESSION_IDLE_HOURS, see app.web.session)."""
     app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
+    app.config.update(config or {})
     app.json.ensure_ascii = False
     data = Path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")

@@ -13,7 +13,6 @@ from typing import Callable
 from flask import current_app, g, request
 
 from storage.keys import ApiKey
-from storage.operations import Actor
 
 from .errors import ApiError
 
@@ -70,7 +69,7 @@ def requires(kind: str) -> Callable:
             if kind not in ACCESS_ALLOWS.get(record.access, set()):
                 raise ApiError(403, "Insufficient privileges")
             g.key = record
-            g.actor = Actor(record.user_id, record.user_name, record.user_email)
+            g.actor = record.actor()
             return view(*args, **kwargs)
 
         wrapper.gloss_kind = kind  # read by the route table test and the OpenAPI description

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from storage.errors import StorageError
 from storage.keys import ACCESS_TYPES, KeyStore
+from storage.sessions import SessionStore
 from storage.store import Store
 
 from . import default_data_dir
@@ -42,8 +43,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(dashboard_line(args.host, args.port), flush=True)
     from .server import run_gunicorn
 
-    run_gunicorn(args.data, args.host, args.port, args.workers)
+    run_gunicorn(args.data, args.host, args.port, args.workers, web_settings(args))
     return 0
+
+
+def web_settings(args: argparse.Namespace) -> dict:
+    """The dashboard settings given on the command line (the others come from the environment)."""
+    from .web.session import IDLE_HOURS, MAX_HOURS, SECURE_COOKIES
+
+    given = {IDLE_HOURS: args.session_idle_hours, MAX_HOURS: args.session_max_hours,
+             SECURE_COOKIES: True if args.secure_cookies else None}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def cmd_project_create(args: argparse.Namespace) -> int:
@@ -95,8 +105,20 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
     record = KeyStore(args.data / "keys.json").revoke(args.key)
-    print(f"Revoked key {record.id} ({record.access}, project {record.project})")
+    # the server refuses them anyway (it checks the key of every session); this removes them at once
+    ended = SessionStore(args.data).end_for_key(record.id)
+    print(f"Revoked key {record.id} ({record.access}, project {record.project}); "
+          f"ended {ended} dashboard session(s)")
     return 0
+
+
+def positive_hours(value: str) -> float:
+    from .web.session import parse_hours
+
+    try:
+        return parse_hours(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=int(os.environ.get("GLOSS_WORKERS", "2")))
+    serve.add_argument("--session-idle-hours", type=positive_hours, default=None,
+                       help="dashboard sessions end after this long unused (default 12, or "
+                            "$GLOSS_SESSION_IDLE_HOURS)")
+    serve.add_argument("--session-max-hours", type=positive_hours, default=None,
+                       help="and this long after sign-in at most (default 168, or $GLOSS_SESSION_MAX_HOURS)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="always mark the session cookie Secure (it is whenever a request comes over HTTPS; "
+                            "or set $GLOSS_SECURE_COOKIES=1)")
     serve.set_defaults(func=cmd_serve)
 
     project = commands.add_parser("project", help="create or list projects").add_subparsers(

@@ -67,13 +67,13 @@ def path_value(value: str, exists) -> str | None:
 
 
 def committer_identity() -> Person:
-    """The key's user as the commit author."""
-    actor = g.actor
-    return Person(actor.name, actor.email or f"user-{actor.id}@users.gloss")
+    """The key's user, the author and the committer of the commits the key's requests make."""
+    return g.actor.person()
 
 
 @contextmanager
 def write(summary: str, action: str, trailers: list[tuple[str, str]] | None = None) -> Iterator[Transaction]:
-    """One request, one commit: a transaction on the key's project, authored by the key's user."""
-    with project().transaction(committer_identity(), summary, action, trailers) as tx:
+    """One request, one commit: a transaction on the key's project, authored and committed by the key's user."""
+    identity = committer_identity()
+    with project().transaction(identity, summary, action, trailers, committer=identity) as tx:
         yield tx

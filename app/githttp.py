@@ -263,7 +263,7 @@ class GitHttp:
                 return {"status": 1, "message": f"Gloss refused the push: {error.message}"}
             return {"status": 0}
         if request["hook"] == "proc-receive":
-            return {"results": [asdict(result) for result in apply_push(project, commands, key.user_id)]}
+            return {"results": [asdict(result) for result in apply_push(project, commands, key.actor())]}
         raise ValueError(f"unknown hook {request['hook']!r}")
 
 

@@ -68,6 +68,9 @@ TRANSLATION_FIELDS = {
     "translated": BOOL, "translation": STRING, "revision": INT, "modified": DATE,
     "author": USER_OR_NULL, "flagger": USER_OR_NULL,
 }
+PUSHED_BY = {"allOf": [_ref("User")],
+             "description": "only for a text a Git push made: the pushing key's user (the merge commit's "
+                            "committer), where `author` is the name the pushed commit gave"}
 
 SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "required": ["status", "error"],
@@ -105,7 +108,9 @@ SCHEMAS: dict[str, Any] = {
         "id": STRING, "comments": INT, **TRANSLATION_FIELDS, "locale": _ref("Locale"),
         "plurals": {"type": "array", "items": _ref("PluralTranslation"),
                     "description": "the plural-form assets the locale uses: member i is the locale's form i"}}},
-    "Revision": {"type": "object", "properties": TRANSLATION_FIELDS},
+    "Revision": {"type": "object", "properties": {
+        **TRANSLATION_FIELDS,
+        "pushedBy": PUSHED_BY}},
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
         "errors": {"type": "array", "items": STRING}}},
@@ -127,6 +132,7 @@ SCHEMAS: dict[str, Any] = {
         "flag": {"type": "string", "description": "the flag at `to`, \"\" when none"},
         "revision": {"type": "integer", "description": "revision at `to` (0 when untranslated)"},
         "author": {"type": ["object", "null"], "properties": {"id": INT, "name": STRING, "email": STRING}},
+        "pushedBy": PUSHED_BY,
         "commit": {"type": ["string", "null"], "description": "the newest commit between the refs that made "
                                                               "this change (first-parent history)"}}},
     "Progress": {"type": "object", "additionalProperties": INT,
@@ -423,6 +429,8 @@ IMPORT_PARAMS = [
     _query("index", "Keys are asset IDs (id) or source texts (text); default per format"),
     _query("locale", "Language of the file's translations; auto or absent: from the file"),
     variant_param("read"),
+    _query("namespace", "What the export's namespace put around keys (CodeIgniter/constant prefix, nested YAML "
+                        "root), taken off; default the project name"),
     _query("async", "Run in the background; answer 201 with a Location header", {"type": "boolean"}),
     *[_query(name, description, {"type": "boolean"}) for name, description in (
         ("ignore-new", "Do not add new assets"), ("ignore-existing", "Do not update existing assets"),

@@ -269,6 +269,10 @@ def plural_translations(snapshot: Snapshot, asset_id: str, code: str) -> list[di
 
 
 def revision_record(entry: dict[str, Any]) -> dict[str, Any]:
+    """A revision (storage.history.revisions); `pushedBy` only for one a push made: the pushing key's user,
+    where `author` is whoever the pushed commit named."""
     fields = _translation_fields(entry, None)
     del fields["comments"]
+    if entry.get("pusher"):
+        fields["pushedBy"] = user_record(entry["pusher"])
     return fields

@@ -7,9 +7,10 @@ from gunicorn.app.base import BaseApplication
 
 
 class GlossServer(BaseApplication):
-    def __init__(self, data_dir: Path, options: dict):
+    def __init__(self, data_dir: Path, options: dict, config: dict | None = None):
         self.data_dir = data_dir
         self.options = options
+        self.config = config
         super().__init__()
 
     def load_config(self) -> None:
@@ -19,7 +20,8 @@ class GlossServer(BaseApplication):
     def load(self):
         from . import create_app
 
-        app = create_app(self.data_dir)  # in each worker (no preloading): the election is between workers
+        # in each worker (no preloading): the election is between workers
+        app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
         return app
 
@@ -45,5 +47,6 @@ def gunicorn_options(host: str, port: int, workers: int) -> dict:
             "control_socket_disable": True}
 
 
-def run_gunicorn(data_dir: Path, host: str, port: int, workers: int) -> None:
-    GlossServer(data_dir, gunicorn_options(host, port, workers)).run()
+def run_gunicorn(data_dir: Path, host: str, port: int, workers: int, config: dict | None = None) -> None:
+    """Serve until stopped; `config` overrides the app's settings from the environment (see create_app)."""
+    GlossServer(data_dir, gunicorn_options(host, port, workers), config).run()

@@ -25,10 +25,12 @@ from .errors import Invalid
 from .gitrepo import GitRepo
 from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_addressable, check_asset_id
 from limits import MAX_FILE_BYTES, MAX_TAG_CHAIN, MAX_TEXT_CHARS
-from vocabulary import is_canonical_locale
+from vocabulary import first_unencodable, is_canonical_locale, strings_in, unencodable_reason
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
 
+# A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
@@ -71,7 +73,17 @@ def parse_catalogue(path: str, data: bytes) -> Records:
         raise Invalid(f"{path}: invalid JSON ({error})") from None
     if whole != records:
         raise Invalid(f"{path}: the lines do not read as the same catalogue as the whole file")
+    if _SURROGATE_ESCAPE.search(text):  # strict UTF-8 text: only such an escape can spell a lone surrogate
+        refuse_unencodable(path, records)
     return records
+
+
+def refuse_unencodable(path: str, value: Any) -> None:
+    """Invalid when a string of the parsed file cannot be encoded as UTF-8 (a lone surrogate, as the JSON
+    escape `\\ud800` spells it): the API refuses such a text (app.requests, formats.read_file), so does a push."""
+    unencodable = first_unencodable(strings_in(value))
+    if unencodable is not None:
+        raise Invalid(f"{path}: {unencodable_reason(unencodable)}")
 
 
 def check_project(meta: Any) -> dict[str, Any]:
@@ -160,7 +172,7 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
         raise Invalid(f"{where}: `rev` must be a positive integer")
     if "flag" in record and record["flag"] not in FLAGS:
         raise Invalid(f"{where}: unknown flag {record['flag']!r}")
-    for name in ("author", "flagger"):
+    for name in ("author", "pusher", "flagger"):
         if name in record and not isinstance(record[name], dict):
             raise Invalid(f"{where}: `{name}` must be an object")
     _string_fields(where, record, ("modified", "flagged"))
@@ -417,6 +429,7 @@ class CommitChecker:
                     cached = json.loads(data)
                 except ValueError as error:
                     raise Invalid(f"{path}: invalid JSON ({error})") from None
+                refuse_unencodable(path, cached)
             else:
                 cached = parse_catalogue(path, data)
             self._parsed[blob] = cached

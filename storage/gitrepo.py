@@ -270,6 +270,9 @@ class GitRepo:
         self._maintenance_due = False  # a repack waits for a lull
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
+        # Derived data that maintenance brings up to date after the commit-graph, under its lock: functions
+        # of the repository that the owner registers (Project registers storage.textchanges.update).
+        self.derived_data: list[Callable[[GitRepo], None]] = []
         # (the index file's stamp, path -> its serialised entry) as this process last wrote or read it
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, bytes]] | None = None
         self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
@@ -428,20 +431,8 @@ class GitRepo:
         """`git diff` between two commits' trees (the canonical files, one asset per line)."""
         return self.git("diff", "--no-color", "--no-ext-diff", "--no-renames", old.decode(), new.decode())
 
-    def is_first_parent_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
-        """Whether `ancestor` is on the first-parent chain of `descendant` (or is it)."""
-        try:
-            steps = int(self.git("rev-list", "--first-parent", "--count",
-                                 f"{ancestor.decode()}..{descendant.decode()}"))
-        except (GitCommandError, ValueError):
-            return False
-        try:
-            return self.git("rev-parse", "--verify", "--quiet", f"{descendant.decode()}~{steps}").strip() == ancestor
-        except GitCommandError:
-            return False
-
-    def first_parent_patches(self, start: bytes, paths: Sequence[str],
-                             stop_at: bytes | None = None) -> Generator[CommitPatch, None, None]:
+    def first_parent_patches(self, start: bytes, paths: Sequence[str], stop_at: bytes | None = None,
+                             niced: bool = False) -> Generator[CommitPatch, None, None]:
         """The commits from `start` back along first parents that changed one of `paths`, newest first, each
         with the lines it removed and added there (against its first parent, merges included).
 
@@ -449,18 +440,35 @@ class GitRepo:
         iterating and git is stopped with it, and commits that touch none of the paths cost git a lookup in
         the changed-path Bloom filters of the commit-graph (see write_commit_graph; without one git compares
         their trees, still without reading a file). `stop_at`, a commit on `start`'s first-parent chain,
-        ends the walk there (it and its ancestors are left out).
+        ends the walk there (it and its ancestors are left out). `niced`: for background maintenance.
         """
-        args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
+        args = ["log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
                 "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/",
                 "--dst-prefix=b/", "--format=%x00%H %P", start.decode()]
         if stop_at is not None:
             args.append("^" + stop_at.decode())
-        with subprocess.Popen([*args, "--", *paths], cwd=self.path, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, env=self._git_environment()) as process:
+        with self._git_stream([*args, "--", *paths], niced) as stream:
+            yield from _parse_patches(stream)
+
+    def first_parent_chain(self, start: bytes, niced: bool = False
+                           ) -> Generator[tuple[bytes, bytes | None], None, None]:
+        """(commit, its first parent or None) from `start` back to the root, newest first, streamed (a few
+        microseconds a commit with the commit-graph: no tree is read)."""
+        with self._git_stream(["rev-list", "--first-parent", "--parents", start.decode()], niced) as stream:
+            for line in stream:
+                ids = line.split()
+                yield ids[0], ids[1] if len(ids) > 1 else None
+
+    @contextmanager
+    def _git_stream(self, args: Sequence[str], niced: bool = False) -> Iterator[BinaryIO]:
+        """The standard output of a git command, read as it comes; git is stopped when the block ends, so a
+        reader that has what it needs spares git the rest of its walk."""
+        command = ["nice", "-n", "10", "git", *args] if niced else ["git", *args]
+        with subprocess.Popen(command, cwd=self.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=self._git_environment()) as process:
             try:
-                yield from _parse_patches(cast(BinaryIO, process.stdout))
-            finally:  # the caller may stop early: git need not walk the rest of the history
+                yield cast(BinaryIO, process.stdout)
+            finally:
                 process.kill()
 
     # ----------------------------------------------------------------- objects
@@ -1364,6 +1372,8 @@ class GitRepo:
             if full:
                 _write_counter(fd, self._pack_bytes())
             self.write_commit_graph()
+            for update in self.derived_data:
+                update(self)
         finally:
             os.close(fd)
 

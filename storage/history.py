@@ -7,18 +7,19 @@
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from .canonical import EMPTY, Chunk, changed_keys, entry_lines
+from . import textchanges
+from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
-from .gitrepo import GitRepo
+from .gitrepo import GitRepo, Person
 from .project import Project
+from .receive import PUSHED
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
-from .store import iso_from_timestamp
+from .store import SERVICE, iso_from_timestamp
 
 _CHUNK_CACHE_SIZE = 64
 
@@ -67,8 +68,8 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     """Every revision of a translation since it was last created, newest first.
 
     Going back along first-parent history from the snapshot, the entry changes only in the commits that
-    change its line of the one chunk file that can hold it: git lists those (`EntryHistory`), so the other
-    commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
+    change its line of the one chunk file that can hold it (`EntryHistory` finds them without reading a
+    file), so the other commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
     own author and time and the newest commit that holds that state. Revision 1 ends the walk (nothing older
     belongs to this translation: a deletion resets the count), and so does a commit without the entry.
     Renames are followed through the `Renamed-From` trailer (a rename moves the entry's line, so the
@@ -100,41 +101,53 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     return found
 
 
-def _entry_in(repo: GitRepo, blob: bytes | None, key: str) -> dict[str, Any] | None:
-    return Chunk.parse(repo.read_raw(blob)).get(key) if blob is not None else None
+def pusher(commit, trailers: dict[str, str] | None = None) -> Person | None:
+    """Who pushed the commit: the committer of a push's merge commit (storage.receive), whose author is
+    only the name the pushed commit gave; None for any other commit, and for pushes merged before the
+    pusher was recorded (their committer is the service). `trailers`: the message's, when already read."""
+    if PUSHED not in (_trailers(commit.message) if trailers is None else trailers):
+        return None
+    committer = Person.parse(commit.committer)
+    return None if committer == SERVICE else committer
 
 
 class EntryHistory:
     """The earlier states of one entry of one chunk file, newest first, from a first-parent walk of the
-    commits that changed the file (`git log -p`: each state is read from the changed lines, no file is read)."""
+    commits that changed the entry (storage.textchanges: recorded by maintenance, or read from git); only
+    the state before each of those commits is read."""
 
     def __init__(self, repo: GitRepo, start: bytes, path: str, key: str):
-        self.repo, self.path, self.key = repo, path, key
-        self._patches = repo.first_parent_patches(start, [path])
+        self.repo, self.path = repo, path
+        self._follow(key)
+        self._commits = textchanges.along(repo, start, None, [path])
+
+    def _follow(self, key: str) -> None:
+        self.key = key
+        self._tokens = {textchanges.token(self.path, key), textchanges.rewrite_token(self.path, key)}
 
     def previous(self) -> tuple[bytes, dict[str, Any] | None] | None:
         """(the newest older commit whose entry differs, the entry there), or None at the root."""
-        for patch in self._patches:
-            removed = entry_lines(patch.removed.get(self.path, []))
-            added = entry_lines(patch.added.get(self.path, []))
-            if self.key not in removed and self.key not in added:
+        for commit, parent, tokens in self._commits:
+            if self._tokens.isdisjoint(tokens):
                 continue
-            if patch.parent is None:  # the root commit: nothing before it
+            if parent is None:  # the root commit: nothing before it
                 return None
-            if self.key not in removed:  # the entry appeared here: created, or renamed from another key
-                trailers = _trailers(self.repo.read_commit(patch.id).message)
+            entry = self._entry_at(parent)
+            if entry is None:  # the entry appeared here: created, or renamed from another key
+                trailers = _trailers(self.repo.read_commit(commit).message)
                 if not (trailers.get("Renamed-From") and trailers.get("Asset") == self.key):
-                    return patch.parent, None
-                self.key = trailers["Renamed-From"]
-                if self.key not in removed and self.key not in added:
-                    return patch.parent, _entry_in(self.repo, _blob_at(self.repo, self.repo.read_commit(
-                        patch.parent).tree, self.path.split("/")), self.key)
-            value = removed.get(self.key)
-            return patch.parent, json.loads(value) if value is not None else None
+                    return parent, None
+                self._follow(trailers["Renamed-From"])
+                entry = self._entry_at(parent)
+            return parent, entry
         return None
 
+    def _entry_at(self, commit: bytes) -> dict[str, Any] | None:
+        blob = _blob_at(self.repo, self.repo.read_commit(commit).tree, self.path.split("/"))
+        return Chunk.parse(self.repo.read_raw(blob)).get(self.key) if blob is not None else None
+
     def close(self) -> None:
-        self._patches.close()
+        self._commits.close()
 
 
 def commit_with_trailer(project: Project, key: str, value: str, limit: int = 1000) -> bytes | None:
@@ -168,6 +181,7 @@ class CommitInfo:
     trailers: dict[str, str]
     parent: str | None
     locales: tuple[str, ...] = ()  # locales whose translations the commit changed
+    pushed_by: Person | None = None  # the pushing key's user, for a push's merge commit (see `pusher`)
 
 
 @dataclass
@@ -203,10 +217,11 @@ def _person(ident: bytes) -> tuple[str, str]:
 def _commit_info(commit_id: bytes, commit) -> CommitInfo:
     name, email = _person(commit.author)
     message = commit.message.decode("utf-8", "replace")
+    trailers = _trailers(commit.message)
     return CommitInfo(id=commit_id.decode(), author_name=name, author_email=email,
                       time=iso_from_timestamp(commit.author_time), summary=message.strip().split("\n", 1)[0],
-                      trailers=_trailers(commit.message),
-                      parent=commit.parents[0].decode() if commit.parents else None)
+                      trailers=trailers, parent=commit.parents[0].decode() if commit.parents else None,
+                      pushed_by=pusher(commit, trailers))
 
 
 class _Walker:

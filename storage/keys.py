@@ -17,6 +17,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from .errors import Invalid, NotFound
+from .operations import Actor
 
 ACCESS_TYPES = ("full", "readonly", "export")
 
@@ -37,6 +38,10 @@ class ApiKey:
     @property
     def can_write(self) -> bool:
         return self.access == "full"
+
+    def actor(self) -> Actor:
+        """The key's user, for whom the key's writes are made."""
+        return Actor(self.user_id, self.user_name, self.user_email)
 
 
 def digest_of(key: str) -> str:
@@ -83,6 +88,10 @@ class KeyStore:
             if hmac.compare_digest(record.digest, presented):
                 found = record
         return found
+
+    def by_id(self, key_id: str) -> ApiKey | None:
+        """The record of a live key named by its public id (what a dashboard session remembers)."""
+        return next((record for record in self.all() if record.id == key_id), None)
 
     def for_project(self, project: str) -> list[ApiKey]:
         return [record for record in self.all() if record.project == project]

@@ -6,7 +6,7 @@ change: the caller's transaction is discarded on any exception).
 Stored records (one line each in the canonical files):
     asset:        {"n", "type", "context", "notes", "printf", "tags", "aliases", "plurals"?, "plural_of"?,
                    "created", "modified"}
-    translation:  {"text", "rev", "flag"?, "modified", "author", "flagger"?}
+    translation:  {"text", "rev", "flag"?, "modified", "author", "pusher"?, "flagger"?}
 """
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, unaddressable
+from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, plural_form_id, unaddressable
 
 from .errors import Conflict, Invalid, NotFound
+from .gitrepo import Person
 from .transaction import Transaction
 from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
 
@@ -27,14 +28,20 @@ MAX_ID_BYTES = MAX_ASSET_ID_BYTES
 
 @dataclass(frozen=True)
 class Actor:
-    """The user a write is made for (recorded in the translation and as the commit author)."""
+    """The user a write is made for (recorded in the translation and as the commit author). For a push,
+    the author the pushed commit names, and `pusher` the pushing key's user (storage.receive)."""
 
     id: int
     name: str
     email: str
+    pusher: "Actor | None" = None
 
     def record(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "email": self.email}
+
+    def person(self) -> Person:
+        """The user as a Git identity; a user without an e-mail is named by the numeric id (never by a key)."""
+        return Person(self.name, self.email or f"user-{self.id}@users.gloss")
 
 
 # ----------------------------------------------------------------------------- validation
@@ -268,11 +275,10 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
 
 
 def _next_plural_id(tx: Transaction, asset_id: str) -> str:
-    candidate = f"{asset_id}-plural"
-    counter = 2
-    while tx.has_asset(candidate):
-        candidate, counter = f"{asset_id}-plural-{counter}", counter + 1
-    return candidate
+    number = 1
+    while tx.has_asset(plural_form_id(asset_id, number)):
+        number += 1
+    return plural_form_id(asset_id, number)
 
 
 def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
@@ -423,7 +429,8 @@ def delete_locale(tx: Transaction, code: str) -> None:
 def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Actor | None, now: str) -> dict:
     """Store a new text: revision 1 on first translation, +1 on every later call (the spec's rule).
 
-    A new text clears any flag: the flag described the text it replaces.
+    A new text clears any flag: the flag described the text it replaces. A pushed text records who pushed it
+    beside its author (`pusher`), and keeps it through flag changes: a revision's data says who made it.
     """
     require_asset(tx, asset_id)
     require_locale(tx, locale)
@@ -431,6 +438,8 @@ def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Act
     entry: dict[str, Any] = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
     if actor is not None:
         entry["author"] = actor.record()
+        if actor.pusher is not None:
+            entry["pusher"] = actor.pusher.record()
     tx.put_translation(asset_id, locale, entry)
     return entry
 

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
+from . import textchanges
 from .errors import Invalid
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
@@ -157,6 +158,7 @@ class Project:
     def __init__(self, project_id: str, path: Path, lock_path: Path, committer: Person):
         self.id = project_id
         self.repo = GitRepo(path)
+        self.repo.derived_data.append(textchanges.update)  # what diffs read (see there)
         self.committer = committer
         self._snapshot: Snapshot | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
@@ -223,9 +225,12 @@ class Project:
     @contextmanager
     def transaction(self, author: Person, summary: str, action: str,
                     trailers: list[tuple[str, str]] | None = None,
-                    when: float | None = None, first_in_group: bool = False) -> Iterator[Transaction]:
+                    when: float | None = None, first_in_group: bool = False,
+                    committer: Person | None = None) -> Iterator[Transaction]:
         """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
 
+        `committer`: whose key made the write (an API request's or a push's key user); writes made without a
+        key (project creation, the demo seed) are committed by the service (`Store.committer`).
         An exception inside the block discards every change: nothing is written and the ref does not move.
         Writers of this process that queue up meanwhile commit on top of it in the same hold of the project
         lock (a commit group, see CommitGroup), and the block's exit returns once the group is durable.
@@ -247,7 +252,7 @@ class Project:
         tx.trailers.extend(trailers or [])
         try:
             yield tx
-            tx.result = self._stage(group, tx, author, summary, action, when)
+            tx.result = self._stage(group, tx, author, committer or self.committer, summary, action, when)
         except BaseException:
             self._hand_over_or_publish(group)
             raise
@@ -323,8 +328,8 @@ class Project:
         except (OSError, KeyError, ValueError) as error:  # a read-only disk, say: reads go on, writes retry
             log.warning("project %s: recovery at start failed (%s); the next write retries it", self.id, error)
 
-    def _stage(self, group: "CommitGroup", tx: Transaction, author: Person, summary: str, action: str,
-               when: float | None) -> Snapshot:
+    def _stage(self, group: "CommitGroup", tx: Transaction, author: Person, committer: Person, summary: str,
+               action: str, when: float | None) -> Snapshot:
         """Make the transaction's commit on top of the group's last one; the objects stay in memory."""
         base = tx.base
         snapshot, changed = tx.build()
@@ -341,7 +346,7 @@ class Project:
             trees = self._write_trees(files, changed, base.trees)
             message = commit_message(summary, tx.trailers + [("Action", action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
-            commit = self.repo.write_commit(trees[""], parents, author, self.committer, message, when)
+            commit = self.repo.write_commit(trees[""], parents, author, committer, message, when)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
         group.add(snapshot, objects, changed)
         return snapshot

@@ -8,6 +8,8 @@
   project's write lock (the same transaction as an API write) it replays the pushed changes onto the current
   head and records them as a merge commit whose second parent is the pushed commit (storage.replay). A push to
   `main` must be based on the current head (fast-forward); `refs/for/main` may be based on any older commit.
+  The merge commit's author is the pushed commit's author (the translator: anyone may write any name there);
+  its committer is the pushing key's user (`Actor.person`), so who pushed is on record beside whom they name.
 
 Both run in the server process that received the push, next to the project's cached snapshot, so a one-line
 push costs the chunks it changes, not a load of the whole project.
@@ -30,6 +32,7 @@ from .snapshot import Snapshot
 from .store import utc_now
 
 BRANCH = "refs/heads/main"
+PUSHED = "Pushed"  # the trailer of a push's merge commit that names the pushed commit (see storage.history)
 REVIEW = "refs/for/main"
 TAGS = "refs/tags/"
 
@@ -138,14 +141,15 @@ def merge_base_of(repo: GitRepo, head: bytes, new: bytes, ref: str) -> bytes:
 
 
 # ----------------------------------------------------------------------------- proc-receive
-def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
-    """Replay the pushed commit onto the head as a merge commit, under the project's write lock; returns
-    the merge commit."""
+def merge_push(project: Project, new: bytes, ref: str, pusher: Actor) -> bytes:
+    """Replay the pushed commit onto the head as a merge commit authored by the pushed commit's author and
+    committed by the pusher, under the project's write lock; returns the merge commit."""
     pushed_commit = project.repo.read_commit(new)
     author = Person.parse(pushed_commit.author)
-    actor = Actor(user_id, author.name, author.email)
+    actor = Actor(pusher.id, author.name, author.email, pusher=pusher)
     with project.transaction(author, f"Merge push {new.decode()[:12]} into main", "push",
-                             [("Pushed", new.decode()), ("Pushed-To", ref)], first_in_group=True) as tx:
+                             [(PUSHED, new.decode()), ("Pushed-To", ref)], first_in_group=True,
+                             committer=pusher.person()) as tx:
         head = tx.base.commit
         if head is None:
             raise Refused("the project has no commit to merge into yet")
@@ -158,12 +162,12 @@ def merge_push(project: Project, new: bytes, ref: str, user_id: int) -> bytes:
     return tx.result.commit
 
 
-def apply_push(project: Project, commands: list[Command], user_id: int) -> list[RefResult]:
+def apply_push(project: Project, commands: list[Command], pusher: Actor) -> list[RefResult]:
     """Merge each pushed ref into main, one transaction each; a refused ref leaves the others applied."""
     results = []
     for _, new, ref in commands:
         try:
-            merged = merge_push(project, new, ref, user_id)
+            merged = merge_push(project, new, ref, pusher)
         except StorageError as error:
             results.append(RefResult(ref, one_line(error.message), f"Gloss refused {ref}: {error.message}"))
             continue

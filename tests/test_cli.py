@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import base64
+from http.client import HTTPConnection
 import json
+import re
 import os
 import socket
 import subprocess
@@ -10,7 +12,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from html import unescape
 from pathlib import Path
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -141,3 +145,66 @@ def test_seeded_project_clones_with_a_readable_history(served, tmp_path):
     assert len(log.splitlines()) >= 12
     assert_fsck_clean(repo)
     assert git(repo, "status", "--porcelain") == ""
+
+
+def page(base: str, method: str, path: str, cookie: str = "", form: dict | None = None,
+         headers: dict | None = None) -> tuple[int, list[str], str]:
+    """(status, Set-Cookie headers, body) of one dashboard request on a connection of its own."""
+    url = urlsplit(base)
+    connection = HTTPConnection(url.hostname, url.port, timeout=10)
+    sent = dict(headers or {}, **({"Cookie": cookie} if cookie else {}))
+    body = urlencode(form) if form is not None else None
+    if body is not None:
+        sent["Content-Type"] = "application/x-www-form-urlencoded"
+    try:
+        connection.request(method, path, body=body, headers=sent)
+        response = connection.getresponse()
+        return response.status, response.headers.get_all("Set-Cookie") or [], response.read().decode()
+    finally:
+        connection.close()
+
+
+def web_sign_in(base: str, key: str, headers: dict | None = None) -> tuple[str, str]:
+    """Sign in as a browser does: the form's token, then the post; returns (raw Set-Cookie, cookie)."""
+    _, cookies, body = page(base, "GET", "/")
+    token = unescape(re.search(r'name="csrf" value="([^"]+)"', body).group(1))
+    status, cookies, _ = page(base, "POST", "/sign-in", cookies[0].split(";")[0], {"key": key, "csrf": token},
+                              headers)
+    assert status == 302, status
+    return cookies[0], cookies[0].split(";")[0]
+
+
+def test_served_dashboard_sessions_hold_no_key_are_secure_behind_a_proxy_and_end_in_every_worker(served):
+    from tests.test_web_sessions import payload_bytes
+
+    base, key, data, _ = served
+    header, cookie = web_sign_in(base, key)
+    assert key not in header and key.encode() not in payload_bytes(header)
+    assert "HttpOnly" in header and "SameSite=Lax" in header and "Secure" not in header
+    proxied, _ = web_sign_in(base, key, {"X-Forwarded-Proto": "https"})  # a proxy on 127.0.0.1 is trusted
+    assert "; Secure" in proxied
+    status, _, body = page(base, "GET", "/changes", cookie)
+    assert status == 200
+    token = unescape(re.search(r'name="csrf" value="([^"]+)"', body).group(1))
+    copy = cookie
+    assert page(base, "POST", "/sign-out", cookie, {"csrf": token})[0] == 302
+    # each request on a new connection: both worker processes answer some, and none knows the session
+    assert {page(base, "GET", "/changes", copy)[0] for _ in range(8)} == {302}
+    _, cookie = web_sign_in(base, key)
+    assert page(base, "GET", "/changes", cookie)[0] == 200
+    assert "ended 2 dashboard session(s)" in gloss(data, "key", "revoke", key).stdout  # this one and `proxied`
+    assert {page(base, "GET", "/changes", cookie)[0] for _ in range(8)} == {302}
+
+
+def test_serve_passes_session_settings_to_the_app_and_refuses_a_bad_lifetime(tmp_path):
+    from app import create_app
+    from app.cli import build_parser, web_settings
+
+    args = build_parser().parse_args(["serve", "--session-idle-hours", "2", "--session-max-hours", "24",
+                                      "--secure-cookies"])
+    app = create_app(tmp_path / "data", testing=True, config=web_settings(args))
+    lifetime = app.extensions["gloss.sessions"].lifetime
+    assert (lifetime.idle, lifetime.max, app.config["SESSION_COOKIE_SECURE"]) == (7200, 86400, True)
+    assert web_settings(build_parser().parse_args(["serve"])) == {}  # the environment's, else the defaults
+    result = gloss(tmp_path, "serve", "--session-idle-hours", "0", check=False)
+    assert result.returncode == 2 and "must be a positive number of hours" in result.stderr

@@ -3,8 +3,10 @@ push must be, and how pushes and API writes meet."""
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -13,10 +15,12 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
 from app.githttp import HOOK_SCRIPT, HookChannel
+from storage.keys import digest_of
 from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, start_server
 from tests.support import assert_fsck_clean, edit_line, require_tool
 
@@ -634,3 +638,62 @@ def test_tags_must_name_a_valid_commit_and_releases_cannot_move(server, tmp_path
     assert gloss(server.data, "project", "tags", PROJECT, "movable").endswith("movable")
     assert run_git(repo, "push", "origin", ":refs/tags/v1").returncode == 0
     assert run_git(server_repo(server), "show-ref", "refs/tags/leak", "refs/tags/keyed", "refs/tags/v1").stdout == ""
+
+
+# ----------------------------------------------------------------------------- who pushed
+def dashboard_page(server: Server, key: str, path: str) -> str:
+    """A dashboard page as a browser signed in with `key` sees it (session cookie, CSRF token from the form)."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    front = opener.open(server.base + "/", timeout=60).read().decode("utf-8")
+    token = html.unescape(re.search(r'name="csrf" value="([^"]+)"', front).group(1))
+    opener.open(server.base + "/sign-in", data=urlencode({"key": key, "csrf": token}).encode(), timeout=60)
+    return opener.open(server.base + path, timeout=60).read().decode("utf-8")
+
+
+def test_a_push_records_the_translator_as_author_and_the_keys_user_as_committer(server, tmp_path):
+    kim = gloss(server.data, "key", "create", PROJECT, "--access", "full", "--user", "Kim Keyholder",
+                "--email", "kim@example.com")
+    repo = cloned(server, tmp_path, kim)
+    edit_line(repo / "locales" / "fr" / "0000.json", "notes.empty", text="Aucune note (poussée par Kim)")
+    assert run_git(repo, "add", "-A").returncode == 0
+    impersonated = run_git(repo, "commit", "-q", "--author=Alice Martin <alice@example.com>", "-m", "as Alice")
+    assert impersonated.returncode == 0, impersonated.stderr
+    pushed = run_git(repo, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    fresh = cloned(server, tmp_path, server.keys["readonly"], "fresh")
+    merge = run_git(fresh, "log", "-1", "--format=%H|%an|%ae|%cn|%ce").stdout.strip().split("|")
+    assert merge[1:] == ["Alice Martin", "alice@example.com", "Kim Keyholder", "kim@example.com"]
+    # /revisions: the pushed revision names both; the one before it, an API write or the seed, no pusher
+    status, revisions = server.api("GET", "/api/translations/notes.empty/fr/revisions", server.keys["readonly"])
+    assert status == 200
+    assert revisions[0]["translation"] == "Aucune note (poussée par Kim)"
+    assert revisions[0]["author"]["name"] == "Alice Martin"
+    assert (revisions[0]["pushedBy"]["name"], revisions[0]["pushedBy"]["email"]) == ("Kim Keyholder", "kim@example.com")
+    assert all("pushedBy" not in revision for revision in revisions[1:])
+    status, changes = server.api("GET", f"/api/diff?to={merge[0]}", server.keys["readonly"])
+    assert status == 200 and [(c["asset"], c["author"]["name"], c["pushedBy"]["name"]) for c in changes] == [
+        ("notes.empty", "Alice Martin", "Kim Keyholder")]
+    # the dashboard: the change page, the list of changes and the asset's revision list
+    change = dashboard_page(server, server.keys["readonly"], f"/changes/{merge[0]}")
+    assert re.search(r'class="author">Alice Martin</span>.*pushed by <span class="pusher">Kim Keyholder</span>',
+                     change, re.S)
+    listed = dashboard_page(server, server.keys["readonly"], "/changes")
+    assert 'Alice Martin</span> · pushed by <span class="pusher">Kim Keyholder</span>' in listed
+    asset = dashboard_page(server, server.keys["readonly"], "/asset?id=notes.empty")
+    assert f'revision {revisions[0]["revision"]} · Alice Martin · pushed by' in asset
+    # and the key itself (or its digest) is nowhere in the repository, whose every object a clone may read
+    everything = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=server_repo(server),
+                                capture_output=True, check=True).stdout
+    assert kim.encode() not in everything and digest_of(kim).encode() not in everything
+    assert kim not in run_git(fresh, "log", "--all", "--format=%an %ae %cn %ce %B").stdout
+    assert run_git(fresh, "grep", "-F", kim, *run_git(fresh, "rev-list", "--all").stdout.split()).stdout == ""
+
+
+def test_api_writes_are_committed_by_the_keys_user_and_name_no_pusher(server, tmp_path):
+    status, _ = server.api("POST", "/api/translations/notes.empty/de", server.keys["full"], b"Keine Notizen (API)")
+    assert status == 200
+    author, committer = run_git(server_repo(server), "log", "-1", "--format=%an <%ae>|%cn <%ce>").stdout.strip() \
+        .split("|")
+    assert author == committer and "Gloss" not in committer
+    status, revisions = server.api("GET", "/api/translations/notes.empty/de/revisions", server.keys["full"])
+    assert status == 200 and revisions[0]["translation"] == "Keine Notizen (API)" and "pushedBy" not in revisions[0]

@@ -121,6 +121,23 @@ BREAKAGES.update({
             (c / "assets" / "0000.json").read_text("utf-8").replace('"home.title":', '"x/tags":', 1), "utf-8"),
         "must not have a segment named"),
 })
+
+
+def spell_lone_surrogate(path: Path, asset_id: str, field: str) -> None:
+    """Set a field of an entry to `x\\ud800` as JSON spells it (a lone surrogate: no UTF-8 text holds one)."""
+    edit(path, asset_id, **{field: "LONE-SURROGATE"})
+    path.write_text(path.read_text("utf-8").replace("LONE-SURROGATE", "x\\ud800"), "utf-8")
+
+
+BREAKAGES.update({  # the rule the API applies to every JSON body and read file (vocabulary.first_unencodable)
+    "a lone surrogate in a text": (lambda c: spell_lone_surrogate(c / "locales" / "fr" / "0000.json", "home.title",
+                                                                  "text"), "U+D800, a lone UTF-16 surrogate"),
+    "a lone surrogate in a note": (lambda c: spell_lone_surrogate(c / "assets" / "0000.json", "home.title", "notes"),
+                                   "U+D800, a lone UTF-16 surrogate"),
+    "a lone surrogate in a locale name": (lambda c: edit_project(c, locales=[
+        dict(record, name="E\udc00") for record in json.loads((c / "project.json").read_text("utf-8"))["locales"]]),
+        "U+DC00, a lone UTF-16 surrogate"),
+})
 MODES = {"changes": False, "whole commit": True}
 
 

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings, strategies as
 from app.routes import is_api_rule
 from formats.registry import supported
 from storage.errors import StorageError
+from storage.operations import Actor
 from storage.receive import BRANCH, apply_push, check_push
 from storage.snapshot import PROJECT_FILE
 from tests.conftest import auth
@@ -260,7 +261,7 @@ def test_after_any_accepted_push_every_export_api_read_and_page_answers_below_50
         event("refused by the checks")
         return  # refused: nothing of it is served (tests/test_web_pages.py checks its change page 404s)
     event("accepted")
-    if apply_push(project, command, 1)[0].error is not None:
+    if apply_push(project, command, Actor(1, "Pusher", "pusher@example.com"))[0].error is not None:
         return  # the replay refused it (a change the API's operations refuse): nothing moved
     head = project.repo.head().decode()
     asset_ids = changed_ids(base, files)

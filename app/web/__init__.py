@@ -9,12 +9,10 @@ from pathlib import Path
 
 from flask import Flask
 
-from .session import load_secret
+from .session import register_sessions
 from .views import bp
 
 
 def register_web(app: Flask, data_dir: Path) -> None:
-    app.secret_key = load_secret(data_dir)
-    app.config.update(SESSION_COOKIE_NAME="gloss_session", SESSION_COOKIE_HTTPONLY=True,
-                      SESSION_COOKIE_SAMESITE="Lax")
+    register_sessions(app, data_dir)
     app.register_blueprint(bp)

@@ -1,8 +1,10 @@
 """Who is signed in to the web pages, and the form token that proves a post came from one of them.
 
-The API key is kept only in Flask's session cookie: signed with a secret generated once into the data
-directory (never into a project repository), HttpOnly (page scripts cannot read it) and SameSite=Lax (other
-sites' forms do not carry it). Every POST must also carry the session's CSRF token.
+The browser's cookie holds no API key: only a random session id (and the form token), in Flask's signed,
+HttpOnly, SameSite=Lax cookie, `Secure` whenever the request came over HTTPS (directly, or as a trusted proxy's
+X-Forwarded-Proto says) or when forced. The server keeps the session (storage.sessions, in the data directory)
+and resolves it to the key's id on every request, so a sign-out, a revoked key or an idle lifetime ends it in
+every worker process at once. Every POST must also carry the session's CSRF token.
 """
 from __future__ import annotations
 
@@ -10,20 +12,30 @@ import hmac
 import os
 import secrets
 import time
+from collections.abc import Mapping
+from datetime import timedelta
 from functools import wraps
 from pathlib import Path
 from typing import Callable
 
-from flask import current_app, g, redirect, request, session, url_for
+from flask import Flask, current_app, g, redirect, request, session, url_for
+from flask.sessions import SecureCookieSessionInterface
 
 from storage.keys import ApiKey
-from storage.operations import Actor
+from storage.sessions import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_SECONDS, Lifetime, SessionStore
 
 from ..auth import ACCESS_ALLOWS, KINDS
 from ..errors import ApiError
 
 SECRET_FILE = "web-secret"
 CSRF_FIELD = "csrf"
+SESSION_ID = "sid"
+COOKIE_NAME = "gloss_session"
+# Settings, each read from the app's config, else the environment of the same name (README "Configuration").
+IDLE_HOURS = "GLOSS_SESSION_IDLE_HOURS"
+MAX_HOURS = "GLOSS_SESSION_MAX_HOURS"
+SECURE_COOKIES = "GLOSS_SECURE_COOKIES"
+TRUE_WORDS = ("1", "true", "yes", "on")
 
 
 def load_secret(data_dir: Path) -> bytes:
@@ -66,22 +78,45 @@ def check_csrf() -> None:
 
 
 def signed_in_key() -> ApiKey | None:
-    """The key record of the session's key; None when signed out or the key was revoked since."""
-    key = session.get("key")
-    return current_app.extensions["gloss.keys"].verify(key) if key else None
+    """The key record of the session; None when signed out, the session expired or its key was revoked."""
+    session_id = _session_id()
+    if session_id is None:
+        return None
+    sessions, keys = _sessions(), current_app.extensions["gloss.keys"]
+    key_id = sessions.resolve(session_id)
+    record = keys.by_id(key_id) if key_id else None
+    if key_id and record is None:
+        sessions.end(session_id)  # its key was revoked
+    return record
 
 
 def sign_in(key: str) -> ApiKey | None:
-    record = current_app.extensions["gloss.keys"].verify(key.strip()) if key.strip() else None
+    """Start a new server-side session for a valid key (a fresh id and form token: no session fixation)."""
+    keys = current_app.extensions["gloss.keys"]
+    record = keys.verify(key.strip()) if key.strip() else None
     if record is not None:
-        session.clear()
-        session["key"] = key.strip()
-        csrf_token()  # a new token with the new identity
+        sign_out()
+        session[SESSION_ID] = _sessions().start(record.id)
+        csrf_token()
+        _sessions().sweep(keep=lambda key_id: keys.by_id(key_id) is not None)
     return record
 
 
 def sign_out() -> None:
+    """End the session on the server (a copy of the cookie stops working too) and clear the cookie."""
+    session_id = _session_id()
+    if session_id is not None:
+        _sessions().end(session_id)
     session.clear()
+
+
+def _session_id() -> str | None:
+    value = session.get(SESSION_ID)
+    return value if isinstance(value, str) and value else None
+
+
+def _sessions() -> SessionStore:
+    return current_app.extensions["gloss.sessions"]
 
 
 def may(kind: str) -> bool:
@@ -103,7 +138,7 @@ def web_requires(kind: str) -> Callable:
                     return redirect(url_for("web.home"))
                 raise ApiError(401, "You are not signed in")
             g.key = record
-            g.actor = Actor(record.user_id, record.user_name, record.user_email)
+            g.actor = record.actor()
             if not may(kind):
                 raise ApiError(403, "Your key does not allow this")
             return view(*args, **kwargs)
@@ -112,3 +147,59 @@ def web_requires(kind: str) -> Callable:
         return wrapper
 
     return decorate
+
+
+# ----------------------------------------------------------------------------- configuration
+class SessionCookie(SecureCookieSessionInterface):
+    """Flask's signed cookie, `Secure` when this request came over HTTPS or when SESSION_COOKIE_SECURE forces it.
+
+    `request.is_secure` is true behind a trusted proxy that says X-Forwarded-Proto: https (the Waitress workers of
+    `gloss serve` trust 127.0.0.1; gunicorn's own workers trust its --forwarded-allow-ips)."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def setting(config: Mapping, environ: Mapping, name: str) -> str | None:
+    """A setting from the app's config, else the environment; None when neither gives it."""
+    value = config.get(name)
+    return str(value) if value is not None else environ.get(name)
+
+
+def parse_hours(value: str) -> float:
+    """A positive, finite number of hours ("12", "0.5"); ValueError otherwise."""
+    try:
+        hours = float(value)
+    except ValueError:
+        hours = 0.0
+    if not 0 < hours < float("inf"):
+        raise ValueError(f"must be a positive number of hours, not {value!r}")
+    return hours
+
+
+def hours_setting(config: Mapping, environ: Mapping, name: str, default_seconds: float) -> float:
+    """A setting given in hours, in seconds."""
+    value = setting(config, environ, name)
+    if value is None or value.strip() == "":
+        return default_seconds
+    try:
+        return parse_hours(value) * 3600
+    except ValueError as error:
+        raise ValueError(f"{name} {error}") from None
+
+
+def session_lifetime(config: Mapping, environ: Mapping) -> Lifetime:
+    return Lifetime(idle=hours_setting(config, environ, IDLE_HOURS, DEFAULT_IDLE_SECONDS),
+                    max=hours_setting(config, environ, MAX_HOURS, DEFAULT_MAX_SECONDS))
+
+
+def register_sessions(app: Flask, data_dir: Path) -> None:
+    """The session cookie and the server-side sessions of `data_dir`, configured from the app and environment."""
+    lifetime = session_lifetime(app.config, os.environ)
+    forced = (setting(app.config, os.environ, SECURE_COOKIES) or "").strip().lower() in TRUE_WORDS
+    app.secret_key = load_secret(data_dir)
+    # The cookie itself lasts the browser session; its signature is refused after the longest a session lives.
+    app.config.update(SESSION_COOKIE_NAME=COOKIE_NAME, SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+                      SESSION_COOKIE_SECURE=forced, PERMANENT_SESSION_LIFETIME=timedelta(seconds=lifetime.max))
+    app.session_interface = SessionCookie()
+    app.extensions["gloss.sessions"] = SessionStore(data_dir, lifetime)
