@@ -18,9 +18,9 @@ every read is made both at the head and at the pushed commit.
 
 Checked to fail: with the chunk-name rule from before issue 19 restored (`\\d{4,}.json` read as chunk
 int(stem)), 12 of 12 fresh hypothesis seeds (4 with this strategy, 8 with its predecessor) failed
-within 11-50 s, on the issue's own case (assets/0000.json
-copied to assets/00000.json with an object as `context`: `/api/export/locale/fr.po?ref=<pushed>` answered
-500). It also found a real hole (a project name that is an object, now refused by storage.checks).
+within 11-50 s, on the issue's own case (assets/0000.json copied to assets/00000.json with an object as
+`context`: `/api/export/locale/fr.po?ref=<pushed>` answered 500). It also found a real hole (a project name
+that is an object, now refused by storage.checks).
 """
 from __future__ import annotations
 
