@@ -111,6 +111,7 @@ def check_project(meta: Any) -> dict[str, Any]:
             raise Invalid(f"{PROJECT_FILE}: invalid locale record {record!r}: {error.message}") from None
     if len(set(codes)) != len(codes):
         raise Invalid(f"{PROJECT_FILE}: a locale is listed twice")
+    _string_fields(PROJECT_FILE, meta, ("id", "name", "created"))  # exports and pages print them as text
     if meta.get("source") not in codes:
         raise Invalid(f"{PROJECT_FILE}: the source locale {meta.get('source')!r} is not among the locales")
     for field in ("chunk_size", "next_seq"):

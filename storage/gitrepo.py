@@ -373,12 +373,11 @@ class GitRepo:
             return None
         try:
             found = self.git("rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}").strip()
-            if not found:
+            if not found or self.unreachable_commits({found}):
                 return None
-            unreachable = self.git("rev-list", "--max-count=1", found.decode(), "--not", "--branches", "--tags")
         except GitCommandError:
             return None
-        return None if unreachable.strip() else found
+        return found
 
     def is_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
         result = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor.decode(), descendant.decode()],
@@ -438,15 +437,23 @@ class GitRepo:
         listed = self.git("cat-file", "--batch-check=%(objectname) %(objecttype)",
                           input=b"".join(object_id + b"\n" for object_id in wanted))
         commits = {line.split()[0] for line in listed.splitlines() if line.endswith(b" commit")}
-        unreachable = set()
-        if commits:
-            unreachable |= commits & set(self.git("rev-list", *(c.decode() for c in commits), "--not", "--branches",
-                                                  "--tags").split())
+        unreachable = self.unreachable_commits(commits)
         others = wanted - commits
         if others:
             unreachable |= others - set(self.git("rev-list", "--objects", "--no-object-names", "--branches",
                                                  "--tags").split())
         return unreachable
+
+    def unreachable_commits(self, commits: set[bytes]) -> set[bytes]:
+        """Those of `commits` (commits this repository holds) that neither the branch nor a tag reaches.
+
+        The one rule for what is part of the project: fetches, time travel and the dashboard's change pages
+        serve only reachable commits, as a commit no ref reaches (left by a refused push or a crash) was never
+        validated."""
+        if not commits:
+            return set()
+        return commits & set(self.git("rev-list", *(c.decode() for c in commits), "--not", "--branches",
+                                      "--tags").split())
 
     def unified_diff(self, old: bytes, new: bytes) -> bytes:
         """`git diff` between two commits' trees (the canonical files, one asset per line)."""

@@ -368,8 +368,8 @@ def _touches_tag(walker: _Walker, commit, tag: str) -> bool:
 def commit_changes(project: Project, commit_id: str, limit: int | None = None) -> tuple[CommitChanges, int]:
     """What one commit of the project changed (at most `limit` entries detailed) and how many entries in all;
     NotFound for anything that is not one of its commits."""
-    if not COMMIT_ID.match(commit_id or ""):
-        raise NotFound("No such commit")
+    if not COMMIT_ID.match(commit_id or "") or project.repo.unreachable_objects({commit_id.encode()}):
+        raise NotFound("No such commit")  # an object no ref reaches (a refused push's) is no commit of it
     try:
         return _changes(_Walker(project.repo), commit_id.encode(), limit)
     except (KeyError, ValueError):  # absent object, or not a commit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import socket
 import subprocess
 import urllib.error
@@ -135,9 +136,23 @@ def test_a_push_declaring_more_than_the_push_limit_is_refused_before_its_body_is
                             f"Authorization: {authorization}\r\n"
                             "Content-Type: application/x-git-receive-pack-request\r\n"
                             f"Content-Length: {MAX_PUSH_BYTES + 1}\r\n\r\n").encode())
-        answer = connection.recv(65536).decode("latin-1")  # not one byte of the body was sent
+        answer = http_answer(connection)  # not one byte of the body was sent
     assert answer.startswith("HTTP/1.1 413"), answer
     assert "limit max_push_bytes" in json.loads(answer.split("\r\n\r\n", 1)[1])["error"]
+
+
+def http_answer(connection: socket.socket) -> str:
+    """One HTTP answer, headers and body (the server may send them in separate segments)."""
+    received = b""
+    while True:
+        head, _, body = received.partition(b"\r\n\r\n")
+        length = re.search(rb"(?im)^content-length: *(\d+)", head) if _ else None
+        if length and len(body) >= int(length.group(1)):
+            return received.decode("latin-1")
+        chunk = connection.recv(65536)
+        if not chunk:
+            return received.decode("latin-1")
+        received += chunk
 
 
 # ----------------------------------------------------------------------------- what a fetch may obtain
