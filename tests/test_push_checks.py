@@ -78,7 +78,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                                               "the source locale 'pt' is not among the locales"),
     # found by tests/test_push_property.py: a project name that is an object made every XLIFF export a 500
     "a project name that is not a string": (lambda c: edit_project(c, name={"k": "x"}),
-                                            "project.json: `name` must be a string"),
+                                            "project.json: name must be a string"),
     "an invalid locale code": (lambda c: edit_project(c, locales=[{"code": "../x", "name": "X"}]),
                                "invalid locale record"),
     "an API key in a text": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", text=LIVE_KEY),
