@@ -5,10 +5,10 @@ Choices where Loco's material is silent: dates are ISO 8601 UTC with `+00:00`; a
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS
+from storage.canonical import DERIVATIONS, Chunk
 from storage.snapshot import Snapshot
 
 
@@ -87,55 +87,86 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
     }
 
 
-def asset_list_items(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], str]]:
+ListItem = tuple[str, tuple[str, ...], str]
+
+
+class _ChunkList(NamedTuple):
+    """The list items of one asset chunk and what they were built from."""
+
+    codes: tuple[str, ...]  # the project's locales
+    assets: Chunk  # the asset chunk
+    sources: tuple[Chunk | None, ...]  # the same-numbered chunk of each locale (None: it has none)
+    items: list[ListItem]
+
+
+ASSET_LIST = "asset-list"
+
+
+def _carried_list(cached: _ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> _ChunkList:
+    """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
+    one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
+    many writes apart, and builds again only the records that differ."""
+    return cached
+
+
+DERIVATIONS[ASSET_LIST] = _carried_list
+
+
+def asset_list_items(snapshot: Snapshot) -> list[ListItem]:
     """(id, tags, the pretty rendering of its Asset record) for every asset, in creation order.
 
-    Cached per asset chunk while neither it nor the same-numbered locale chunks (which hold the
-    translations counted in `progress`) change: after a write only one chunk is rebuilt, and when only
-    translations changed, only the records of the assets they belong to. Only the rendering is kept,
-    not the record (a 100k-asset list kept both: hundreds of MB per worker).
+    Cached per asset chunk. When it or the same-numbered locale chunks (which hold the translations counted
+    in `progress`) changed since the cache was built, by any number of writes, only the records of the
+    assets whose entries differ are built again. Only the rendering is kept, not the record (a 100k-asset
+    list kept both: hundreds of MB per worker).
     """
     codes = tuple(record["code"] for record in snapshot.locales())
-    items = []
+    items: list[ListItem] = []
     for number in sorted(snapshot.asset_chunks):
-        chunk = snapshot.asset_chunks[number]
-        sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-        cached = chunk.derived.get(("asset-list", codes))
-        if cached is None or len(cached[0]) != len(sources) or any(a is not b for a, b in zip(cached[0], sources)):
-            changed = None if cached is None else _changed_keys(cached[0], sources)
-            if changed is None:
-                progress = chunk_progress(snapshot, number)
-                built = [_list_item(snapshot, asset_id, asset, progress[asset_id])
-                         for asset_id, asset in chunk.peek_all().items()]
-            else:
-                built = [_list_item(snapshot, item[0], chunk.peek(item[0])) if item[0] in changed else item
-                         for item in cached[1]]
-            cached = chunk.derived[("asset-list", codes)] = (sources, built)
-        items.extend(cached[1])
+        items.extend(_chunk_list_items(snapshot, number, codes))
     return items
 
 
+def _chunk_list_items(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> list[ListItem]:
+    chunk = snapshot.asset_chunks[number]
+    sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
+    cached: _ChunkList | None = chunk.derived.get(ASSET_LIST)
+    if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
+        changed = None
+    elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
+        return cached.items
+    else:
+        changed = _changed_assets(cached, chunk, sources)
+    # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
+    if changed is None or 2 * len(changed) > len(chunk):
+        progress = chunk_progress(snapshot, number)
+        built = [_list_item(snapshot, asset_id, asset, progress[asset_id])
+                 for asset_id, asset in chunk.peek_all().items()]
+    else:
+        kept = {item[0]: item for item in cached.items}  # type: ignore[union-attr]
+        built = [_list_item(snapshot, asset_id, chunk.peek(asset_id)) if asset_id in changed else kept[asset_id]
+                 for asset_id in chunk.keys()]
+    chunk.derived[ASSET_LIST] = _ChunkList(codes, chunk, sources, built)
+    return built
+
+
+def _changed_assets(cached: _ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:
+    """The assets whose record or translations differ between the chunks `cached` was built from and these."""
+    changed = set(chunk.changed_since(cached.assets))
+    for before, after in zip(cached.sources, sources):
+        if after is None:
+            changed.update(before.keys() if before is not None else ())
+        else:
+            changed.update(after.changed_since(before))
+    return changed
+
+
 def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None,
-               progress: dict[str, int] | None = None) -> tuple[str, tuple[str, ...], str]:
+               progress: dict[str, int] | None = None) -> ListItem:
     from .jsonio import pretty_item
 
     record = asset_record(snapshot, asset_id, asset, progress)
     return asset_id, tuple(record["tags"]), pretty_item(record)
-
-
-def _changed_keys(old: tuple, new: tuple) -> set[str] | None:
-    """The entries that differ between two versions of the same locale chunks, when each new chunk was
-    made from the old one (its lineage, see Chunk.origin); None when that is unknown."""
-    if len(old) != len(new):
-        return None
-    changed: set[str] = set()
-    for before, after in zip(old, new):
-        if before is after:
-            continue
-        if after is None or before is None or after.origin is None or after.origin[0] is not before:
-            return None
-        changed.update(after.origin[1])
-    return changed
 
 
 # ----------------------------------------------------------------------------- locales

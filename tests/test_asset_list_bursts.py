@@ -1,0 +1,90 @@
+"""The asset list after a burst of writes between two reads: the same bytes as a list built from scratch, built
+again only for the assets the writes touched, in the worker that wrote and in one that did not (another app on
+the same data directory, as each `gloss serve` worker is)."""
+from __future__ import annotations
+
+import pytest
+
+import app.jsonio as jsonio
+from app import create_app
+from tests.api import Api
+
+ASSETS = 30  # three chunks of ten
+BURST = 50
+
+
+@pytest.fixture
+def project(client, store, keystore):
+    """30 assets in chunks of 10, translated in French and German."""
+    project = store.create_project("Bursty", "en", "English", chunk_size=10)
+    key, _ = keystore.create(project.id, "full", "Tester", "tester@example.com")
+    api = Api(client, key)
+    for code in ("fr", "de"):
+        assert api.post("/api/locales", data={"code": code})[0] in (200, 201)
+    for i in range(ASSETS):
+        assert api.post("/api/assets", data={"id": f"a{i}", "text": f"Text {i}"})[0] == 201
+        for code in ("fr", "de"):
+            assert api.post(f"/api/translations/a{i}/{code}", data=f"{code} {i}".encode())[0] == 200
+    api.key = key
+    return api
+
+
+def asset_list(client, key: str) -> bytes:
+    response = client.get("/api/assets", headers={"Authorization": f"Loco {key}"})
+    assert response.status_code == 200
+    return response.data
+
+
+@pytest.fixture
+def rendered(monkeypatch) -> list[str]:
+    """The IDs of the Asset records rendered (`jsonio.pretty_item`, which every list entry goes through)."""
+    seen: list[str] = []
+    render = jsonio.pretty_item
+
+    def counting(value):
+        seen.append(value["id"])
+        return render(value)
+
+    monkeypatch.setattr(jsonio, "pretty_item", counting)
+    return seen
+
+
+MIXED_BURST = [
+    *[("POST", f"/api/translations/a{i % 7}/{'fr' if i % 2 else 'de'}", {"data": f"burst {i}".encode()})
+      for i in range(BURST - 8)],
+    ("POST", "/api/translations/a12/fr/flag", {"data": {"flag": "fuzzy"}}),
+    ("DELETE", "/api/translations/a13/de", {}),
+    ("PATCH", "/api/assets/a14", {"json": {"notes": "changed", "context": "menu"}}),
+    ("POST", "/api/assets/a15/tags", {"data": {"name": "urgent"}}),
+    ("POST", "/api/assets", {"data": {"id": "late", "text": "Late"}}),
+    ("POST", "/api/translations/late/fr", {"data": "Tard".encode()}),
+    ("DELETE", "/api/assets/a21", {}),
+    ("POST", "/api/locales", {"data": {"code": "ja"}}),
+]
+
+
+def test_asset_list_after_a_burst_of_writes_equals_a_list_built_from_scratch(client, data_dir, project):
+    other = create_app(data_dir, testing=True).test_client()
+    asset_list(client, project.key), asset_list(other, project.key)  # both workers hold a cached list
+    for done, (method, path, kwargs) in enumerate(MIXED_BURST, start=1):
+        status, body = project.call(method, path, **kwargs)
+        assert status in (200, 201), (path, body)
+        if done in (len(MIXED_BURST) - 1, len(MIXED_BURST)):  # before and after the new locale
+            fresh = asset_list(create_app(data_dir, testing=True).test_client(), project.key)
+            assert asset_list(client, project.key) == fresh
+            assert asset_list(other, project.key) == fresh
+
+
+def test_a_read_after_a_burst_renders_only_the_assets_the_writes_changed(client, data_dir, project, rendered):
+    other = create_app(data_dir, testing=True).test_client()
+    asset_list(client, project.key), asset_list(other, project.key)
+    touched = ["a1", "a2", "a13", "a25"]  # every chunk, written many times each
+    for i in range(BURST):
+        asset = touched[i % len(touched)]
+        assert project.post(f"/api/translations/{asset}/fr", data=f"burst {i}".encode())[0] == 200
+    rendered.clear()
+    asset_list(client, project.key)
+    assert sorted(rendered) == sorted(touched)
+    rendered.clear()
+    asset_list(other, project.key)
+    assert sorted(rendered) == sorted(touched)
