@@ -5,7 +5,9 @@ Choices where Loco's material is silent: dates are ISO 8601 UTC with `+00:00`; a
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from array import array
+from itertools import accumulate
+from typing import Any, Callable, NamedTuple
 
 from formats.plurals import plural_rules
 from storage.canonical import DERIVATIONS, Chunk
@@ -87,22 +89,43 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
     }
 
 
-ListItem = tuple[str, tuple[str, ...], str]
+ListItem = tuple[str, tuple[str, ...], bytes]  # (id, tags, the pretty rendering of its Asset record in UTF-8)
 
 
-class _ChunkList(NamedTuple):
-    """The list items of one asset chunk and what they were built from."""
+class ChunkList(NamedTuple):
+    """One asset chunk's part of the asset list, and the chunks it was built from.
+
+    The renderings are kept joined, as the list's body is made of them: serving a warm list joins one part per
+    chunk instead of one per asset (100k strings, then their encoding, were most of a warm 100k-asset list).
+    """
 
     codes: tuple[str, ...]  # the project's locales
     assets: Chunk  # the asset chunk
     sources: tuple[Chunk | None, ...]  # the same-numbered chunk of each locale (None: it has none)
-    items: list[ListItem]
+    entries: list[tuple[str, tuple[str, ...]]]  # (id, tags) of each asset, in creation order
+    body: bytes  # their renderings joined by ",\n"
+    starts: array  # where each one starts in `body`
+
+    @classmethod
+    def of(cls, codes: tuple[str, ...], assets: Chunk, sources: tuple[Chunk | None, ...],
+           items: list[ListItem]) -> "ChunkList":
+        starts = array("q", accumulate((len(item[2]) + len(SEPARATOR) for item in items[:-1]), initial=0))
+        return cls(codes, assets, sources, [(asset_id, tags) for asset_id, tags, _ in items],
+                   SEPARATOR.join(item[2] for item in items), starts)
+
+    def rendering(self, index: int) -> bytes:
+        end = self.starts[index + 1] - len(SEPARATOR) if index + 1 < len(self.starts) else len(self.body)
+        return self.body[self.starts[index]:end]
+
+    def item(self, index: int) -> ListItem:
+        return (*self.entries[index], self.rendering(index))
 
 
+SEPARATOR = b",\n"  # between two elements of a pretty JSON array
 ASSET_LIST = "asset-list"
 
 
-def _carried_list(cached: _ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> _ChunkList:
+def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> ChunkList:
     """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
     one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
     many writes apart, and builds again only the records that differ."""
@@ -112,8 +135,10 @@ def _carried_list(cached: _ChunkList, parent: Chunk, chunk: Chunk, changed: tupl
 DERIVATIONS[ASSET_LIST] = _carried_list
 
 
-def asset_list_items(snapshot: Snapshot) -> list[ListItem]:
-    """(id, tags, the pretty rendering of its Asset record) for every asset, in creation order.
+def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | None = None
+               ) -> tuple[list[str], list[bytes]]:
+    """The IDs of the assets whose tags `matches` (None: every asset), in creation order, and their pretty
+    renderings in parts to join with SEPARATOR (a whole chunk's in one part when every asset is listed).
 
     Cached per asset chunk. When it or the same-numbered locale chunks (which hold the translations counted
     in `progress`) changed since the cache was built, by any number of writes, only the records of the
@@ -121,36 +146,45 @@ def asset_list_items(snapshot: Snapshot) -> list[ListItem]:
     list kept both: hundreds of MB per worker).
     """
     codes = tuple(record["code"] for record in snapshot.locales())
-    items: list[ListItem] = []
+    ids: list[str] = []
+    parts: list[bytes] = []
     for number in sorted(snapshot.asset_chunks):
-        items.extend(_chunk_list_items(snapshot, number, codes))
-    return items
+        part = _chunk_list(snapshot, number, codes)
+        if matches is None:
+            ids.extend(asset_id for asset_id, _ in part.entries)
+            parts.extend([part.body] if part.entries else [])
+            continue
+        for index, (asset_id, tags) in enumerate(part.entries):
+            if matches(tags):
+                ids.append(asset_id)
+                parts.append(part.rendering(index))
+    return ids, parts
 
 
-def _chunk_list_items(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> list[ListItem]:
+def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> ChunkList:
     chunk = snapshot.asset_chunks[number]
     sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-    cached: _ChunkList | None = chunk.derived.get(ASSET_LIST)
+    cached: ChunkList | None = chunk.derived.get(ASSET_LIST)
     if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
         changed = None
     elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
-        return cached.items
+        return cached
     else:
         changed = _changed_assets(cached, chunk, sources)
     # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
     if changed is None or 2 * len(changed) > len(chunk):
         progress = chunk_progress(snapshot, number)
-        built = [_list_item(snapshot, asset_id, asset, progress[asset_id])
+        items = [_list_item(snapshot, asset_id, asset, progress[asset_id])
                  for asset_id, asset in chunk.peek_all().items()]
     else:
-        kept = {item[0]: item for item in cached.items}  # type: ignore[union-attr]
-        built = [_list_item(snapshot, asset_id, chunk.peek(asset_id)) if asset_id in changed else kept[asset_id]
-                 for asset_id in chunk.keys()]
-    chunk.derived[ASSET_LIST] = _ChunkList(codes, chunk, sources, built)
+        kept = {asset_id: index for index, (asset_id, _) in enumerate(cached.entries)}  # type: ignore[union-attr]
+        items = [_list_item(snapshot, asset_id, chunk.peek(asset_id)) if asset_id in changed
+                 else cached.item(kept[asset_id]) for asset_id in chunk.keys()]  # type: ignore[union-attr]
+    built = chunk.derived[ASSET_LIST] = ChunkList.of(codes, chunk, sources, items)
     return built
 
 
-def _changed_assets(cached: _ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:
+def _changed_assets(cached: ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:
     """The assets whose record or translations differ between the chunks `cached` was built from and these."""
     changed = set(chunk.changed_since(cached.assets))
     for before, after in zip(cached.sources, sources):
@@ -166,7 +200,7 @@ def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None,
     from .jsonio import pretty_item
 
     record = asset_record(snapshot, asset_id, asset, progress)
-    return asset_id, tuple(record["tags"]), pretty_item(record)
+    return asset_id, tuple(record["tags"]), pretty_item(record).encode("utf-8")
 
 
 # ----------------------------------------------------------------------------- locales
