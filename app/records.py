@@ -6,8 +6,8 @@ Choices where Loco's material is silent: dates are ISO 8601 UTC with `+00:00`; a
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate
-from typing import Any, Callable, NamedTuple
+from itertools import accumulate, groupby
+from typing import Any, Callable, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
 from storage.canonical import DERIVATIONS, Chunk
@@ -114,8 +114,21 @@ class ChunkList(NamedTuple):
                    SEPARATOR.join(item[2] for item in items), starts)
 
     def rendering(self, index: int) -> bytes:
-        end = self.starts[index + 1] - len(SEPARATOR) if index + 1 < len(self.starts) else len(self.body)
-        return self.body[self.starts[index]:end]
+        return self.body[self.starts[index]:self._end(index)]
+
+    def renderings(self, indices: Sequence[int]) -> list[bytes]:
+        """The renderings of the elements at `indices` (ascending), one slice of `body` per run of consecutive
+        ones: the whole body when every element is wanted."""
+        if len(indices) == len(self.entries):
+            return [self.body] if indices else []
+        runs = []
+        for _, run in groupby(enumerate(indices), lambda pair: pair[1] - pair[0]):
+            first, *rest = [index for _, index in run]
+            runs.append(self.body[self.starts[first]:self._end(rest[-1] if rest else first)])
+        return runs
+
+    def _end(self, index: int) -> int:
+        return self.starts[index + 1] - len(SEPARATOR) if index + 1 < len(self.starts) else len(self.body)
 
     def item(self, index: int) -> ListItem:
         return (*self.entries[index], self.rendering(index))
@@ -150,14 +163,11 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
     parts: list[bytes] = []
     for number in sorted(snapshot.asset_chunks):
         part = _chunk_list(snapshot, number, codes)
-        if matches is None:
-            ids.extend(asset_id for asset_id, _ in part.entries)
-            parts.extend([part.body] if part.entries else [])
-            continue
-        for index, (asset_id, tags) in enumerate(part.entries):
-            if matches(tags):
-                ids.append(asset_id)
-                parts.append(part.rendering(index))
+        entries = part.entries
+        listed = (range(len(entries)) if matches is None
+                  else [index for index, (_, tags) in enumerate(entries) if matches(tags)])
+        ids.extend(entries[index][0] for index in listed)
+        parts.extend(part.renderings(listed))
     return ids, parts
 
 

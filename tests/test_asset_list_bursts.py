@@ -3,6 +3,8 @@ again only for the assets the writes touched, in the worker that wrote and in on
 the same data directory, as each `gloss serve` worker is)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import app.jsonio as jsonio
@@ -29,10 +31,22 @@ def project(client, store, keystore):
     return api
 
 
-def asset_list(client, key: str) -> bytes:
-    response = client.get("/api/assets", headers={"Authorization": f"Loco {key}"})
+def asset_list(client, key: str, query: str = "") -> bytes:
+    response = client.get(f"/api/assets{query}", headers={"Authorization": f"Loco {key}"})
     assert response.status_code == 200
+    assert response.headers["Content-Length"] == str(len(response.data))
     return response.data
+
+
+def test_filtered_lists_are_the_pretty_json_of_the_records_they_select(client, project):
+    for i in (3, 15, 16, 17, 29):  # runs of tagged assets, and single ones, in every chunk
+        assert project.post(f"/api/assets/a{i}/tags", data={"name": "urgent"})[0] == 200
+    for expression in ("urgent", "!urgent", "*", "nothing", ""):
+        query = f"?filter={expression}"
+        records = json.loads(asset_list(client, project.key, query + "&ugly"))
+        pretty = asset_list(client, project.key, query)
+        assert pretty.decode() == json.dumps(records, indent=4, ensure_ascii=False) + "\n"
+        assert len(records) == {"urgent": 5, "!urgent": 25, "*": 5, "nothing": 0, "": 30}[expression]
 
 
 @pytest.fixture
@@ -51,11 +65,11 @@ def rendered(monkeypatch) -> list[str]:
 
 MIXED_BURST = [
     *[("POST", f"/api/translations/a{i % 7}/{'fr' if i % 2 else 'de'}", {"data": f"burst {i}".encode()})
-      for i in range(BURST - 8)],
+      for i in range(BURST - 12)],
     ("POST", "/api/translations/a12/fr/flag", {"data": {"flag": "fuzzy"}}),
     ("DELETE", "/api/translations/a13/de", {}),
     ("PATCH", "/api/assets/a14", {"json": {"notes": "changed", "context": "menu"}}),
-    ("POST", "/api/assets/a15/tags", {"data": {"name": "urgent"}}),
+    *[("POST", f"/api/assets/a{i}/tags", {"data": {"name": "urgent"}}) for i in (3, 15, 16, 17, 29)],
     ("POST", "/api/assets", {"data": {"id": "late", "text": "Late"}}),
     ("POST", "/api/translations/late/fr", {"data": "Tard".encode()}),
     ("DELETE", "/api/assets/a21", {}),
@@ -70,9 +84,10 @@ def test_asset_list_after_a_burst_of_writes_equals_a_list_built_from_scratch(cli
         status, body = project.call(method, path, **kwargs)
         assert status in (200, 201), (path, body)
         if done in (len(MIXED_BURST) - 1, len(MIXED_BURST)):  # before and after the new locale
-            fresh = asset_list(create_app(data_dir, testing=True).test_client(), project.key)
-            assert asset_list(client, project.key) == fresh
-            assert asset_list(other, project.key) == fresh
+            for query in ("", "?filter=urgent", "?filter=!urgent", "?ugly"):
+                fresh = asset_list(create_app(data_dir, testing=True).test_client(), project.key, query)
+                assert asset_list(client, project.key, query) == fresh, query
+                assert asset_list(other, project.key, query) == fresh, query
 
 
 def test_a_read_after_a_burst_renders_only_the_assets_the_writes_changed(client, data_dir, project, rendered):
