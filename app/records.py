@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, groupby
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
 from storage.canonical import DERIVATIONS, Chunk
@@ -90,6 +90,7 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
 
 
 ListItem = tuple[str, tuple[str, ...], bytes]  # (id, tags, the pretty rendering of its Asset record in UTF-8)
+SEPARATOR = b",\n"  # between two elements of a pretty JSON array
 
 
 class ChunkList(NamedTuple):
@@ -102,39 +103,57 @@ class ChunkList(NamedTuple):
     codes: tuple[str, ...]  # the project's locales
     assets: Chunk  # the asset chunk
     sources: tuple[Chunk | None, ...]  # the same-numbered chunk of each locale (None: it has none)
-    entries: list[tuple[str, tuple[str, ...]]]  # (id, tags) of each asset, in creation order
-    body: bytes  # their renderings joined by ",\n"
-    starts: array  # where each one starts in `body`
+    ids: list[str]  # of the assets, in creation order
+    tags: list[tuple[str, ...]]  # of each
+    body: bytes  # their renderings, each followed by SEPARATOR but the last
+    starts: array  # where each rendering starts in `body` + SEPARATOR, then the length of that
 
-    @classmethod
-    def of(cls, codes: tuple[str, ...], assets: Chunk, sources: tuple[Chunk | None, ...],
-           items: list[ListItem]) -> "ChunkList":
-        starts = array("q", accumulate((len(item[2]) + len(SEPARATOR) for item in items[:-1]), initial=0))
-        return cls(codes, assets, sources, [(asset_id, tags) for asset_id, tags, _ in items],
-                   SEPARATOR.join(item[2] for item in items), starts)
-
-    def rendering(self, index: int) -> bytes:
-        return self.body[self.starts[index]:self._end(index)]
+    def span(self, first: int, last: int) -> bytes:
+        """The renderings `first` to `last` (included), as they are joined in the list."""
+        return self.body[self.starts[first]:self.starts[last + 1] - len(SEPARATOR)]
 
     def renderings(self, indices: Sequence[int]) -> list[bytes]:
-        """The renderings of the elements at `indices` (ascending), one slice of `body` per run of consecutive
-        ones: the whole body when every element is wanted."""
-        if len(indices) == len(self.entries):
+        """The renderings at `indices` (ascending), one span per run of consecutive ones: the whole body when
+        every one is wanted."""
+        if len(indices) == len(self.ids):
             return [self.body] if indices else []
-        runs = []
-        for _, run in groupby(enumerate(indices), lambda pair: pair[1] - pair[0]):
-            first, *rest = [index for _, index in run]
-            runs.append(self.body[self.starts[first]:self._end(rest[-1] if rest else first)])
-        return runs
-
-    def _end(self, index: int) -> int:
-        return self.starts[index + 1] - len(SEPARATOR) if index + 1 < len(self.starts) else len(self.body)
-
-    def item(self, index: int) -> ListItem:
-        return (*self.entries[index], self.rendering(index))
+        return [self.span(first, last) for first, last in _runs(indices)]
 
 
-SEPARATOR = b",\n"  # between two elements of a pretty JSON array
+def _runs(indices: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of consecutive numbers among ascending `indices`."""
+    for _, run in groupby(enumerate(indices), lambda pair: pair[1] - pair[0]):
+        first, *rest = [index for _, index in run]
+        yield first, rest[-1] if rest else first
+
+
+class _ChunkListBuilder:
+    """A ChunkList put together from new renderings and spans of an older version's, which are not cut apart."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.tags: list[tuple[str, ...]] = []
+        self.pieces: list[bytes] = []
+        self.lengths: list[int] = []  # of each rendering with its separator
+
+    def add(self, item: ListItem) -> None:
+        self.ids.append(item[0])
+        self.tags.append(item[1])
+        self.pieces.append(item[2])
+        self.lengths.append(len(item[2]) + len(SEPARATOR))
+
+    def add_span(self, older: ChunkList, first: int, last: int) -> None:
+        self.ids += older.ids[first:last + 1]
+        self.tags += older.tags[first:last + 1]
+        self.pieces.append(older.span(first, last))
+        starts = older.starts
+        self.lengths += [starts[index + 1] - starts[index] for index in range(first, last + 1)]
+
+    def build(self, codes: tuple[str, ...], assets: Chunk, sources: tuple[Chunk | None, ...]) -> ChunkList:
+        starts = array("q", accumulate(self.lengths, initial=0))
+        return ChunkList(codes, assets, sources, self.ids, self.tags, SEPARATOR.join(self.pieces), starts)
+
+
 ASSET_LIST = "asset-list"
 
 
@@ -163,11 +182,13 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
     parts: list[bytes] = []
     for number in sorted(snapshot.asset_chunks):
         part = _chunk_list(snapshot, number, codes)
-        entries = part.entries
-        listed = (range(len(entries)) if matches is None
-                  else [index for index, (_, tags) in enumerate(entries) if matches(tags)])
-        ids.extend(entries[index][0] for index in listed)
-        parts.extend(part.renderings(listed))
+        if matches is None:
+            listed: Sequence[int] = range(len(part.ids))
+            ids += part.ids
+        else:
+            listed = [index for index, tags in enumerate(part.tags) if matches(tags)]
+            ids += [part.ids[index] for index in listed]
+        parts += part.renderings(listed)
     return ids, parts
 
 
@@ -181,17 +202,39 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
         return cached
     else:
         changed = _changed_assets(cached, chunk, sources)
+    builder = _ChunkListBuilder()
     # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
-    if changed is None or 2 * len(changed) > len(chunk):
+    if cached is None or changed is None or 2 * len(changed) > len(chunk):
         progress = chunk_progress(snapshot, number)
-        items = [_list_item(snapshot, asset_id, asset, progress[asset_id])
-                 for asset_id, asset in chunk.peek_all().items()]
+        for asset_id, asset in chunk.peek_all().items():
+            builder.add(_list_item(snapshot, asset_id, asset, progress[asset_id]))
     else:
-        kept = {asset_id: index for index, (asset_id, _) in enumerate(cached.entries)}  # type: ignore[union-attr]
-        items = [_list_item(snapshot, asset_id, chunk.peek(asset_id)) if asset_id in changed
-                 else cached.item(kept[asset_id]) for asset_id in chunk.keys()]  # type: ignore[union-attr]
-    built = chunk.derived[ASSET_LIST] = ChunkList.of(codes, chunk, sources, items)
+        _rebuild_changed(snapshot, chunk, changed, cached, builder)
+    built = chunk.derived[ASSET_LIST] = builder.build(codes, chunk, sources)
     return built
+
+
+def _rebuild_changed(snapshot: Snapshot, chunk: Chunk, changed: set[str], cached: ChunkList,
+                     builder: _ChunkListBuilder) -> None:
+    """The chunk's list from new records of the `changed` assets and spans of `cached` for the others."""
+    position = {asset_id: index for index, asset_id in enumerate(cached.ids)}
+    kept: list[int] = []  # a run of consecutive renderings of `cached`, in the chunk's order
+
+    def add_kept() -> None:
+        if kept:
+            builder.add_span(cached, kept[0], kept[-1])
+            kept.clear()
+
+    for asset_id in chunk.keys():
+        if asset_id in changed:
+            add_kept()
+            builder.add(_list_item(snapshot, asset_id, chunk.peek(asset_id)))
+            continue
+        index = position[asset_id]
+        if kept and index != kept[-1] + 1:
+            add_kept()
+        kept.append(index)
+    add_kept()
 
 
 def _changed_assets(cached: ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:

@@ -64,12 +64,12 @@ def rendered(monkeypatch) -> list[str]:
 
 
 MIXED_BURST = [
-    *[("POST", f"/api/translations/a{i % 7}/{'fr' if i % 2 else 'de'}", {"data": f"burst {i}".encode()})
-      for i in range(BURST - 12)],
+    *[("POST", f"/api/translations/a{i % 3}/{'fr' if i % 2 else 'de'}", {"data": f"burst {i}".encode()})
+      for i in range(BURST - 11)],
     ("POST", "/api/translations/a12/fr/flag", {"data": {"flag": "fuzzy"}}),
     ("DELETE", "/api/translations/a13/de", {}),
     ("PATCH", "/api/assets/a14", {"json": {"notes": "changed", "context": "menu"}}),
-    *[("POST", f"/api/assets/a{i}/tags", {"data": {"name": "urgent"}}) for i in (3, 15, 16, 17, 29)],
+    *[("POST", f"/api/assets/a{i}/tags", {"data": {"name": "urgent"}}) for i in (3, 15, 16, 29)],
     ("POST", "/api/assets", {"data": {"id": "late", "text": "Late"}}),
     ("POST", "/api/translations/late/fr", {"data": "Tard".encode()}),
     ("DELETE", "/api/assets/a21", {}),
@@ -83,11 +83,13 @@ def test_asset_list_after_a_burst_of_writes_equals_a_list_built_from_scratch(cli
     for done, (method, path, kwargs) in enumerate(MIXED_BURST, start=1):
         status, body = project.call(method, path, **kwargs)
         assert status in (200, 201), (path, body)
-        if done in (len(MIXED_BURST) - 1, len(MIXED_BURST)):  # before and after the new locale
+        # the writer reads after every 10 writes, the other app after the burst (then again after a new locale)
+        if done % 10 == 0 or done >= len(MIXED_BURST) - 1:
             for query in ("", "?filter=urgent", "?filter=!urgent", "?ugly"):
                 fresh = asset_list(create_app(data_dir, testing=True).test_client(), project.key, query)
                 assert asset_list(client, project.key, query) == fresh, query
-                assert asset_list(other, project.key, query) == fresh, query
+                if done >= len(MIXED_BURST) - 1:
+                    assert asset_list(other, project.key, query) == fresh, query
 
 
 def test_a_read_after_a_burst_renders_only_the_assets_the_writes_changed(client, data_dir, project, rendered):
