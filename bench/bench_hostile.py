@@ -15,8 +15,8 @@ Prints:
   6. worker RSS growth per push of a zero-blob bomb (a 400 MB zero blob in a ~420 KB pack, refused; target
      <= 100 MB), and the largest peak of the git processes the push started. `--only-bomb` prints this row alone.
 The other rows issue 19 asks for have benchmarks of their own, which `make bench` runs beside this one: the
-slowest read per KB of every readable format on its hostile files is tests/formats/test_hostile_readers.py's
-measure, and on every real corpus file bench/formats/bench_formats.py's; `/api/diff` and `/revisions` at 300 /
+slowest read per KB of every readable format, on its hostile files and on every real corpus file, is
+bench/formats/bench_formats.py's (timed as tests/formats/test_hostile_readers.py times it); `/api/diff` and `/revisions` at 300 /
 3,000 / 30,000 commits are bench/bench_history.py's.
 Scratch data lives in a temporary directory, removed afterwards.
 """
