@@ -15,6 +15,7 @@ import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from functools import cache, cached_property
 
 import pytest
@@ -44,20 +45,23 @@ ASSETS: list[tuple[str, list[str], str, dict[str, str]]] = [
     ("oscar.formula", [], "", {"en": "=Oscar source", "fr": "=Oscar fr", "de": "=Oscar de"}),
 ]
 FUZZY = ("mike.fuzzy", "de")
-UNTAGGED_TEXTS = [text for _, tags, _, texts in ASSETS if not tags for text in texts.values()]
+UNTAGGED_TEXTS = [value for _, tags, _, texts in ASSETS if not tags for value in texts.values()]
 
 
 def text(asset: str, locale: str) -> str:
+    """The seeded text of an asset in a locale."""
     return next(texts[locale] for asset_id, _, _, texts in ASSETS if asset_id == asset)
 
 
 # ----------------------------------------------------------------------------- the project, once per module
 @dataclass
 class Project:
-    client: object
+    """The seeded project: a test client, an export key, and the exports without parameters made so far."""
+
+    client: Any
     key: str
     slug: str
-    ref: str
+    ref: str  # a ref dates every export by its commit, so that two exports of the same query are the same bytes
     baselines: dict[tuple[str, str], Export] = field(default_factory=dict)
 
 
@@ -87,7 +91,6 @@ def project(tmp_path_factory) -> Project:
                 call("POST", f"/api/translations/{asset_id}/{code}", data=texts[code].encode())
     call("POST", f"/api/translations/{FUZZY[0]}/{FUZZY[1]}/flag", data={"flag": "fuzzy"})
     export, _ = keys.create(created.id, "export", "Pipeline", "")
-    # a ref dates every export by its commit, so two exports of the same query are the same bytes
     return Project(client, export, created.id, "HEAD")
 
 
