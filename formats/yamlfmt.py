@@ -313,6 +313,8 @@ def _emit(tree: dict[str, Any], indent: str, out: list[str]) -> None:
             else:
                 block = _literal_block(value, indent + "  ") if "\n" in value else None
                 out.append(f"{indent}{quote(key)}: {block or quote(value)}")
+        elif not item:  # `key:` alone would be null: a locale root that the filters emptied stays a mapping
+            out.append(f"{indent}{quote(key)}: {{}}")
         else:
             out.append(f"{indent}{quote(key)}:")
             _emit(item, indent + "  ", out)
