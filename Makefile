@@ -25,7 +25,7 @@ APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrele
 APT_LIBS := python3-icu
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-tools run test bench clean
+.PHONY: install system-tools run-tools run test bench clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { $(SUDO) apt-get update -q && \
@@ -36,15 +36,24 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
-system-tools:
-	@missing=""; for pair in $(APT_TOOLS); do tool=$${pair%%:*}; pkg=$${pair##*:}; \
+# apt-get install the Debian packages of the given commands (command:package pairs) and libraries that are missing
+define apt_install_missing
+	@missing=""; for pair in $(1); do tool=$${pair%%:*}; pkg=$${pair##*:}; \
 		command -v $$tool >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
-	for pkg in $(APT_LIBS); do dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "ok installed" || \
+	for pkg in $(2); do dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "ok installed" || \
 		missing="$$missing $$pkg"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; fi
+endef
 
-run: install system-tools  # system-tools: git is a runtime dependency
+system-tools:
+	$(call apt_install_missing,$(APT_TOOLS),$(APT_LIBS))
+
+# running needs git alone (the store runs git); the validators are for the tests
+run-tools:
+	$(call apt_install_missing,git:git,)
+
+run: install run-tools
 	@if [ -d $(DATA)/projects/acme-notes ]; then \
 		key=$$($(BIN)/gloss --data $(DATA) key create acme-notes --user "make run" | tail -n 1); \
 		echo "Full-access API key for the demo project: $$key"; \

@@ -6,6 +6,8 @@ max_locale_code_chars)".
 """
 from __future__ import annotations
 
+import os
+
 MiB = 1024 * 1024
 
 # Request bodies, whatever their framing (Content-Length or chunked): 413 beyond.
@@ -15,9 +17,12 @@ MAX_CONVERT_BYTES = 8 * MiB
 # Keyless converts running at once in one worker process; more answer 429 at once (the project API keeps
 # its threads).
 CONVERT_CONCURRENCY = 1
-# Wall-clock budget for parsing one uploaded file (import) and for one whole convert; 413 beyond.
-PARSE_SECONDS = 60.0
-CONVERT_SECONDS = 10.0
+# Wall-clock budgets, 422 beyond: reading one uploaded file (import; readers check the clock as they go) and
+# one whole keyless convert, read and write (run in a child process killed at the limit, formats/budget.py).
+# How long a file takes depends on the machine: a deployment may set them with $GLOSS_PARSE_SECONDS and
+# $GLOSS_CONVERT_SECONDS.
+PARSE_SECONDS = float(os.environ.get("GLOSS_PARSE_SECONDS", 60.0))
+CONVERT_SECONDS = float(os.environ.get("GLOSS_CONVERT_SECONDS", 10.0))
 # Git pushes: the whole upload (413 at once when its declared length is beyond), every file (blob) a push
 # carries, checked from the object headers before any is read, and every translation text.
 MAX_PUSH_BYTES = 1024 * MiB
@@ -43,6 +48,9 @@ MAX_PATH_COMPONENT_BYTES = 255
 MAX_PATH_BYTES = 1024
 # The `?v=` / `X-Api-Version` value.
 MAX_API_VERSION_CHARS = 20
+# How long one Git request (a clone of a large project on a slow link, a push) may run before it is stopped;
+# what a push older than that left behind (git's quarantine, the hooks' socket directory) is swept.
+GIT_REQUEST_SECONDS = 3600
 # Annotated tags a pushed tag may go through to reach its commit (git allows tags of tags; nobody needs many).
 MAX_TAG_CHAIN = 8
 # Projects one worker process keeps open (their cached snapshots in memory), the pack files (index and
@@ -77,6 +85,7 @@ LIMITS: dict[str, object] = {
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,
     "max_tag_chain": MAX_TAG_CHAIN,
+    "git_request_seconds": GIT_REQUEST_SECONDS,
     "max_open_projects": MAX_OPEN_PROJECTS,
     "max_open_pack_files": MAX_OPEN_PACK_FILES,
     "max_open_assets": MAX_OPEN_ASSETS,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 
 # --- locale codes ----------------------------------------------------------------------------------
 
@@ -110,6 +111,54 @@ ASSET_PRINTF: tuple[str, ...] = ("",) + PRINTF_STYLES  # an asset's printf: none
 ASSET_TYPES: tuple[str, ...] = ("text", "html", "xml")
 
 
+# --- texts ---------------------------------------------------------------------------------------
+
+# Every text Gloss keeps ends up in a UTF-8 file of a Git repository, and UTF-8 has no encoding for a lone
+# UTF-16 surrogate (U+D800-U+DFFF unpaired), which JSON (`"\\ud800"`) and other escape syntaxes can spell.
+# Such a text is refused where it enters (request bodies, read files, pushed files), never stored.
+
+
+def first_unencodable(texts: Sequence[str]) -> str | None:
+    """The first text UTF-8 cannot encode (it holds a lone surrogate), or None (one encode in the usual case)."""
+    try:
+        "\0".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return next(text for text in texts if not _encodable(text))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unencodable_reason(text: str) -> str:
+    """Why a text `first_unencodable` found cannot be kept, naming the character and where it is."""
+    position = next(index for index, char in enumerate(text) if not _encodable(char))
+    shown = text[max(0, position - 20):position + 20].encode("utf-8", "backslashreplace").decode("ascii", "replace")
+    return (f"the text \"{shown}\" holds U+{ord(text[position]):04X}, a lone UTF-16 surrogate that UTF-8 cannot encode "
+            "(a character beyond U+FFFF is a pair of them, high then low)")
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string in a parsed JSON/YAML value, object keys included (without recursion)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            found.extend(key for key in item if isinstance(key, str))
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
 # --- asset IDs -------------------------------------------------------------------------------------
 
 # Path segments that the routes read as sub-resources (`/api/assets/{id}/plurals`, `…/tags/{tag}`): an asset
@@ -164,3 +213,10 @@ def text_of_asset_id(asset_id: str) -> str:
         escape = match.group(0)
         return chr(int(escape[2:], 16)) if escape[1] == "u" else {"n": "\n", "t": "\t", "r": "\r"}[escape[1]]
     return _CONTROL_ESCAPE.sub(control, asset_id)
+
+
+def plural_form_id(asset_id: str, number: int) -> str:
+    """The ID given to plural form `number` (1 = the first after the singular) of an asset when none is named:
+    `apple-plural`, `apple-plural-2`... (new plural-form assets, and a file's plural forms written as entries of
+    their own by formats without plural syntax)."""
+    return f"{asset_id}-plural" if number <= 1 else f"{asset_id}-plural-{number}"

@@ -22,7 +22,13 @@ API_VERSION = "1.0.29"
 
 
 def default_data_dir() -> Path:
-    return Path(os.environ.get("GLOSS_DATA") or "data")
+    return data_path(os.environ.get("GLOSS_DATA") or "data")
+
+
+def data_path(given: str | Path) -> Path:
+    """The data directory as an absolute path, fixed once at startup: paths derived from it end up where the
+    working directory no longer applies (core.hooksPath, which git resolves from the repository)."""
+    return Path(given).absolute()
 
 
 def register_body_limit(app: Flask) -> None:
@@ -59,7 +65,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.config.update(config or {})
     app.json.ensure_ascii = False
-    data = Path(data_dir) if data_dir is not None else default_data_dir()
+    data = data_path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")
     app.extensions["gloss.store"], app.extensions["gloss.keys"] = store, keys
     app.url_map.strict_slashes = False

@@ -11,7 +11,7 @@ from storage.keys import ACCESS_TYPES, KeyStore
 from storage.sessions import SessionStore
 from storage.store import Store
 
-from . import default_data_dir
+from . import data_path, default_data_dir
 
 
 def base_url(host: str, port: int) -> str:
@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    args.data = args.data or default_data_dir()
+    args.data = data_path(args.data) if args.data else default_data_dir()
     args.data.mkdir(parents=True, exist_ok=True)
     try:
         return args.func(args)

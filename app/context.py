@@ -19,6 +19,11 @@ def store() -> Store:
     return current_app.extensions["gloss.store"]
 
 
+def is_live_key(candidate: str) -> bool:
+    """Whether a text holds a key in force: API writes refuse it as pushes do (storage.fields.refuse_keys)."""
+    return current_app.extensions["gloss.keys"].is_live(candidate)
+
+
 def project() -> Project:
     """The project of the authenticated key."""
     return store().project(g.key.project)
@@ -75,5 +80,6 @@ def committer_identity() -> Person:
 def write(summary: str, action: str, trailers: list[tuple[str, str]] | None = None) -> Iterator[Transaction]:
     """One request, one commit: a transaction on the key's project, authored and committed by the key's user."""
     identity = committer_identity()
-    with project().transaction(identity, summary, action, trailers, committer=identity) as tx:
+    with project().transaction(identity, summary, action, trailers, committer=identity,
+                               is_live_key=is_live_key) as tx:
         yield tx

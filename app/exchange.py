@@ -114,7 +114,8 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
         unit = Unit(id=asset_id, context=asset.get("context", ""), notes=asset.get("notes", ""),
                     type=asset.get("type", "text"), printf=asset.get("printf", ""),
                     tags=tags or _NO_LIST, aliases=aliases or _NO_MAPPING,  # parsed for this unit alone
-                    plural=bool(members), references=_NO_LIST, meta=meta or _NO_MAPPING)
+                    plural=bool(members), references=_NO_LIST, meta=meta or _NO_MAPPING,
+                    plural_ids=tuple(members) if members else ())
         if members:
             group = [asset_id] + members
             unit.translations = {code: _plural_translation(entries[code], group, code) for code in wanted}

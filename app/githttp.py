@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from limits import MAX_PUSH_BYTES, describe
+from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_PUSH_BYTES, describe
 from storage.errors import NotFound, StorageError
-from storage.keys import ApiKey, KeyStore, digest_of
+from storage.gitrepo import remove_stale_dirs
+from storage.keys import ApiKey, KeyStore
 from storage.project import Project
 from storage.receive import apply_push, check_push, parse_command
 from storage.store import Store
@@ -47,7 +48,7 @@ from storage.store import Store
 from .auth import ACCESS_ALLOWS, key_from
 
 GIT_SLOTS = 4  # concurrent Git requests per worker process
-GIT_TIMEOUT = 3600  # seconds one Git request (a clone of a large project on a slow link) may take
+GIT_TIMEOUT = GIT_REQUEST_SECONDS  # seconds one Git request (a clone of a large project on a slow link) may take
 SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larger ones in a temporary file
 PUSH_TOO_LARGE = f"Request body too large {describe('max_push_bytes')}; nothing was stored"
 HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
@@ -65,6 +66,9 @@ GIT_CONFIG = [
     ("receive.denyNonFastForwards", "true"),
     ("receive.autogc", "false"),  # maintenance is Gloss's geometric repack
     ("receive.maxInputSize", str(MAX_PUSH_BYTES)),
+    # blobs larger than any file a project may hold are streamed, never inflated whole: index-pack held a
+    # pushed 400 MB zero blob in memory (404 MB resident) before the checks refused it; now 37 MB
+    ("core.bigFileThreshold", str(MAX_FILE_BYTES)),
     ("receive.procReceiveRefs", "refs/heads/main"),
     ("receive.procReceiveRefs", "refs/for/main"),
     ("http.receivepack", "true"),
@@ -82,6 +86,7 @@ class GitHttp:
         self.timeout = timeout
         self.slots = threading.BoundedSemaphore(slots)
         self.hooks_dir = install_hooks(store.data_dir / "hooks")
+        sweep_hook_dirs()
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         match = REPO_PATH.match(environ.get("PATH_INFO", ""))
@@ -256,15 +261,23 @@ class GitHttp:
         commands = [parse_command(line) for line in request["commands"]]
         if request["hook"] == "pre-receive":
             quarantine = Path(request["quarantine"]) if request.get("quarantine") else None
-            live = {record.digest for record in self.keys.all()}
             try:
-                check_push(project, commands, quarantine, lambda candidate: digest_of(candidate) in live)
+                check_push(project, commands, quarantine, self.keys.is_live)
             except StorageError as error:
                 return {"status": 1, "message": f"Gloss refused the push: {error.message}"}
             return {"status": 0}
         if request["hook"] == "proc-receive":
             return {"results": [asdict(result) for result in apply_push(project, commands, key.actor())]}
         raise ValueError(f"unknown hook {request['hook']!r}")
+
+
+HOOK_DIR_PREFIX = "gloss-hooks-"
+
+
+def sweep_hook_dirs() -> int:
+    """Remove the socket directories of pushes whose process was killed (a live one is younger than a Git
+    request may run: the watchdog stops it by then, and its channel removes its own directory)."""
+    return remove_stale_dirs(Path(tempfile.gettempdir()).glob(HOOK_DIR_PREFIX + "*"), GIT_REQUEST_SECONDS)
 
 
 class HookChannel:
@@ -276,7 +289,7 @@ class HookChannel:
 
     def __init__(self, answer: Callable[[dict[str, Any]], dict[str, Any]]):
         self.answer = answer
-        self.directory = tempfile.mkdtemp(prefix="gloss-hooks-")
+        self.directory = tempfile.mkdtemp(prefix=HOOK_DIR_PREFIX)
         self.path = os.path.join(self.directory, "socket")
         self.token = secrets.token_urlsafe(24)
         self.closed = threading.Event()

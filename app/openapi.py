@@ -425,10 +425,15 @@ EXPORT_PARAMS = [
     _query("collisions", "Strategy for keys that collide",
            {"enum": ["overwrite", "ignore", "fail", "auto", "legacy"]}),
 ]
+ARCHIVE_PATH = _query("path", "Where each locale's file sits in the archive (default: the format's layout); "
+                       "placeholders {locale}, {locale_}, {lang}, {language}, {script}, {region}, {variant}, "
+                       "{android}, {project}, {namespace}, {ext}, {extension} (also spelled {%name})")
 IMPORT_PARAMS = [
     _query("index", "Keys are asset IDs (id) or source texts (text); default per format"),
     _query("locale", "Language of the file's translations; auto or absent: from the file"),
     variant_param("read"),
+    _query("namespace", "What the export's namespace put around keys (CodeIgniter/constant prefix, nested YAML "
+                        "root), taken off; default the project name"),
     _query("async", "Run in the background; answer 201 with a Location header", {"type": "boolean"}),
     *[_query(name, description, {"type": "boolean"}) for name, description in (
         ("ignore-new", "Do not add new assets"), ("ignore-existing", "Do not update existing assets"),
@@ -470,11 +475,11 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
             parameters=[EXPORT_EXT, *[p for p in EXPORT_PARAMS if p["name"] != "fallback"]], kind="export")},
         "/api/export/archive/{ext}.zip": {"get": op(
             "Every locale as its own file in a zip archive", {"200": file, **export_errors},
-            parameters=[EXPORT_EXT, *EXPORT_PARAMS], kind="export",
+            parameters=[EXPORT_EXT, *EXPORT_PARAMS, ARCHIVE_PATH], kind="export",
             description=archive_layouts())},
         "/api/export/archive/{ext}.tar": {"get": op(
             "Every locale as its own file in a tar archive", {"200": file, **export_errors},
-            parameters=[EXPORT_EXT, *EXPORT_PARAMS], kind="export")},
+            parameters=[EXPORT_EXT, *EXPORT_PARAMS, ARCHIVE_PATH], kind="export")},
         "/api/import/{ext}": {"post": op(
             "Import a file (the raw body): one commit however many units",
             {"200": import_result, "201": _json({"type": "object"}, "Asynchronous job created (Location header)"),

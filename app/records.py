@@ -5,10 +5,12 @@ Choices where Loco's material is silent: dates are ISO 8601 UTC with `+00:00`; a
 """
 from __future__ import annotations
 
-from typing import Any
+from array import array
+from itertools import accumulate, groupby
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS
+from storage.canonical import DERIVATIONS, Chunk
 from storage.snapshot import Snapshot
 
 
@@ -87,55 +89,171 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
     }
 
 
-def asset_list_items(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], str]]:
-    """(id, tags, the pretty rendering of its Asset record) for every asset, in creation order.
+ListItem = tuple[str, tuple[str, ...], bytes]  # (id, tags, the pretty rendering of its Asset record in UTF-8)
+SEPARATOR = b",\n"  # between two elements of a pretty JSON array
 
-    Cached per asset chunk while neither it nor the same-numbered locale chunks (which hold the
-    translations counted in `progress`) change: after a write only one chunk is rebuilt, and when only
-    translations changed, only the records of the assets they belong to. Only the rendering is kept,
-    not the record (a 100k-asset list kept both: hundreds of MB per worker).
+
+class ChunkList(NamedTuple):
+    """One asset chunk's part of the asset list, and the chunks it was built from.
+
+    The renderings are kept joined, as the list's body is made of them: serving a warm list joins one part per
+    chunk instead of one per asset (100k strings, then their encoding, were most of a warm 100k-asset list).
+    """
+
+    codes: tuple[str, ...]  # the project's locales
+    assets: Chunk  # the asset chunk
+    sources: tuple[Chunk | None, ...]  # the same-numbered chunk of each locale (None: it has none)
+    ids: list[str]  # of the assets, in creation order
+    tags: list[tuple[str, ...]]  # of each
+    body: bytes  # their renderings, each followed by SEPARATOR but the last
+    starts: array  # where each rendering starts in `body` + SEPARATOR, then the length of that
+
+    def span(self, first: int, last: int) -> bytes:
+        """The renderings `first` to `last` (included), as they are joined in the list."""
+        return self.body[self.starts[first]:self.starts[last + 1] - len(SEPARATOR)]
+
+    def renderings(self, indices: Sequence[int]) -> list[bytes]:
+        """The renderings at `indices` (ascending), one span per run of consecutive ones: the whole body when
+        every one is wanted."""
+        if len(indices) == len(self.ids):
+            return [self.body] if indices else []
+        return [self.span(first, last) for first, last in _runs(indices)]
+
+
+def _runs(indices: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of consecutive numbers among ascending `indices`."""
+    for _, run in groupby(enumerate(indices), lambda pair: pair[1] - pair[0]):
+        first, *rest = [index for _, index in run]
+        yield first, rest[-1] if rest else first
+
+
+class _ChunkListBuilder:
+    """A ChunkList put together from new renderings and spans of an older version's, which are not cut apart."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.tags: list[tuple[str, ...]] = []
+        self.pieces: list[bytes] = []
+        self.lengths: list[int] = []  # of each rendering with its separator
+
+    def add(self, item: ListItem) -> None:
+        self.ids.append(item[0])
+        self.tags.append(item[1])
+        self.pieces.append(item[2])
+        self.lengths.append(len(item[2]) + len(SEPARATOR))
+
+    def add_span(self, older: ChunkList, first: int, last: int) -> None:
+        self.ids += older.ids[first:last + 1]
+        self.tags += older.tags[first:last + 1]
+        self.pieces.append(older.span(first, last))
+        starts = older.starts
+        self.lengths += [starts[index + 1] - starts[index] for index in range(first, last + 1)]
+
+    def build(self, codes: tuple[str, ...], assets: Chunk, sources: tuple[Chunk | None, ...]) -> ChunkList:
+        starts = array("q", accumulate(self.lengths, initial=0))
+        return ChunkList(codes, assets, sources, self.ids, self.tags, SEPARATOR.join(self.pieces), starts)
+
+
+ASSET_LIST = "asset-list"
+
+
+def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> ChunkList:
+    """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
+    one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
+    many writes apart, and builds again only the records that differ."""
+    return cached
+
+
+DERIVATIONS[ASSET_LIST] = _carried_list
+
+
+def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | None = None
+               ) -> tuple[list[str], list[bytes]]:
+    """The IDs of the assets whose tags `matches` (None: every asset), in creation order, and their pretty
+    renderings in parts to join with SEPARATOR (a whole chunk's in one part when every asset is listed).
+
+    Cached per asset chunk. When it or the same-numbered locale chunks (which hold the translations counted
+    in `progress`) changed since the cache was built, by any number of writes, only the records of the
+    assets whose entries differ are built again. Only the rendering is kept, not the record (a 100k-asset
+    list kept both: hundreds of MB per worker).
     """
     codes = tuple(record["code"] for record in snapshot.locales())
-    items = []
+    ids: list[str] = []
+    parts: list[bytes] = []
     for number in sorted(snapshot.asset_chunks):
-        chunk = snapshot.asset_chunks[number]
-        sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-        cached = chunk.derived.get(("asset-list", codes))
-        if cached is None or len(cached[0]) != len(sources) or any(a is not b for a, b in zip(cached[0], sources)):
-            changed = None if cached is None else _changed_keys(cached[0], sources)
-            if changed is None:
-                progress = chunk_progress(snapshot, number)
-                built = [_list_item(snapshot, asset_id, asset, progress[asset_id])
-                         for asset_id, asset in chunk.peek_all().items()]
-            else:
-                built = [_list_item(snapshot, item[0], chunk.peek(item[0])) if item[0] in changed else item
-                         for item in cached[1]]
-            cached = chunk.derived[("asset-list", codes)] = (sources, built)
-        items.extend(cached[1])
-    return items
+        part = _chunk_list(snapshot, number, codes)
+        if matches is None:
+            listed: Sequence[int] = range(len(part.ids))
+            ids += part.ids
+        else:
+            listed = [index for index, tags in enumerate(part.tags) if matches(tags)]
+            ids += [part.ids[index] for index in listed]
+        parts += part.renderings(listed)
+    return ids, parts
+
+
+def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> ChunkList:
+    chunk = snapshot.asset_chunks[number]
+    sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
+    cached: ChunkList | None = chunk.derived.get(ASSET_LIST)
+    if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
+        changed = None
+    elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
+        return cached
+    else:
+        changed = _changed_assets(cached, chunk, sources)
+    builder = _ChunkListBuilder()
+    # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
+    if cached is None or changed is None or 2 * len(changed) > len(chunk):
+        progress = chunk_progress(snapshot, number)
+        for asset_id, asset in chunk.peek_all().items():
+            builder.add(_list_item(snapshot, asset_id, asset, progress[asset_id]))
+    else:
+        _rebuild_changed(snapshot, chunk, changed, cached, builder)
+    built = chunk.derived[ASSET_LIST] = builder.build(codes, chunk, sources)
+    return built
+
+
+def _rebuild_changed(snapshot: Snapshot, chunk: Chunk, changed: set[str], cached: ChunkList,
+                     builder: _ChunkListBuilder) -> None:
+    """The chunk's list from new records of the `changed` assets and spans of `cached` for the others."""
+    position = {asset_id: index for index, asset_id in enumerate(cached.ids)}
+    kept: list[int] = []  # a run of consecutive renderings of `cached`, in the chunk's order
+
+    def add_kept() -> None:
+        if kept:
+            builder.add_span(cached, kept[0], kept[-1])
+            kept.clear()
+
+    for asset_id in chunk.keys():
+        if asset_id in changed:
+            add_kept()
+            builder.add(_list_item(snapshot, asset_id, chunk.peek(asset_id)))
+            continue
+        index = position[asset_id]
+        if kept and index != kept[-1] + 1:
+            add_kept()
+        kept.append(index)
+    add_kept()
+
+
+def _changed_assets(cached: ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:
+    """The assets whose record or translations differ between the chunks `cached` was built from and these."""
+    changed = set(chunk.changed_since(cached.assets))
+    for before, after in zip(cached.sources, sources):
+        if after is None:
+            changed.update(before.keys() if before is not None else ())
+        else:
+            changed.update(after.changed_since(before))
+    return changed
 
 
 def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None,
-               progress: dict[str, int] | None = None) -> tuple[str, tuple[str, ...], str]:
+               progress: dict[str, int] | None = None) -> ListItem:
     from .jsonio import pretty_item
 
     record = asset_record(snapshot, asset_id, asset, progress)
-    return asset_id, tuple(record["tags"]), pretty_item(record)
-
-
-def _changed_keys(old: tuple, new: tuple) -> set[str] | None:
-    """The entries that differ between two versions of the same locale chunks, when each new chunk was
-    made from the old one (its lineage, see Chunk.origin); None when that is unknown."""
-    if len(old) != len(new):
-        return None
-    changed: set[str] = set()
-    for before, after in zip(old, new):
-        if before is after:
-            continue
-        if after is None or before is None or after.origin is None or after.origin[0] is not before:
-            return None
-        changed.update(after.origin[1])
-    return changed
+    return asset_id, tuple(record["tags"]), pretty_item(record).encode("utf-8")
 
 
 # ----------------------------------------------------------------------------- locales

@@ -9,6 +9,7 @@ from flask import request
 
 from formats.jsonfmt import nesting_depth
 from limits import MAX_NESTING_DEPTH, describe
+from vocabulary import first_unencodable, strings_in, unencodable_reason
 
 from .errors import ApiError
 
@@ -82,6 +83,9 @@ def json_object() -> dict[str, Any]:
         raise ApiError(400, "Request body must be a JSON object")
     if nesting_depth(payload) > MAX_NESTING_DEPTH:
         raise ApiError(400, f"Request body is nested too deeply {describe('max_nesting_depth')}")
+    unencodable = first_unencodable(strings_in(payload))
+    if unencodable is not None:  # JSON may spell one (`"\\ud800"`); nothing downstream could store it
+        raise ApiError(400, f"Request body is not valid: {unencodable_reason(unencodable)}")
     return payload
 
 

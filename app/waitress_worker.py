@@ -65,11 +65,7 @@ def json_error(error: Error) -> bytes:
 
 def route_body_limit(path: str) -> tuple[int, str]:
     """The body limit of a path in bytes, and how a refusal names it (Git pushes have their own)."""
-    if path.startswith("/git/"):
-        from .githttp import MAX_PUSH_BYTES
-
-        return MAX_PUSH_BYTES, f"(limit {MAX_PUSH_BYTES} bytes)"
-    name = body_limit(path)
+    name = "max_push_bytes" if path.startswith("/git/") else body_limit(path)
     return int(LIMITS[name]), describe(name)  # type: ignore[call-overload]
 
 

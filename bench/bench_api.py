@@ -11,6 +11,9 @@ Measures, each for --seconds with --connections keep-alive connections (one load
   5. GET /api/export/archive/po.zip (every locale): median of 3; target <= 1.2 s at 100k
   6. worker RSS after exporting fr.po, all.json and po.zip from both workers: target <= 600 MB at 100k,
      beside the RSS before those exports
+  7-8. GET /api/assets after 50 writes between two reads, in the worker that wrote and in another: <= 100 ms
+     at 10k (in-process, see measure_bursts; --bursts-only runs rows 7-9 alone)
+  9. the warm GET /api/assets: <= 150 ms at 100k (in-process)
 and compares POST with --connections clients to POST with one: throughput >= one client's, p95 <= 25 ms,
 p99 <= 60 ms at 10k (p99 <= 100 ms at 100k). Then it checks that no update was lost: every POST answered 200 is in the project afterwards (each POST writes a
 unique text to its own (asset, locale) pair, so each ends at revision 2), and the number of new commits equals
@@ -220,6 +223,75 @@ def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, s
     return {"commits": len(first_lists), "first_list_ms": first, "zip_ms": zip_ms, "rss_mb": after}
 
 
+BURST = 50  # writes between two reads of the asset list (issue #21)
+BURST_ROUNDS = 3
+
+
+def measure_bursts(data: Path, key: str, assets: int) -> dict:
+    """Rows 7-9, in this process: two apps on the data directory stand for two workers of `gloss serve` (each
+    has its own Store and caches), so the worker that wrote and the one that did not are told apart. Both hold
+    a warm asset list; the writer makes 50 writes (several to each chunk), then each lists the assets again.
+    The times are the server's work (the Flask test client, no sockets); the HTTP rows above add the transfer."""
+    from app import create_app
+
+    headers = {"Authorization": f"Loco {key}"}
+    writer, other = create_app(data).test_client(), create_app(data).test_client()
+
+    def list_ms(client) -> float:
+        t0 = time.perf_counter()
+        response = client.get("/api/assets", headers=headers)
+        assert response.status_code == 200 and response.data
+        return (time.perf_counter() - t0) * 1000
+
+    for client in (writer, other, writer, other):
+        list_ms(client)
+    warm = [list_ms(writer) for _ in range(5)]
+    after = {"writer": [], "other": []}
+    for round_ in range(BURST_ROUNDS):
+        for n in range(BURST):
+            # the source locale, as measure_reads_after_writes: the lost-update check's pairs are untouched
+            target = asset_id((round_ * BURST + n) * 7919 % assets)
+            response = writer.post(f"/api/translations/{target}/en", data=f"burst {round_} {n}".encode(),
+                                   headers=headers)
+            assert response.status_code == 200
+        after["writer"].append(list_ms(writer))
+        after["other"].append(list_ms(other))
+    for name, times in after.items():
+        ok = statistics.median(times) <= 100
+        target = f"target <= 100 ms: {verdict(ok)}" if assets == 10000 else "(the 100 ms target is at 10k)"
+        print(f"{'GET /api/assets':<24} after {BURST} writes, {name} worker: median {statistics.median(times):.0f} ms "
+              f"of {len(times)} (max {max(times):.0f} ms, in-process); {target}", flush=True)
+    warm_ms = statistics.median(warm)
+    target = f"target <= 150 ms: {verdict(warm_ms <= 150)}" if assets == 100000 else "(the 150 ms target is at 100k)"
+    print(f"{'GET /api/assets':<24} warm: median {warm_ms:.0f} ms of {len(warm)} (in-process); {target}", flush=True)
+    return {"burst_writer_ms": statistics.median(after["writer"]), "burst_other_ms": statistics.median(after["other"]),
+            "warm_list_ms": warm_ms}
+
+
+def measure_warm_list_over_http(data: Path, key: str, assets: int, workers: int, log: Path) -> float:
+    """Row 9 over HTTP (--bursts-only; a full run shows it as the GET /api/assets row): one connection per
+    worker's worth, each warmed up, then the median of 5 lists on each."""
+    port = free_port()
+    server = start_server(data, port, workers, log)
+    try:
+        wait_for_ping(server, port)
+        clients = [Client(port, key) for _ in range(workers)]
+        for client in clients * 2:
+            assert client.request("GET", "/api/assets")[0] == 200
+        times = []
+        for client in clients * 5:
+            t0 = time.perf_counter()
+            client.request("GET", "/api/assets")
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        stop_server(server)
+    warm = statistics.median(times)
+    target = f"target <= 150 ms: {verdict(warm <= 150)}" if assets == 100000 else "(the 150 ms target is at 100k)"
+    print(f"{'GET /api/assets':<24} warm over HTTP: median {warm:.0f} ms of {len(times)} (max {max(times):.0f} ms); "
+          f"{target}", flush=True)
+    return warm
+
+
 # ----------------------------------------------------------------------------- the server
 def free_port() -> int:
     with socket.socket() as sock:
@@ -291,6 +363,7 @@ def main() -> int:
     parser.add_argument("--list-connections", type=int, default=2, help="connections for GET /api/assets")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dir", default=str(ROOT / "bench" / ".work"))
+    parser.add_argument("--bursts-only", action="store_true", help="only rows 7-9 (no server, seconds per size)")
     args = parser.parse_args()
     Path(args.dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="api-") as tmp:
@@ -300,6 +373,10 @@ def main() -> int:
         key, _ = KeyStore(data / "keys.json").create(project.id, "full", "Bench", "bench@example.com", utc_now())
         print(f"built {args.assets} assets x 5 locales in {time.perf_counter() - started:.1f}s "
               f"({project.path})", flush=True)
+        if args.bursts_only:
+            measure_bursts(data, key, args.assets)
+            measure_warm_list_over_http(data, key, args.assets, args.workers, Path(tmp) / "server.log")
+            return 0
         port = free_port()
         log = Path(tmp) / "server.log"
         server = start_server(data, port, args.workers, log)
@@ -357,6 +434,7 @@ def main() -> int:
               f"{verdict(not lost and not wrong_rev and new_commits == len(written))}", flush=True)
         for target in lost[:5]:
             print(f"    lost: {target}")
+        bursts = measure_bursts(data, key, args.assets)
         summary = {
             "get_one_per_s": round(get_one["per_second"], 1), "get_one_p95_ms": round(get_one["p95"], 2),
             "get_list_per_s": round(get_list["per_second"], 2), "get_list_p50_ms": round(get_list["p50"], 1),
@@ -364,6 +442,7 @@ def main() -> int:
             "post_p95_ms": round(post["p95"], 2), "post_1conn_per_s": round(single["per_second"], 1),
             "post_1conn_p50_ms": round(single["p50"], 2), "post_1conn_p95_ms": round(single["p95"], 2),
             "posts_ok": len(written), "lost_updates": len(lost), "new_commits": new_commits,
+            **{name: round(value, 1) for name, value in bursts.items()},
         }
         print("summary " + json.dumps(summary), flush=True)
         met = (get_one["per_second"] >= TARGET_GET_ONE and post_ok and not lost and not wrong_rev

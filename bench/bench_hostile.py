@@ -11,7 +11,13 @@ Prints:
      sync/async imports, half imports (target 0) and unsettled jobs (target 0);
   4. the success rate of authenticated probes while four keyless clients post hostile converts (target 100 %);
   5. authenticated `GET /api/locales` p95 while 200 keyless slow clients trickle headers or bodies (target
-     <= 50 ms; a probe that times out counts as its timeout). `--only-slow` prints this row alone.
+     <= 50 ms; a probe that times out counts as its timeout). `--only-slow` prints this row alone;
+  6. worker RSS growth per push of a zero-blob bomb (a 400 MB zero blob in a ~420 KB pack, refused; target
+     <= 100 MB), and the largest peak of the git processes the push started. `--only-bomb` prints this row alone.
+The other rows issue 19 asks for have benchmarks of their own, which `make bench` runs beside this one: the
+slowest read per KB of every readable format, on its hostile files and on every real corpus file, is
+bench/formats/bench_formats.py's (timed as tests/formats/test_hostile_readers.py times it); `/api/diff` and `/revisions` at 300 /
+3,000 / 30,000 commits are bench/bench_history.py's.
 Scratch data lives in a temporary directory, removed afterwards.
 """
 from __future__ import annotations
@@ -27,6 +33,8 @@ from urllib.parse import quote, urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.gitserver import (PeakMemory, commit_zero_blob_bomb, push_streaming_large_blobs,  # noqa: E402
+                             run_git)
 from tests.reliability.harness import (Server, SlowClients, convert_path, import_path,  # noqa: E402
                                       malformed_corpus)
 
@@ -172,6 +180,28 @@ def print_slow_clients(server: Server, slow: int) -> None:
           f"{still_open} slow connections still open; target <= 50 ms)")
 
 
+def zero_blob_bomb_run(server: Server, scratch: Path, pushes: int = 3,
+                       size: int = 400 * 1024 * 1024) -> tuple[float, str, float, int]:
+    """Push a zero-blob bomb `pushes` times: (worst worker growth MB, largest git process, its peak MB, refusals)."""
+    worst, largest, refused = 0.0, ("none", 0.0), 0
+    for attempt in range(pushes):
+        repo = scratch / f"bomb-{attempt}"
+        url = f"http://{server.key}:@127.0.0.1:{server.port}/git/acme-notes.git"
+        assert run_git(scratch, "clone", "-q", url, str(repo)).returncode == 0
+        commit_zero_blob_bomb(repo, "locales/fr/0000.json", size)
+        with PeakMemory(server.process.pid) as memory:
+            refused += push_streaming_large_blobs(repo).returncode != 0
+        worst = max(worst, memory.worker_growth_mb())
+        largest = max(largest, memory.largest_child_mb(), key=lambda item: item[1])
+    return worst, largest[0], largest[1], refused
+
+
+def print_zero_blob_bomb(server: Server, scratch: Path) -> None:
+    growth, name, peak, refused = zero_blob_bomb_run(server, scratch)
+    print(f"worker RSS growth per zero-blob bomb: {growth:.1f} MB   (400 MB zero blob, {refused}/3 refused; "
+          f"largest git process {name} {peak:.1f} MB; target <= 100 MB)")
+
+
 def kill_run(scratch: Path, seconds: float) -> dict[str, int]:
     from tests.reliability.test_faults import IMPORT_UNITS, Load, catalogue, kill_workers_then_master, missing_writes
 
@@ -210,12 +240,16 @@ def main() -> int:
     parser.add_argument("--kill-seconds", type=float, default=12.0, help="load before the kills (half, half)")
     parser.add_argument("--slow-clients", type=int, default=200)
     parser.add_argument("--only-slow", action="store_true", help="only the slow-clients row")
+    parser.add_argument("--only-bomb", action="store_true", help="only the zero-blob-bomb row")
     args = parser.parse_args()
-    if args.only_slow:
+    if args.only_slow or args.only_bomb:
         with tempfile.TemporaryDirectory(prefix="gloss-hostile-") as scratch_name:
             server = Server(Path(scratch_name) / "data").start()
             try:
-                print_slow_clients(server, args.slow_clients)
+                if args.only_slow:
+                    print_slow_clients(server, args.slow_clients)
+                if args.only_bomb:
+                    print_zero_blob_bomb(server, Path(scratch_name))
             finally:
                 server.stop()
         return 0
@@ -232,6 +266,7 @@ def main() -> int:
             fuzz_run(server, tally, args.fuzz)
             probes, successes, attacks = attack_run(server, args.attack_seconds, args.size_kb * 1024)
             print_slow_clients(server, args.slow_clients)
+            print_zero_blob_bomb(server, scratch)
         finally:
             server.stop()
         print(f"requests tried:                     {tally.tried}")

@@ -3,13 +3,16 @@
 Public surface:
     export_file(catalogue, ext, variant, options, cache) -> ExportedFile (cache: a RenderCache, optional)
     read_file(ext, variant, data, options) -> Catalogue
+    restore_keys(catalogue, ext, variant, known_ids): keys the format rewrote on export back to their IDs
     convert(from_ext, to_ext, variant, data, read_options, export_options) -> ExportedFile
+    run_within(limit_name, what, function, *args): the call in a child process killed at the limit (keyless convert)
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
-from .api import collector_paused, convert, export_file, read_file
+from .api import collector_paused, convert, export_file, read_file, restore_keys
+from .budget import run_within
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
     CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError, TooLarge,
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
     from .segments import RenderCache
 
 __all__ = [
-    "convert", "export_file", "read_file", "supported", "collector_paused",
+    "convert", "export_file", "read_file", "restore_keys", "supported", "collector_paused", "run_within",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",

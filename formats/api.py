@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
 from limits import LIMITS, describe
+from vocabulary import first_unencodable, unencodable_reason
 
 from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import LimitExceeded, NothingExtracted
+from .errors import FormatError, LimitExceeded, NothingExtracted
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
@@ -59,9 +60,43 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
     with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
         try:
-            return spec.reader(data, options or ReadOptions())
+            catalogue = spec.reader(data, options or ReadOptions())
         except RecursionError:
             raise LimitExceeded(f"the file is nested too deeply {describe('max_nesting_depth')}") from None
+        except UnicodeEncodeError as error:  # a reader measured or hashed such a text on its way (asset IDs)
+            if not isinstance(error.object, str) or first_unencodable([error.object]) is None:
+                raise
+            raise _unencodable(error.object) from None
+    unencodable = first_unencodable(catalogue.texts())
+    if unencodable is not None:
+        raise _unencodable(unencodable)
+    return catalogue
+
+
+def _unencodable(text: str) -> FormatError:
+    """A text of the file UTF-8 cannot encode: its escapes spell a lone surrogate (JSON `"\\ud800"`,
+    `.strings` `\\UD800`, PHP `\\u{d800}`...). Refused for every reader at once: no file or repository
+    could keep it."""
+    return FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
+
+
+def restore_keys(catalogue: Catalogue, ext: str, variant: str, known_ids: Iterable[str]) -> None:
+    """Give back their IDs to units whose key is the format's rewriting (key filter) of a known ID: a file the
+    format wrote imports into the assets it came from (`TEST_EXAMPLES` -> `examples` for PHP constants,
+    `menu_open` -> `menu.open` for Chrome). A key that is an ID itself, or the rewriting of several, stays."""
+    key_filter = lookup(ext, variant).key_filter
+    if key_filter is None:
+        return
+    known: set[str] | None = None
+    rewritten: dict[str, str | None] = {}
+    for unit in catalogue.units:
+        if known is None:  # built on the first unit: a file of nothing costs nothing
+            known = set(known_ids)
+            for unit_id in known:
+                key = key_filter(unit_id)
+                rewritten[key] = None if key in rewritten else unit_id  # None: the rewriting of several
+        if unit.id not in known and rewritten.get(unit.id):
+            unit.id = rewritten[unit.id]  # type: ignore[assignment]
 
 
 _GC_LOCK = threading.Lock()

@@ -575,7 +575,7 @@ def _chrome_catalogue(tree: dict[str, Any], options: ReadOptions) -> Catalogue:
 
 
 def write_chrome(doc: ExportDocument) -> str:
-    """messages.json: plural units keep their "other" form, as Chrome has no plurals."""
+    """messages.json; Chrome has no plurals: each plural form is a message of its own (pipeline.plural_forms_apart)."""
     messages: dict[str, Any] = {}
     for entry in doc.entries:
         text = _chrome_text(entry, doc)
@@ -594,9 +594,6 @@ def _chrome_text(entry: Entry, doc: ExportDocument) -> str | None:
     """The message of an entry (empty in templates, None when untranslated)."""
     if doc.template:
         return ""
-    if entry.unit.plural:
-        forms = entry.plural_forms(doc.locale, doc.rules(doc.locale).forms)
-        return forms.get("other", next(reversed(forms.values()), None)) if forms else None
     return entry.translation(doc.locale).text
 
 

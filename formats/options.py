@@ -19,11 +19,15 @@ class ReadOptions:
     source_locale: the source language; None = from the file (X-Loco-Source-Locale) or "en".
     index: "id" (keys are asset IDs) or "text" (keys are source texts: the unit ID is derived from the
            text and context, and the text becomes the source translation); None = the format's default.
+    namespace: what the export's `namespace` (else the project name) put around the keys, taken off again:
+           the `<namespace>_` prefix of CodeIgniter keys and `<NAMESPACE>_` of PHP constants, the namespace
+           root under the locale root of nested YAML. "" = none.
     """
 
     locale: str | None = None
     source_locale: str | None = None
     index: str | None = None
+    namespace: str = ""
 
 
 @dataclass
@@ -35,8 +39,9 @@ class ExportOptions:
     all_locales: every locale of the catalogue in one file (multi-locale formats only).
     source_locale: alternative source locale (the API's `source`); None = the catalogue's.
     index: "id", "text" or an alias name; None = the format's default (text for gettext families).
-    namespace: Jed / Gettext.js domain (default "messages") and SQL table suffix (default: project name);
-               key prefix of PHP codeigniter/constants exports when given.
+    namespace: Jed / Gettext.js domain (default "messages"); SQL table suffix and key prefix of PHP codeigniter
+               and constants exports (default: the project name); root key under the locale of nested YAML
+               (none by default).
     yaml_prefix: Rails YAML only: a top-level namespace key between each locale root and the keys.
     order: "created" (catalogue order) or "id".
     status: comma list of translated, untranslated, blank-translation, flagged, a flag name or all;

@@ -2,11 +2,13 @@
 
 Variants written (all start with `<?php` and the banner in a `/** */` comment):
 - php (default, Laravel/Zend):  `return [ 'key' => 'text', 'menu' => [ 'open' => ... ] ];`, dotted keys
-                                nested, plurals as `['one' => ..., 'other' => ...]`, untranslated = null.
+                                nested, plurals indexed by form `[0 => 'exemple', 1 => 'exemples']` (Loco).
 - php symfony:                  the same array with plurals in Symfony's pipe syntax.
-- php codeigniter:              `$lang['key'] = 'text';`, dotted keys as nested brackets (`$lang['a']['b']`).
-- php constants:                `define('key', 'text');` (keys kept as they are: define() takes any name).
-With an explicit `namespace` option codeigniter keys get `<namespace>_` and constants `<NAMESPACE>_` in front.
+- php codeigniter:              `$lang['<namespace>_key'] = 'text';`, dotted keys as nested brackets
+                                (`$lang['test_a']['b']`), plurals indexed as above.
+- php constants:                `define('<NAMESPACE>_KEY', 'text');`: upper-case identifiers (`constant_name`),
+                                one constant per plural form.
+The namespace is the `namespace` option, else the project name (Loco's `$lang['test_sample']`, `TEST_EXAMPLES`).
 `phps` is the same family under the extension Loco also accepts.
 
 Reading accepts any mix of `return <array>;`, `$var[...]... = <value>;`, `$var = <array>;`,
@@ -25,7 +27,8 @@ from .catalogue import Catalogue
 from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import ExportDocument
+from .pipeline import Entry, ExportDocument
+from .plurals import plural_rules
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
 from .symfony import symfony_plurals, written_values
 
@@ -422,21 +425,48 @@ def _scalar_text(value: Any, key: str) -> str | None:
     return value
 
 
-def _read(data: bytes, options: ReadOptions, symfony: bool) -> Catalogue:
+def _read(data: bytes, options: ReadOptions, symfony: bool = False, prefix: str = "") -> Catalogue:
+    """The units of a PHP file; keys starting with `prefix` (a pack's namespace prefix) lose it."""
     tree = parse_php(data)
     builder = CatalogueBuilder(options, "id")
-    add_tree(builder, symfony_plurals(tree, builder.locale) if symfony else tree, builder.locale, _scalar_text)
+    tree = symfony_plurals(tree, builder.locale) if symfony else indexed_plurals(tree, plural_rules(builder.locale).forms)
+    if prefix:
+        tree = {key.removeprefix(prefix) if key != prefix else key: value for key, value in tree.items()}
+    add_tree(builder, tree, builder.locale, _scalar_text)
     return builder.build()
 
 
+def indexed_plurals(tree: Any, forms: list[str]) -> Any:
+    """The tree with every array indexed by plural form (`[0 => 'exemple', 1 => 'exemples']`: keys below the
+    locale's number of forms, texts as values) as CLDR-keyed plural forms."""
+    if not isinstance(tree, dict):
+        return tree
+    if tree and all(key.isdigit() and int(key) < len(forms) and (value is None or isinstance(value, str))
+                    for key, value in tree.items()):
+        return {forms[int(key)]: value for key, value in tree.items()}
+    return {key: indexed_plurals(value, forms) for key, value in tree.items()}
+
+
 def read_php(data: bytes, options: ReadOptions) -> Catalogue:
-    """Any PHP language file (array, $lang assignments or constants); nested arrays fold into dotted keys."""
-    return _read(data, options, symfony=False)
+    """Any PHP language file (array, $lang assignments or constants); nested arrays fold into dotted keys,
+    arrays indexed by plural form are plurals."""
+    return _read(data, options)
 
 
 def read_symfony(data: bytes, options: ReadOptions) -> Catalogue:
     """A Symfony PHP translation array: pipe-separated texts are plurals."""
     return _read(data, options, symfony=True)
+
+
+def read_codeigniter(data: bytes, options: ReadOptions) -> Catalogue:
+    """A CodeIgniter language file: keys lose the `<namespace>_` prefix the export gives them."""
+    return _read(data, options, prefix=f"{options.namespace}_" if options.namespace else "")
+
+
+def read_constants(data: bytes, options: ReadOptions) -> Catalogue:
+    """A file of define() constants: names lose the `<NAMESPACE>_` prefix the export gives them (the rest is
+    the constant name of the asset ID: the importer matches it back, formats.restore_keys)."""
+    return _read(data, options, prefix=f"{constant_name(options.namespace)}_" if options.namespace else "")
 
 
 # --- writing ---------------------------------------------------------------------------------------
@@ -447,10 +477,13 @@ _DQ_WRITE = {"\\": "\\\\", '"': '\\"', "$": "\\$", "\n": "\\n", "\r": "\\r", "\t
              "\f": "\\f", "\x1b": "\\e"}
 
 
-def literal(value: str | dict | None) -> str:
-    """A PHP literal: single-quoted text, double-quoted when it holds control characters, null, or an array."""
+def literal(value: str | int | dict | None) -> str:
+    """A PHP literal: single-quoted text, double-quoted when it holds control characters, an integer, null, or an
+    array."""
     if value is None:
         return "null"
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, dict):
         return "[" + ", ".join(f"{literal(key)} => {literal(item)}" for key, item in value.items()) + "]"
     if _NEEDS_DOUBLE.search(value):
@@ -487,7 +520,18 @@ def _array_lines(tree: dict[str, Any], indent: str, out: list[str]) -> None:
 
 
 def _tree(doc: ExportDocument, symfony: bool) -> dict[str, Any]:
-    return nest((entry.path, _Leaf(value)) for entry, value in written_values(doc, doc.locale, symfony))
+    return nest((entry.path, _Leaf(value)) for entry, value in _values(doc, symfony))
+
+
+def _values(doc: ExportDocument, symfony: bool = False) -> list[tuple[Entry, str | dict | None]]:
+    """(entry, value) of every written entry; plural forms as an array indexed by form, as Loco writes them
+    (`1 => 'exemples'`), unless in Symfony's pipe syntax."""
+    values = written_values(doc, doc.locale, symfony)
+    if symfony or not any(isinstance(value, dict) for _, value in values):
+        return values  # type: ignore[return-value]
+    forms = doc.rules(doc.locale).forms
+    return [(entry, {forms.index(name): text for name, text in value.items()} if isinstance(value, dict) else value)
+            for entry, value in values]
 
 
 def _write_array(doc: ExportDocument, symfony: bool) -> str:
@@ -507,29 +551,38 @@ def write_symfony(doc: ExportDocument) -> str:
     return _write_array(doc, symfony=True)
 
 
-def _prefix(doc: ExportDocument, upper: bool) -> str:
-    """`<namespace>_` when a namespace was asked for explicitly (project names would break round trips)."""
-    namespace = doc.options.namespace.strip()
-    if not namespace:
-        return ""
-    return f"{namespace.upper() if upper else namespace}_"
+def _prefix(doc: ExportDocument) -> str:
+    """`<namespace>_`: the namespace option, else the project name ([obs LEG-conv] `$lang['test_sample']`)."""
+    return f"{doc.namespace}_" if doc.namespace else ""
 
 
 def write_codeigniter(doc: ExportDocument) -> str:
-    """`$lang['key'] = ...;` lines, dotted keys as nested brackets."""
-    prefix = _prefix(doc, upper=False)
+    """`$lang['<namespace>_key'] = ...;` lines, dotted keys as nested brackets."""
+    prefix = _prefix(doc)
     lines = [_header(doc).rstrip("\n")]
-    for entry, value in written_values(doc, doc.locale, False):
+    for entry, value in _values(doc):
         path = (prefix + entry.path[0], *entry.path[1:])
         brackets = "".join(f"[{literal(segment)}]" for segment in path)
         lines.append(f"$lang{brackets} = {literal(value)};")
     return "\n".join(lines) + "\n"
 
 
+_NOT_IN_CONSTANT = re.compile(r"[^A-Z0-9_]")
+
+
+def constant_name(key: str) -> str:
+    """A key as a PHP constant name ([obs LEG-conv] `TEST_EXAMPLES`): upper-cased, each character other than
+    A-Z, 0-9 and `_` replaced by `_`, and `_` in front of a leading digit (the format's key filter)."""
+    name = _NOT_IN_CONSTANT.sub("_", key.upper())
+    return f"_{name}" if name[:1].isdigit() else name
+
+
 def write_constants(doc: ExportDocument) -> str:
-    """`define('key', ...);` lines."""
-    prefix = _prefix(doc, upper=True)
+    """`define('<NAMESPACE>_KEY', ...);` lines; keys are constant names already (the spec's key filter), plural
+    forms are constants of their own (the format has no plural syntax: pipeline.plural_forms_apart)."""
+    prefix = f"{constant_name(doc.namespace)}_" if doc.namespace else ""
     lines = [_header(doc).rstrip("\n")]
     for entry, value in written_values(doc, doc.locale, False):
-        lines.append(f"define({literal(prefix + entry.key)}, {literal(value)});")
+        # again on the key: a collision suffix (`KEY-2`) must not leave the identifier rule
+        lines.append(f"define({literal(prefix + constant_name(entry.key))}, {literal(value)});")
     return "\n".join(lines) + "\n"

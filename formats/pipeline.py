@@ -11,6 +11,8 @@ Option semantics decided here:
   It is checked on the target locale (every exported locale for multi-locale files: a unit passes if
   one of them matches, and only its matching translations are written, except a bilingual format's
   source, which is the unit's key side; the source locale for templates).
+- plural forms: a format without plural syntax (capabilities.plurals False) gets each plural form as a unit of
+  its own, under its plural-form asset's ID (plural_forms_apart), before ordering and keying.
 - order: `created` keeps catalogue order, `id` sorts by asset ID.
 - fallback: a unit untranslated in the target locale takes the fallback locale's translation (plural
   forms re-mapped by category); blank or flagged translations are not replaced.
@@ -31,7 +33,7 @@ from datetime import datetime, timezone
 from collections.abc import Iterable
 from itertools import repeat
 
-from vocabulary import status_term
+from vocabulary import plural_form_id, status_term
 
 from .banner import banner_lines
 from .charsets import text_codec
@@ -141,6 +143,8 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
     locales = _export_locales(catalogue, options, source, template)
     index = options.index or spec.default_index
     units = select_units(catalogue.units, options.filter, options.status, locales or [source])
+    if not spec.capabilities.plurals:
+        units = plural_forms_apart(units)
     units = order_units(units, options.order)
     wanted = [source] + [code for code in locales if code != source]
     per_translation = options.all_locales and bool(options.status.strip())
@@ -352,6 +356,63 @@ def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: l
             continue
         selected.append(unit)
     return selected
+
+
+def plural_forms_apart(units: list[Unit]) -> list[Unit]:
+    """For formats without plural syntax: each plural unit as its singular followed by one unit per plural form.
+
+    Plural forms are assets of their own (service-api §2), so a flat format writes each under its own ID,
+    as Loco's converter did (`"examples" = "exemples";`, `define('TEST_EXAMPLES', ...)`) instead of dropping
+    it. Form i + 1 of a locale's CLDR forms is plural form asset i, as in the project (app/exchange.py);
+    a unit read from a file, whose plural forms have no IDs yet, names them as new plural-form assets are
+    named (`apple-plural`, `apple-plural-2`). A form the locale does not have is untranslated there.
+    """
+    if not any(unit.plural for unit in units):
+        return units
+    forms_of: dict[str, list[str]] = {}  # each locale's CLDR forms, looked up once
+    flat: list[Unit] = []
+    for unit in units:
+        if not unit.plural:
+            flat.append(unit)
+            continue
+        for code in unit.translations:
+            if code not in forms_of:
+                forms_of[code] = plural_rules(code).forms
+        flat.extend(_plural_form_units(unit, forms_of))
+    return flat
+
+
+def _plural_form_units(unit: Unit, forms_of: dict[str, list[str]]) -> list[Unit]:
+    """The singular and plural-form units of one plural unit, every translation a plain text."""
+    used = [forms_of[code].index(name) for code, translation in unit.translations.items()
+            for name in translation.plurals if name in forms_of[code]]
+    count = max(len(unit.plural_ids), max(used, default=0))
+    ids = list(unit.plural_ids) + [plural_form_id(unit.id, number) for number in range(len(unit.plural_ids) + 1,
+                                                                                      count + 1)]
+    made = []
+    for position, unit_id in enumerate([unit.id] + ids):
+        translations = {code: _form_translation(translation, forms_of[code], position)
+                        for code, translation in unit.translations.items()}
+        own = position == 0  # a plural-form asset: the singular's notes, aliases and file extras are not its own
+        made.append(Unit(id=unit_id, context=unit.context, notes=unit.notes if own else "", type=unit.type,
+                         printf=unit.printf, tags=unit.tags, aliases=unit.aliases if own else {},
+                         translations=translations, references=unit.references, meta=unit.meta if own else {},
+                         key=unit.key if own else ""))
+    return made
+
+
+_UNTRANSLATED = Translation()  # shared: writers only read translations
+
+
+def _form_translation(translation: Translation, forms: list[str], position: int) -> Translation:
+    """The text of one plural form of a translation (the singular mirrors the first form), flag kept."""
+    if position == 0:
+        text = translation.plurals.get(forms[0], translation.text)
+    else:
+        text = translation.plurals.get(forms[position]) if position < len(forms) else None
+    if text is None:
+        return _UNTRANSLATED
+    return Translation(text, {}, translation.flag, translation.comment)
 
 
 def order_units(units: list[Unit], order: str) -> list[Unit]:

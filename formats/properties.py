@@ -59,8 +59,8 @@ def unescape(text: str) -> str:
     if "\\" not in text:
         return text
     text = _ESCAPE.sub(_unescape_one, text)
-    if _SURROGATE.search(text):
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if _SURROGATE.search(text):  # pairs joined; a lone one stays, for read_file to refuse (never replaced)
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return text
 
 

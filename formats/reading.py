@@ -288,7 +288,7 @@ class RowParts:
 # The fields of Unit and Translation, in order, that `_plain_units` sets itself: a field added to either class
 # must be added there too (a unit without it would fail on first use; the scan tests compare whole units).
 _UNIT_FIELDS = ("id", "context", "notes", "type", "printf", "tags", "aliases", "plural", "translations", "references",
-                "meta", "key")
+                "meta", "key", "plural_ids")
 _TRANSLATION_FIELDS = ("text", "plurals", "flag", "comment")
 if (tuple(item.name for item in fields(Unit)) != _UNIT_FIELDS
         or tuple(item.name for item in fields(Translation)) != _TRANSLATION_FIELDS):
@@ -331,6 +331,7 @@ def _plain_units(ids: list[str], keys: list[str], texts: list[str], contexts: li
         unit.references = refs
         unit.meta = {}
         unit.key = key
+        unit.plural_ids = ()
     return units
 
 

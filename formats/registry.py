@@ -33,7 +33,7 @@ class Capabilities:
     format that declares nothing is held to the whole contract.
     """
 
-    plurals: bool = True
+    plurals: bool = True  # False: no plural syntax, each plural form is written as an entry of its own
     context: bool = True
     notes: bool = True
     flags: bool = True  # Loco flags (fuzzy, incorrect, ...) on translations
@@ -138,11 +138,20 @@ class _Deferred:
 class _FormatModule:
     """Stands for a format module in the table below: `gettext.read_po` names that function, deferred."""
 
+    every: list[str] = []  # the modules of the table, relative to this package (see format_modules)
+
     def __init__(self, module: str) -> None:
         self._module = module
+        _FormatModule.every.append(module)
 
     def __getattr__(self, name: str) -> _Deferred:
         return _Deferred(self._module, name)
+
+
+def format_modules() -> list[str]:
+    """Every module a reader or writer of the table lives in (absolute names): what a process about to convert
+    anything imports at once (formats.budget's fork server, whose children then start with all of them)."""
+    return [f"{__package__}{module}" for module in _FormatModule.every]
 
 
 android, keyvalue, qt, resx, tmx, xliff = (_FormatModule(f".xml.{name}") for name in
@@ -263,8 +272,9 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("yml", "", "Simple YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
                "Flat YAML mapping of keys to texts; plurals as CLDR sub-hashes", aliases=("yaml",),
                capabilities=_YAML, all_locales_variant="rails", variant_names=("simple",)),
-    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_simple,
-               "YAML with dotted keys expanded into nested mappings", capabilities=_YAML,
+    FormatSpec("yml", "nested", "Nested YAML", _YAML_TYPE, yamlfmt.read_simple, yamlfmt.write_nested,
+               "YAML under a locale root (and the namespace, when given), dotted keys expanded into nested mappings",
+               capabilities=_YAML,
                all_locales_variant="rails", nests_keys=True),
     FormatSpec("yml", "rails", "Rails YAML", _YAML_TYPE, yamlfmt.read_rails, yamlfmt.write_rails,
                "Rails i18n YAML: a root per locale (yaml-prefix adds a namespace), plural sub-hashes",
@@ -280,11 +290,13 @@ FORMATS: tuple[FormatSpec, ...] = (
                "Symfony PHP translation array: nested keys, plurals in pipe syntax",
                capabilities=replace(_PHP, single_form_plurals=False), archive_path="messages.{locale_}.{ext}",
                nests_keys=True),
-    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_php, php.write_codeigniter,
-               "CodeIgniter language file: $lang['key'] = '...';", capabilities=_PHP,
-               archive_path="{locale_}/{project}_lang.{ext}", nests_keys=True),
-    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_php, php.write_constants,
-               "PHP define('KEY', '...') constants", capabilities=_PHP),
+    FormatSpec("php", "codeigniter", "CodeIgniter language array", _PHP_TYPE, php.read_codeigniter,
+               php.write_codeigniter, "CodeIgniter language file: $lang['<namespace>_key'] = '...';",
+               capabilities=_PHP, archive_path="{locale_}/{project}_lang.{ext}", nests_keys=True),
+    FormatSpec("php", "constants", "PHP constants", _PHP_TYPE, php.read_constants, php.write_constants,
+               "PHP define('<NAMESPACE>_KEY', '...') constants, one per plural form",
+               capabilities=replace(_PHP, plurals=False, dotted_keys=False),  # keys are constant names
+               key_filter=php.constant_name),
     FormatSpec("properties", "", "Java properties", "text/x-java-properties", properties.read_properties,
                properties.write_properties,
                "Java .properties: ISO-8859-1 with \\uXXXX escapes, MessageFormat quoting, ICU plurals",

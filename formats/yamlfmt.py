@@ -2,7 +2,9 @@
 
 Shapes written:
 - yml (simple):  `key: text` per unit, dotted keys kept flat; plurals as a sub-hash of CLDR forms.
-- yml nested:    dotted keys expanded into nested mappings; plurals as sub-hashes.
+- yml nested:    the locale as root key, then the `namespace` (when given) as Loco writes them, then dotted keys
+                 expanded into nested mappings; plurals as sub-hashes. Read back into that locale, the
+                 namespace root (ReadOptions.namespace) taken off.
 - yml rails:     `fr:` locale root(s) (every locale for all.yml), then the optional `yaml-prefix` namespace,
                  then nested keys; plurals as Rails sub-hashes (`one:`/`few:`/`many:`/`other:`).
 - yml symfony:   nested keys; plurals in Symfony's pipe syntax (`one file|%count% files`, CLDR order).
@@ -207,6 +209,8 @@ def _catalogue(tree: Any, notes: dict[str, str], options: ReadOptions, variant: 
                                detected_source=codes[0] if len(codes) > 1 else None)
     for code, subtree in tree.items():
         prefix = f"{code}."
+        if options.namespace and list(subtree) == [options.namespace] and isinstance(subtree[options.namespace], dict):
+            subtree, prefix = subtree[options.namespace], f"{prefix}{options.namespace}."  # nested YAML's namespace
         local_notes = {key.removeprefix(prefix): note for key, note in notes.items() if key.startswith(prefix)}
         add_tree(builder, subtree, builder.canonical(code), _scalar_text, local_notes)
     return builder.build()
@@ -309,6 +313,8 @@ def _emit(tree: dict[str, Any], indent: str, out: list[str]) -> None:
             else:
                 block = _literal_block(value, indent + "  ") if "\n" in value else None
                 out.append(f"{indent}{quote(key)}: {block or quote(value)}")
+        elif not item:  # `key:` alone would be null: a locale root that the filters emptied stays a mapping
+            out.append(f"{indent}{quote(key)}: {{}}")
         else:
             out.append(f"{indent}{quote(key)}:")
             _emit(item, indent + "  ", out)
@@ -327,8 +333,14 @@ def _document(doc: ExportDocument, tree: dict[str, Any]) -> str:
 
 
 def write_simple(doc: ExportDocument) -> str:
-    """Flat (or, for `nested`, nested) YAML of the target locale."""
+    """Flat YAML of the target locale."""
     return _document(doc, _tree(doc, doc.locale))
+
+
+def write_nested(doc: ExportDocument) -> str:
+    """Nested YAML under a locale root, then the `namespace` root when one is given ([obs LEG-conv]
+    `fr-FR:` / `  test:` / `    sample: échantillon`)."""
+    return _rooted(doc, doc.options.namespace.strip())
 
 
 def write_symfony(doc: ExportDocument) -> str:
@@ -338,8 +350,12 @@ def write_symfony(doc: ExportDocument) -> str:
 
 def write_rails(doc: ExportDocument) -> str:
     """One locale root per exported locale, then the yaml-prefix namespace if any, then the keys."""
+    return _rooted(doc, doc.options.yaml_prefix.strip())
+
+
+def _rooted(doc: ExportDocument, prefix: str) -> str:
+    """One locale root per exported locale (the source's in a template), then `prefix` if any, then the keys."""
     locales = doc.locales or [doc.source_locale]
-    prefix = doc.options.yaml_prefix.strip()
     roots: dict[str, Any] = {}
     for code in locales:
         tree = _tree(doc, code if doc.locales else None)

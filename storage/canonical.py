@@ -157,10 +157,26 @@ class Chunk:
         return chunk
 
     def _descend_from(self, parent: "Chunk") -> None:
-        old = parent._lines
+        self._inherit(parent, self._differing_keys(parent))
+
+    def _differing_keys(self, other: "Chunk") -> list[str]:
+        """Keys whose line differs between `other` and this chunk, or that only one of them has. Lines a chunk
+        kept from its parent are the same string objects, so an unchanged line costs a pointer comparison."""
+        old = other._lines
         changed = [key for key, line in self._lines.items() if old.get(key) != line]
-        changed += [key for key in old if key not in self._lines]
-        self._inherit(parent, changed)
+        return changed + [key for key in old if key not in self._lines]
+
+    def changed_since(self, older: "Chunk | None") -> tuple[str, ...]:
+        """Keys of the entries that differ between `older`, an earlier version of the same file (None: no such
+        file), and this chunk, however many versions apart: from the lineage when this chunk was made from
+        `older`, else from a comparison of their lines."""
+        if older is self:
+            return ()
+        if older is None:
+            return tuple(self._lines)
+        if self.origin is not None and self.origin[0] is older:
+            return self.origin[1]
+        return tuple(self._differing_keys(older))
 
     def _inherit(self, parent: "Chunk", changed: list[str]) -> None:
         """Become `parent` with the entries `changed`: the lineage, and the parsed entries still valid."""

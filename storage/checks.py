@@ -5,10 +5,12 @@ JSON parser read alike, and the invariants every reader relies on:
 
 - only `project.json`, `assets/NNNN.json` and `locales/<code>/NNNN.json`, regular files, under a size limit;
 - `project.json` names the source locale among its locales, and every `locales/<code>/` is one of them;
-- every asset record has a unique sequence number `n` in its chunk's range, a known type and printf style,
-  registered tags, and plural links whose other end exists and links back;
-- every translation belongs to an asset of the same chunk and has a text and a revision;
-- no file holds a live API key (keys are never to enter a project repository).
+- every asset record has a unique sequence number `n` in its chunk's range, registered tags, and plural links
+  whose other end exists and links back;
+- every translation belongs to an asset of the same chunk and has a revision;
+- every field the API also writes (IDs, texts, types, flags, tags, aliases, locale codes and names…) obeys
+  the API's own rule for it, the same function (storage.fields): a push carries exactly what the API stores;
+- no file holds a live API key (keys are never to enter a project repository; API writes refuse them too).
 
 Results per blob are cached, so checking a series of commits costs the files each one changes plus one pass
 over the records for the cross-file invariants.
@@ -18,27 +20,35 @@ from __future__ import annotations
 import json
 import re
 import stat
+from functools import partial
 from typing import Any, Callable, Iterable
 
 from .canonical import Chunk, _line_key
 from .errors import Invalid
+from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
+                     check_file_size, check_flag, check_locale_code, check_locale_name, check_printf,
+                     check_stored_tag, check_string, check_text, refuse_keys)
 from .gitrepo import GitRepo
-from .operations import ASSET_TYPES, FLAGS, PRINTF_STYLES, check_addressable, check_asset_id
-from limits import MAX_FILE_BYTES, MAX_TAG_CHAIN, MAX_TEXT_CHARS
-from vocabulary import is_canonical_locale
+from limits import MAX_TAG_CHAIN
+from vocabulary import first_unencodable, is_canonical_locale, strings_in, unencodable_reason
 
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
 
-# A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
-KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
+# A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 Records = dict[str, dict[str, Any]]
 
 
-def parse_catalogue(path: str, data: bytes) -> Records:
-    """A canonical catalogue file as id -> record; Invalid names the file and line that is wrong."""
-    if len(data) > MAX_FILE_BYTES:
-        raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+def parse_catalogue(path: str, data: bytes, max_entries: int) -> Records:
+    """A canonical catalogue file as id -> record; Invalid names the file and line that is wrong.
+
+    A file of more lines than a chunk has entries (`max_entries`) is refused before it is parsed: a million
+    tiny entries in a 32 MiB file took a worker up by 831 MB.
+    """
+    check_file_size(path, len(data))
+    if data.count(b"\n") > max_entries + 2:
+        raise Invalid(f"{path}: more lines than a chunk holds entries ({max_entries}, chunk_size)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -71,7 +81,17 @@ def parse_catalogue(path: str, data: bytes) -> Records:
         raise Invalid(f"{path}: invalid JSON ({error})") from None
     if whole != records:
         raise Invalid(f"{path}: the lines do not read as the same catalogue as the whole file")
+    if _SURROGATE_ESCAPE.search(text):  # strict UTF-8 text: only such an escape can spell a lone surrogate
+        refuse_unencodable(path, records)
     return records
+
+
+def refuse_unencodable(path: str, value: Any) -> None:
+    """Invalid when a string of the parsed file cannot be encoded as UTF-8 (a lone surrogate, as the JSON
+    escape `\\ud800` spells it): the API refuses such a text (app.requests, formats.read_file), so does a push."""
+    unencodable = first_unencodable(strings_in(value))
+    if unencodable is not None:
+        raise Invalid(f"{path}: {unencodable_reason(unencodable)}")
 
 
 def check_project(meta: Any) -> dict[str, Any]:
@@ -82,12 +102,16 @@ def check_project(meta: Any) -> dict[str, Any]:
         raise Invalid(f"{PROJECT_FILE}: `locales` must be a non-empty list")
     codes = []
     for record in locales:
-        if not (isinstance(record, dict) and isinstance(record.get("code"), str)
-                and isinstance(record.get("name"), str) and is_canonical_locale(record["code"])):
+        if not isinstance(record, dict):
             raise Invalid(f"{PROJECT_FILE}: invalid locale record {record!r}")
-        codes.append(record["code"])
+        try:
+            codes.append(check_locale_code(record.get("code")))
+            check_locale_name(record.get("name"))
+        except Invalid as error:
+            raise Invalid(f"{PROJECT_FILE}: invalid locale record {record!r}: {error.message}") from None
     if len(set(codes)) != len(codes):
         raise Invalid(f"{PROJECT_FILE}: a locale is listed twice")
+    _string_fields(PROJECT_FILE, meta, ("id", "name", "created"))  # exports and pages print them as text
     if meta.get("source") not in codes:
         raise Invalid(f"{PROJECT_FILE}: the source locale {meta.get('source')!r} is not among the locales")
     for field in ("chunk_size", "next_seq"):
@@ -96,29 +120,35 @@ def check_project(meta: Any) -> dict[str, Any]:
     if meta["chunk_size"] < 1:
         raise Invalid(f"{PROJECT_FILE}: `chunk_size` must be positive")
     tags = meta.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+    if not isinstance(tags, list):
         raise Invalid(f"{PROJECT_FILE}: `tags` must be a list of strings")
+    for tag in tags:
+        _field(PROJECT_FILE, check_stored_tag, tag)
     return meta
+
+
+def _field(where: str, rule: Callable[[Any], Any], value: Any) -> None:
+    """Apply the API's rule for a field (storage.fields) to a pushed value, naming where it is."""
+    try:
+        rule(value)
+    except Invalid as error:
+        raise Invalid(f"{where}: {error.message}") from None
 
 
 def _string_fields(where: str, record: dict[str, Any], names: Iterable[str]) -> None:
     for name in names:
-        if name in record and not isinstance(record[name], str):
-            raise Invalid(f"{where}: `{name}` must be a string")
+        if name in record:
+            _field(where, partial(check_string, name), record[name])
 
 
 def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[str, Any]) -> None:
-    try:  # the API's own rules: a push creates only IDs the API could create and address again
-        check_addressable(check_asset_id(asset_id))
-    except Invalid as error:
-        raise Invalid(f"{where}: {error.message}") from None
+    # the API's own rules: a push creates only IDs the API could create and address again
+    _field(where, lambda value: check_addressable(check_asset_id(value)), asset_id)
     n = record.get("n")
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < meta["next_seq"]:
         raise Invalid(f"{where}: `n` must be an integer below next_seq ({meta['next_seq']})")
-    if record.get("type") not in ASSET_TYPES:
-        raise Invalid(f"{where}: `type` must be one of {', '.join(ASSET_TYPES)}")
-    if record.get("printf", "") not in PRINTF_STYLES:
-        raise Invalid(f"{where}: unknown printf style {record.get('printf')!r}")
+    _field(where, check_asset_type, record.get("type"))
+    _field(where, check_printf, record.get("printf", ""))
     _string_fields(where, record, ("context", "notes", "created", "modified", "plural_of"))
     tags = record.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
@@ -129,11 +159,9 @@ def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[st
     plurals = record.get("plurals", [])
     if not isinstance(plurals, list) or not all(isinstance(member, str) for member in plurals):
         raise Invalid(f"{where}: `plurals` must be a list of asset IDs")
-    aliases = record.get("aliases", {})
-    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
-        raise Invalid(f"{where}: `aliases` must map names to strings")
-    if "meta" in record and not isinstance(record["meta"], dict):
-        raise Invalid(f"{where}: `meta` must be an object")
+    _field(where, check_aliases, record.get("aliases", {}))
+    if "meta" in record:
+        _field(where, check_asset_meta, record["meta"])
 
 
 def _check_numbered_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[str, Any], chunk: int,
@@ -150,15 +178,12 @@ def _check_numbered_asset(where: str, asset_id: str, record: dict[str, Any], met
 
 
 def check_translation(where: str, record: dict[str, Any]) -> None:
-    if not isinstance(record.get("text"), str):
-        raise Invalid(f"{where}: `text` must be a string")
-    if len(record["text"]) > MAX_TEXT_CHARS:
-        raise Invalid(f"{where}: text longer than {MAX_TEXT_CHARS} characters")
+    _field(where, check_text, record.get("text"))
     rev = record.get("rev")
     if not isinstance(rev, int) or isinstance(rev, bool) or rev < 1:
         raise Invalid(f"{where}: `rev` must be a positive integer")
-    if "flag" in record and record["flag"] not in FLAGS:
-        raise Invalid(f"{where}: unknown flag {record['flag']!r}")
+    if "flag" in record:
+        _field(where, check_flag, record["flag"])
     for name in ("author", "pusher", "flagger"):
         if name in record and not isinstance(record[name], dict):
             raise Invalid(f"{where}: `{name}` must be an object")
@@ -200,6 +225,9 @@ class CommitChecker:
         self._scanned: set[bytes] = set()
         self._chunks: dict[bytes, Chunk] = {}
         self._layouts: dict[bytes, dict[str, bytes]] = {}
+        # the project's chunk size, which only its creation sets (no API write changes it, so no push may)
+        self._chunk_size = known.chunk_size if known is not None and known.trees.get("") else None
+        self._max_entries = 0  # per catalogue file: the chunk size of the commit being checked
         if known is not None and known.trees.get(""):
             self._layouts[known.trees[""]] = known.files
             self._chunks.update(_chunks_by_blob(known))
@@ -229,7 +257,7 @@ class CommitChecker:
         changed = {path for path, blob in files.items() if before.get(path) != blob}
         for path in changed:
             self._scan_for_keys(path, files[path])
-        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        meta = self._project_meta(files)
         if PROJECT_FILE in changed:
             old = self._parse(PROJECT_FILE, before[PROJECT_FILE], project=True)
             if {**old, "next_seq": 0} != {**meta, "next_seq": 0} or meta["next_seq"] < old["next_seq"]:
@@ -335,7 +363,7 @@ class CommitChecker:
             raise Invalid(f"{PROJECT_FILE} is missing")
         for path, blob in files.items():
             self._scan_for_keys(path, blob)
-        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        meta = self._project_meta(files)
         codes = {record["code"] for record in meta["locales"]}
         assets: Records = {}
         chunk_of: dict[str, int] = {}
@@ -407,6 +435,14 @@ class CommitChecker:
                           "per chunk (ASCII digits, at least four, no other leading zeros)")
         return path
 
+    def _project_meta(self, files: dict[str, bytes]) -> dict[str, Any]:
+        """The checked project.json of a commit; its chunk size bounds the entries of every catalogue read next."""
+        meta = check_project(self._parse(PROJECT_FILE, files[PROJECT_FILE], project=True))
+        if self._chunk_size is not None and meta["chunk_size"] != self._chunk_size:
+            raise Invalid(f"{PROJECT_FILE}: `chunk_size` is {self._chunk_size} in this project and cannot change")
+        self._max_entries = meta["chunk_size"]
+        return meta
+
     def _parse(self, path: str, blob: bytes, project: bool = False) -> Any:
         cached = self._parsed.get(blob)
         if cached is None:
@@ -416,8 +452,9 @@ class CommitChecker:
                     cached = json.loads(data)
                 except ValueError as error:
                     raise Invalid(f"{path}: invalid JSON ({error})") from None
+                refuse_unencodable(path, cached)
             else:
-                cached = parse_catalogue(path, data)
+                cached = parse_catalogue(path, data, self._max_entries)
             self._parsed[blob] = cached
         return cached
 
@@ -425,15 +462,12 @@ class CommitChecker:
         if blob in self._scanned:
             return
         data = self.repo.read_raw(blob)
-        if len(data) > MAX_FILE_BYTES:
-            raise Invalid(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        check_file_size(path, len(data))
         self._refuse_keys(path, data)
         self._scanned.add(blob)
 
     def _refuse_keys(self, what: str, data: bytes) -> None:
-        for match in KEY_CANDIDATE.finditer(data):
-            if self.is_live_key(match.group().decode("ascii")):
-                raise Invalid(f"{what}: contains an API key; keys must never enter a project repository")
+        refuse_keys(f"{what}:", data, self.is_live_key)
 
     def tagged_commit(self, target: bytes) -> bytes:
         """The commit a pushed tag names, through any annotated tags (each one's message scanned for keys);

@@ -6,22 +6,16 @@ of a push), whose author is the change's author unless the stored entry names it
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .canonical import EMPTY, entry_lines
+from . import textchanges
+from .canonical import EMPTY
 from .gitrepo import GitRepo, Person
 from .project import Project
 from .snapshot import Snapshot, locale_path
+from .textchanges import same_text
 
 Change = dict[str, Any]
-
-
-def _same(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
-    """Equal as far as a reader of translations cares: the text and the flag."""
-    if one is None or other is None:
-        return one is other
-    return one.get("text") == other.get("text") and one.get("flag", "") == other.get("flag", "")
 
 
 def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[Change]:
@@ -40,7 +34,7 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
             after = new.locale_chunks.get(code, {}).get(number, EMPTY).peek_all()
             for asset_id in list(after.keys()) + [key for key in before.keys() if key not in after]:
                 was, now = before.get(asset_id), after.get(asset_id)
-                if not _same(was, now):
+                if not same_text(was, now):
                     changes.append({"asset": asset_id, "locale": code, "old": was and was.get("text"),
                                     "new": now and now.get("text"), "flag": (now or {}).get("flag", ""),
                                     "revision": (now or {}).get("rev", 0), "path": path,
@@ -55,33 +49,22 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
 def _attribute(repo: GitRepo, changes: list[Change], old: bytes | None, new: bytes | None) -> None:
     """Fill in each change's commit (and author when the entry names none): the newest commit on the
     first-parent path from `new` back to `old` (or to the root when `old` is not on it) that changed the
-    entry's text or flag, read from the changed lines of the commits that changed its file."""
-    pending: dict[str, dict[str, Change]] = {}  # path -> asset -> its change, until attributed
-    for change in changes:
-        pending.setdefault(change["path"], {})[change["asset"]] = change
+    entry's text or flag (storage.textchanges: recorded by maintenance, or read from git)."""
+    pending = {textchanges.token(change["path"], change["asset"]): change for change in changes}
     if not pending or new is None:
         return
-    stop_at = old if old is not None and repo.is_first_parent_ancestor(old, new) else None
-    patches = repo.first_parent_patches(new, sorted(pending), stop_at)
+    paths = sorted({change["path"] for change in changes})
+    commits = textchanges.along(repo, new, old, paths)
     try:
-        for patch in patches:
-            for path in (patch.removed.keys() | patch.added.keys()) & pending.keys():
-                before, after = entry_lines(patch.removed.get(path, [])), entry_lines(patch.added.get(path, []))
-                waiting = pending[path]
-                for key in (before.keys() | after.keys()) & waiting.keys():
-                    if not _same(_value(after, key), _value(before, key)):
-                        _attribute_to(repo, waiting.pop(key), patch.id)
-                if not waiting:
-                    del pending[path]
+        for commit, _, tokens in commits:
+            for token in tokens:
+                change = pending.pop(token, None)
+                if change is not None:
+                    _attribute_to(repo, change, commit)
             if not pending:
                 break
     finally:
-        patches.close()
-
-
-def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
-    line = lines.get(key)
-    return json.loads(line) if line is not None else None
+        commits.close()  # stops git if it was asked
 
 
 def _attribute_to(repo: GitRepo, change: Change, commit_id: bytes) -> None:

@@ -14,6 +14,7 @@ import mmap
 import errno
 import os
 import re
+import shutil
 import stat
 import struct
 import subprocess
@@ -37,6 +38,7 @@ from dulwich.repo import Repo
 
 from .errors import Busy, Conflict
 from .journal import Journal, Slot, pending_after
+from limits import GIT_REQUEST_SECONDS
 
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
@@ -154,6 +156,32 @@ def _descriptors(part: object) -> int:
         return 0
     handle = getattr(part, "_file", None)
     return 1 + (handle is not None and not handle.closed)
+
+
+def newest_change(directory: Path) -> float:
+    """The latest mtime of a directory and of everything in it (a push still writing its pack is young)."""
+    newest = directory.lstat().st_mtime
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                pass
+    return newest
+
+
+def remove_stale_dirs(directories: Iterable[Path], older_than: float) -> int:
+    """Delete the directories in which nothing changed for `older_than` seconds; returns how many."""
+    removed = 0
+    now = time.time()
+    for directory in directories:
+        try:
+            if now - newest_change(directory) >= older_than:
+                shutil.rmtree(directory)
+                removed += 1
+        except OSError:
+            pass  # gone meanwhile, or not ours
+    return removed
 
 
 def parent_dir(path: str) -> str:
@@ -286,6 +314,9 @@ class GitRepo:
         self._maintenance_due = False  # a repack waits for a lull
         self._batch: dict[str, tuple[int, bytes]] | None = None
         self._packing = threading.Lock()  # one background repack at a time per process
+        # Derived data that maintenance brings up to date after the commit-graph, under its lock: functions
+        # of the repository that the owner registers (Project registers storage.textchanges.update).
+        self.derived_data: list[Callable[[GitRepo], None]] = []
         # (the index file's stamp, path -> its serialised entry) as this process last wrote or read it
         self._index_cache: tuple[tuple[int, int, int] | None, dict[bytes, bytes]] | None = None
         self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
@@ -375,12 +406,11 @@ class GitRepo:
             return None
         try:
             found = self.git("rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}").strip()
-            if not found:
+            if not found or self.unreachable_commits({found}):
                 return None
-            unreachable = self.git("rev-list", "--max-count=1", found.decode(), "--not", "--branches", "--tags")
         except GitCommandError:
             return None
-        return None if unreachable.strip() else found
+        return found
 
     def is_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
         result = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor.decode(), descendant.decode()],
@@ -440,34 +470,30 @@ class GitRepo:
         listed = self.git("cat-file", "--batch-check=%(objectname) %(objecttype)",
                           input=b"".join(object_id + b"\n" for object_id in wanted))
         commits = {line.split()[0] for line in listed.splitlines() if line.endswith(b" commit")}
-        unreachable = set()
-        if commits:
-            unreachable |= commits & set(self.git("rev-list", *(c.decode() for c in commits), "--not", "--branches",
-                                                  "--tags").split())
+        unreachable = self.unreachable_commits(commits)
         others = wanted - commits
         if others:
             unreachable |= others - set(self.git("rev-list", "--objects", "--no-object-names", "--branches",
                                                  "--tags").split())
         return unreachable
 
+    def unreachable_commits(self, commits: set[bytes]) -> set[bytes]:
+        """Those of `commits` (commits this repository holds) that neither the branch nor a tag reaches.
+
+        The one rule for what is part of the project: fetches, time travel and the dashboard's change pages
+        serve only reachable commits, as a commit no ref reaches (left by a refused push or a crash) was never
+        validated."""
+        if not commits:
+            return set()
+        return commits & set(self.git("rev-list", *(c.decode() for c in commits), "--not", "--branches",
+                                      "--tags").split())
+
     def unified_diff(self, old: bytes, new: bytes) -> bytes:
         """`git diff` between two commits' trees (the canonical files, one asset per line)."""
         return self.git("diff", "--no-color", "--no-ext-diff", "--no-renames", old.decode(), new.decode())
 
-    def is_first_parent_ancestor(self, ancestor: bytes, descendant: bytes) -> bool:
-        """Whether `ancestor` is on the first-parent chain of `descendant` (or is it)."""
-        try:
-            steps = int(self.git("rev-list", "--first-parent", "--count",
-                                 f"{ancestor.decode()}..{descendant.decode()}"))
-        except (GitCommandError, ValueError):
-            return False
-        try:
-            return self.git("rev-parse", "--verify", "--quiet", f"{descendant.decode()}~{steps}").strip() == ancestor
-        except GitCommandError:
-            return False
-
-    def first_parent_patches(self, start: bytes, paths: Sequence[str],
-                             stop_at: bytes | None = None) -> Generator[CommitPatch, None, None]:
+    def first_parent_patches(self, start: bytes, paths: Sequence[str], stop_at: bytes | None = None,
+                             niced: bool = False) -> Generator[CommitPatch, None, None]:
         """The commits from `start` back along first parents that changed one of `paths`, newest first, each
         with the lines it removed and added there (against its first parent, merges included).
 
@@ -475,18 +501,35 @@ class GitRepo:
         iterating and git is stopped with it, and commits that touch none of the paths cost git a lookup in
         the changed-path Bloom filters of the commit-graph (see write_commit_graph; without one git compares
         their trees, still without reading a file). `stop_at`, a commit on `start`'s first-parent chain,
-        ends the walk there (it and its ancestors are left out).
+        ends the walk there (it and its ancestors are left out). `niced`: for background maintenance.
         """
-        args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
+        args = ["log", "--first-parent", "--diff-merges=first-parent", "--root", "-p", "-U0", "--text",
                 "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/",
                 "--dst-prefix=b/", "--format=%x00%H %P", start.decode()]
         if stop_at is not None:
             args.append("^" + stop_at.decode())
-        with subprocess.Popen([*args, "--", *paths], cwd=self.path, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, env=self._git_environment()) as process:
+        with self._git_stream([*args, "--", *paths], niced) as stream:
+            yield from _parse_patches(stream)
+
+    def first_parent_chain(self, start: bytes, niced: bool = False
+                           ) -> Generator[tuple[bytes, bytes | None], None, None]:
+        """(commit, its first parent or None) from `start` back to the root, newest first, streamed (a few
+        microseconds a commit with the commit-graph: no tree is read)."""
+        with self._git_stream(["rev-list", "--first-parent", "--parents", start.decode()], niced) as stream:
+            for line in stream:
+                ids = line.split()
+                yield ids[0], ids[1] if len(ids) > 1 else None
+
+    @contextmanager
+    def _git_stream(self, args: Sequence[str], niced: bool = False) -> Iterator[BinaryIO]:
+        """The standard output of a git command, read as it comes; git is stopped when the block ends, so a
+        reader that has what it needs spares git the rest of its walk."""
+        command = ["nice", "-n", "10", "git", *args] if niced else ["git", *args]
+        with subprocess.Popen(command, cwd=self.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=self._git_environment()) as process:
             try:
-                yield from _parse_patches(cast(BinaryIO, process.stdout))
-            finally:  # the caller may stop early: git need not walk the rest of the history
+                yield cast(BinaryIO, process.stdout)
+            finally:
                 process.kill()
 
     # ----------------------------------------------------------------- objects
@@ -1206,11 +1249,11 @@ class GitRepo:
         """Delete temp files left by killed or failed writers; returns how many.
 
         Called under the project's write lock, so Gloss's own temp files (ref, index, per-commit pack, loose
-        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, and its commit-graph
-        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), so
-        only old ones go.
+        object) can only be leftovers; git's `tmp_pack_*` may belong to a running repack, its commit-graph
+        temp and lock files to a running write_commit_graph (a lock left behind would stop every later one), and
+        a `tmp_objdir-incoming-*` quarantine to a running push, so only old ones go.
         """
-        removed = 0
+        removed = self.sweep_push_quarantines()
         now = time.time()
         pack_dir = self.objects_dir / "pack"
         ages: dict[Path, float] = {path: older_than for path in pack_dir.glob("tmp_pack_*")}
@@ -1227,6 +1270,11 @@ class GitRepo:
             except OSError:
                 pass
         return removed
+
+    def sweep_push_quarantines(self) -> int:
+        """Delete what killed pushes left: git's `tmp_objdir-incoming-*` quarantines (up to max_push_bytes each).
+        A live push's is younger than a Git request may run (git_request_seconds), so it is never touched."""
+        return remove_stale_dirs(self.objects_dir.glob("tmp_objdir-incoming-*"), GIT_REQUEST_SECONDS)
 
     def _collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
         for name, (mode, hex_id) in self.read_tree(tree_id).items():
@@ -1393,6 +1441,9 @@ class GitRepo:
             if full:
                 _write_counter(fd, self._pack_bytes())
             self.write_commit_graph()
+            for update in self.derived_data:
+                update(self)
+            self.sweep_push_quarantines()
         finally:
             os.close(fd)
 

@@ -7,13 +7,13 @@
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from .canonical import EMPTY, Chunk, changed_keys, entry_lines
+from . import textchanges
+from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
 from .gitrepo import GitRepo, Person
 from .project import Project
@@ -68,8 +68,8 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     """Every revision of a translation since it was last created, newest first.
 
     Going back along first-parent history from the snapshot, the entry changes only in the commits that
-    change its line of the one chunk file that can hold it: git lists those (`EntryHistory`), so the other
-    commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
+    change its line of the one chunk file that can hold it (`EntryHistory` finds them without reading a
+    file), so the other commits cost nothing here. Each revision number is recorded once, as its newest state, with the entry's
     own author and time and the newest commit that holds that state. Revision 1 ends the walk (nothing older
     belongs to this translation: a deletion resets the count), and so does a commit without the entry.
     Renames are followed through the `Renamed-From` trailer (a rename moves the entry's line, so the
@@ -111,41 +111,43 @@ def pusher(commit, trailers: dict[str, str] | None = None) -> Person | None:
     return None if committer == SERVICE else committer
 
 
-def _entry_in(repo: GitRepo, blob: bytes | None, key: str) -> dict[str, Any] | None:
-    return Chunk.parse(repo.read_raw(blob)).get(key) if blob is not None else None
-
-
 class EntryHistory:
     """The earlier states of one entry of one chunk file, newest first, from a first-parent walk of the
-    commits that changed the file (`git log -p`: each state is read from the changed lines, no file is read)."""
+    commits that changed the entry (storage.textchanges: recorded by maintenance, or read from git); only
+    the state before each of those commits is read."""
 
     def __init__(self, repo: GitRepo, start: bytes, path: str, key: str):
-        self.repo, self.path, self.key = repo, path, key
-        self._patches = repo.first_parent_patches(start, [path])
+        self.repo, self.path = repo, path
+        self._follow(key)
+        self._commits = textchanges.along(repo, start, None, [path])
+
+    def _follow(self, key: str) -> None:
+        self.key = key
+        self._tokens = {textchanges.token(self.path, key), textchanges.rewrite_token(self.path, key)}
 
     def previous(self) -> tuple[bytes, dict[str, Any] | None] | None:
         """(the newest older commit whose entry differs, the entry there), or None at the root."""
-        for patch in self._patches:
-            removed = entry_lines(patch.removed.get(self.path, []))
-            added = entry_lines(patch.added.get(self.path, []))
-            if self.key not in removed and self.key not in added:
+        for commit, parent, tokens in self._commits:
+            if self._tokens.isdisjoint(tokens):
                 continue
-            if patch.parent is None:  # the root commit: nothing before it
+            if parent is None:  # the root commit: nothing before it
                 return None
-            if self.key not in removed:  # the entry appeared here: created, or renamed from another key
-                trailers = _trailers(self.repo.read_commit(patch.id).message)
+            entry = self._entry_at(parent)
+            if entry is None:  # the entry appeared here: created, or renamed from another key
+                trailers = _trailers(self.repo.read_commit(commit).message)
                 if not (trailers.get("Renamed-From") and trailers.get("Asset") == self.key):
-                    return patch.parent, None
-                self.key = trailers["Renamed-From"]
-                if self.key not in removed and self.key not in added:
-                    return patch.parent, _entry_in(self.repo, _blob_at(self.repo, self.repo.read_commit(
-                        patch.parent).tree, self.path.split("/")), self.key)
-            value = removed.get(self.key)
-            return patch.parent, json.loads(value) if value is not None else None
+                    return parent, None
+                self._follow(trailers["Renamed-From"])
+                entry = self._entry_at(parent)
+            return parent, entry
         return None
 
+    def _entry_at(self, commit: bytes) -> dict[str, Any] | None:
+        blob = _blob_at(self.repo, self.repo.read_commit(commit).tree, self.path.split("/"))
+        return Chunk.parse(self.repo.read_raw(blob)).get(self.key) if blob is not None else None
+
     def close(self) -> None:
-        self._patches.close()
+        self._commits.close()
 
 
 def commit_with_trailer(project: Project, key: str, value: str, limit: int = 1000) -> bytes | None:
@@ -366,8 +368,8 @@ def _touches_tag(walker: _Walker, commit, tag: str) -> bool:
 def commit_changes(project: Project, commit_id: str, limit: int | None = None) -> tuple[CommitChanges, int]:
     """What one commit of the project changed (at most `limit` entries detailed) and how many entries in all;
     NotFound for anything that is not one of its commits."""
-    if not COMMIT_ID.match(commit_id or ""):
-        raise NotFound("No such commit")
+    if not COMMIT_ID.match(commit_id or "") or project.repo.unreachable_objects({commit_id.encode()}):
+        raise NotFound("No such commit")  # an object no ref reaches (a refused push's) is no commit of it
     try:
         return _changes(_Walker(project.repo), commit_id.encode(), limit)
     except (KeyError, ValueError):  # absent object, or not a commit

@@ -89,6 +89,12 @@ class KeyStore:
                 found = record
         return found
 
+    def is_live(self, candidate: str) -> bool:
+        """Whether `candidate` is a key in force: texts holding one are refused, by pushes and API writes alike
+        (storage.fields.refuse_keys)."""
+        presented = digest_of(candidate)
+        return any(record.digest == presented for record in self.all())
+
     def by_id(self, key_id: str) -> ApiKey | None:
         """The record of a live key named by its public id (what a dashboard session remembers)."""
         return next((record for record in self.all() if record.id == key_id), None)

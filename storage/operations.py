@@ -10,20 +10,21 @@ Stored records (one line each in the canonical files):
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, is_canonical_locale, unaddressable
+from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, plural_form_id
 
 from .errors import Conflict, Invalid, NotFound
+from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
+                     check_flag, check_locale_code, check_locale_name, check_printf, check_string, check_tag,
+                     check_text)
 from .gitrepo import Person
 from .transaction import Transaction
-from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, describe
 
-MAX_ID_BYTES = MAX_ASSET_ID_BYTES
+__all__ = ["ASSET_TYPES", "PRINTF_STYLES", "FLAGS", "check_addressable", "check_asset_id", "check_tag"]
 
 
 @dataclass(frozen=True)
@@ -42,50 +43,6 @@ class Actor:
     def person(self) -> Person:
         """The user as a Git identity; a user without an e-mail is named by the numeric id (never by a key)."""
         return Person(self.name, self.email or f"user-{self.id}@users.gloss")
-
-
-# ----------------------------------------------------------------------------- validation
-def check_asset_id(asset_id: str) -> str:
-    if not asset_id:
-        raise Invalid("Asset ID must not be empty")
-    if len(asset_id.encode("utf-8")) > MAX_ID_BYTES:
-        raise Invalid(f"Asset ID is longer than {MAX_ID_BYTES} bytes {describe('max_asset_id_bytes')}")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in asset_id):
-        raise Invalid("Asset ID must not contain control characters")
-    return asset_id
-
-
-def check_addressable(asset_id: str) -> str:
-    """Refuse IDs that no URL could name again (`vocabulary.unaddressable` says why).
-
-    The HTTP layer applies it to the IDs it creates (the store itself takes any ID: IDs are data).
-    """
-    problem = unaddressable(asset_id)
-    if problem:
-        raise Invalid(problem)
-    return asset_id
-
-
-def check_locale_name(name: str) -> str:
-    """A locale's display name: not blank, no control characters, bounded."""
-    if not name.strip():
-        raise Invalid("Locale name must not be empty")
-    if len(name) > MAX_LOCALE_NAME_CHARS:
-        raise Invalid(f"Locale name is longer than {MAX_LOCALE_NAME_CHARS} characters "
-                      f"{describe('max_locale_name_chars')}")
-    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
-        raise Invalid("Locale name must not contain control characters")
-    return name
-
-
-def check_tag(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise Invalid("Tag name must not be empty")
-    if len(name) > MAX_TAG_CHARS or any(ord(ch) < 32 for ch in name) or "," in name:
-        raise Invalid(f"Tag names are up to {MAX_TAG_CHARS} characters, without commas or control characters "
-                      f"{describe('max_tag_chars')}")
-    return name
 
 
 def require_asset(tx: Transaction, asset_id: str) -> dict[str, Any]:
@@ -127,10 +84,10 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
     check_asset_id(asset_id)
     if tx.has_asset(asset_id):
         raise Conflict(f'Asset already exists with ID "{asset_id}"')
-    if type not in ASSET_TYPES:
-        raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
-    if printf not in PRINTF_STYLES:
-        raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
+    check_asset_type(type)
+    check_printf(printf)
+    check_string("context", context)
+    check_string("notes", notes)
     if default not in DEFAULT_STATES:
         raise Invalid("default must be translated, untranslated or a flag name")
     tag_list = [check_tag(tag) for tag in tags]
@@ -145,17 +102,6 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
         if default in FLAGS:
             flag(tx, asset_id, tx.peek_meta()["source"], default, actor, now)
     return asset_id
-
-
-def check_asset_meta(meta: Any) -> dict[str, Any]:
-    """An asset's format metadata: a JSON object with string keys (it is stored as JSON, as it is)."""
-    if not isinstance(meta, dict) or not all(isinstance(key, str) for key in meta):
-        raise Invalid("Asset metadata must be an object with string keys")
-    try:
-        json.dumps(meta, allow_nan=False)
-    except (TypeError, ValueError):
-        raise Invalid("Asset metadata must hold JSON values only") from None
-    return meta
 
 
 def set_asset_meta(tx: Transaction, asset_id: str, meta: dict[str, Any], now: str) -> bool:
@@ -184,15 +130,15 @@ def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: st
             raise Invalid(f"Asset property {field!r} cannot be patched")
         if not isinstance(value, expected):
             raise Invalid(f"Asset property {field!r} must be a {'string' if expected is str else 'object'}")
-    if "type" in changes and changes["type"] not in ASSET_TYPES:
-        raise Invalid(f"type must be one of {', '.join(ASSET_TYPES)}")
-    if "printf" in changes and changes["printf"] not in PRINTF_STYLES:
-        raise Invalid(f"printf must be one of {', '.join(PRINTF_STYLES[1:])}")
+    if "type" in changes:
+        check_asset_type(changes["type"])
+    if "printf" in changes:
+        check_printf(changes["printf"])
+    for field in ("context", "notes"):
+        if field in changes:
+            check_string(field, changes[field])
     if "aliases" in changes:
-        aliases = changes["aliases"]
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in aliases.items()):
-            raise Invalid("aliases must map names to strings")
-        record["aliases"] = dict(aliases)
+        record["aliases"] = dict(check_aliases(changes["aliases"]))
     for field in ("type", "context", "notes", "printf"):
         if field in changes:
             record[field] = changes[field]
@@ -275,11 +221,10 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
 
 
 def _next_plural_id(tx: Transaction, asset_id: str) -> str:
-    candidate = f"{asset_id}-plural"
-    counter = 2
-    while tx.has_asset(candidate):
-        candidate, counter = f"{asset_id}-plural-{counter}", counter + 1
-    return candidate
+    number = 1
+    while tx.has_asset(plural_form_id(asset_id, number)):
+        number += 1
+    return plural_form_id(asset_id, number)
 
 
 def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
@@ -375,16 +320,6 @@ def _same_locale(code: str, codes: Iterable[str]) -> str | None:
     return next((existing for existing in codes if existing.lower() == wanted), None)
 
 
-def check_locale_code(code: str) -> str:
-    """A locale code as storage keeps it: a canonically spelled language tag (it becomes a directory name)."""
-    if len(code) > MAX_LOCALE_CODE_CHARS:
-        raise Invalid(f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
-                      f"{describe('max_locale_code_chars')}")
-    if not is_canonical_locale(code):
-        raise Invalid(f"invalid locale code {code!r}: expected a canonical language tag such as fr or pt-BR")
-    return code
-
-
 def add_locale(tx: Transaction, code: str, name: str) -> None:
     check_locale_code(code)
     existing = _same_locale(code, tx.locale_codes())
@@ -435,6 +370,7 @@ def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Act
     """
     require_asset(tx, asset_id)
     require_locale(tx, locale)
+    check_text(text)
     previous = tx.translation(asset_id, locale)
     entry: dict[str, Any] = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
     if actor is not None:
@@ -456,8 +392,7 @@ def untranslate(tx: Transaction, asset_id: str, locale: str) -> None:
 
 def flag(tx: Transaction, asset_id: str, locale: str, flag_name: str, actor: Actor | None, now: str) -> dict:
     """Set the translation's single flag (replacing any other); the translation stays translated."""
-    if flag_name not in FLAGS:
-        raise Invalid(f"flag must be one of {', '.join(FLAGS)}")
+    check_flag(flag_name)
     require_asset(tx, asset_id)
     require_locale(tx, locale)
     entry = tx.translation(asset_id, locale)

@@ -16,7 +16,9 @@ from typing import Any, Iterator
 
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
+from . import textchanges
 from .errors import Invalid
+from .fields import IsLiveKey, check_file_size
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
 from .transaction import Transaction
@@ -165,6 +167,7 @@ class Project:
                  checked_after_crash: bool = False):
         self.id = project_id
         self.repo = GitRepo(path)
+        self.repo.derived_data.append(textchanges.update)  # what diffs read (see there)
         self.committer = committer
         self._snapshot: Snapshot | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
@@ -250,7 +253,8 @@ class Project:
     def transaction(self, author: Person, summary: str, action: str,
                     trailers: list[tuple[str, str]] | None = None,
                     when: float | None = None, first_in_group: bool = False,
-                    committer: Person | None = None) -> Iterator[Transaction]:
+                    committer: Person | None = None,
+                    is_live_key: IsLiveKey | None = None) -> Iterator[Transaction]:
         """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
 
         `committer`: whose key made the write (an API request's or a push's key user); writes made without a
@@ -260,7 +264,8 @@ class Project:
         lock (a commit group, see CommitGroup), and the block's exit returns once the group is durable.
         `first_in_group`: publish the pending group first and start a new one on the published head: for
         long writes (imports), which should not hold back the answers to small ones made before them, and
-        for pushes, which compare the head with commits that only Git can read.
+        for pushes, which compare the head with commits that only Git can read. `is_live_key`: records holding a
+        live API key are refused (Transaction), as a push carrying them would be.
         """
         with self._waiting_lock:
             self._waiting += 1
@@ -272,7 +277,7 @@ class Project:
         except BaseException:
             self._thread_lock.release()
             raise
-        tx = Transaction(group.tip)
+        tx = Transaction(group.tip, is_live_key)
         tx.trailers.extend(trailers or [])
         try:
             yield tx
@@ -360,6 +365,9 @@ class Project:
         if not changed and not tx.merge_parents:
             return base
         check_writable_paths(path for path, data in changed.items() if data is not None)
+        for path, data in changed.items():  # a catalogue the API wrote is one a push may carry back
+            if data is not None:
+                check_file_size(path, len(data))
         files = dict(base.files)
         with self.repo.object_batch(store=False) as objects:  # stored with the ref by _make_durable
             for path, data in changed.items():

@@ -22,7 +22,7 @@ from typing import Callable
 
 from .checks import CommitChecker
 from .errors import Invalid, StorageError
-from limits import MAX_FILE_BYTES, describe
+from .fields import check_file_size
 
 from .gitrepo import ZERO_ID, GitRepo, Person
 from .operations import Actor
@@ -117,8 +117,10 @@ def check_objects(project_repo: GitRepo, pushed: GitRepo, tips: list[bytes]) -> 
     is read) or an object that no pushed ref reaches (it would be stored unchecked, and could be fetched)."""
     carried = pushed.quarantined_objects()
     for object_id, (kind, size) in carried.items():
-        if size > MAX_FILE_BYTES:
-            raise Refused(f"{kind.decode()} {object_id.decode()[:12]} is {size} bytes {describe('max_file_bytes')}")
+        try:
+            check_file_size(f"{kind.decode()} {object_id.decode()[:12]}", size)
+        except Invalid as error:
+            raise Refused(error.message) from None
     stray = set(carried) - pushed.objects_new_from(tips)
     unknown = project_repo.missing_objects(stray) if stray else set()
     if unknown:

@@ -5,6 +5,7 @@ import copy
 from typing import Any
 
 from .canonical import EMPTY, Chunk
+from .fields import IsLiveKey, refuse_keys_in_record
 from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
                        dump_project, locale_path)
 
@@ -12,8 +13,11 @@ from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_pa
 class Transaction:
     """Reads see the transaction's own changes; nothing reaches Git until the project commits it."""
 
-    def __init__(self, base: Snapshot):
+    def __init__(self, base: Snapshot, is_live_key: IsLiveKey | None = None):
+        """`is_live_key`: refuse (Invalid, naming the field) any record put that holds a live API key, as a push
+        holding it would be refused: an API write must never store what blocks every later push."""
         self.base = base
+        self.is_live_key = is_live_key
         self._meta: dict[str, Any] | None = None
         self._assets: dict[str, dict[str, Any] | None] = {}
         self._translations: dict[str, dict[str, dict[str, Any] | None]] = {}
@@ -62,6 +66,8 @@ class Transaction:
 
     def put_asset(self, asset_id: str, record: dict[str, Any]) -> None:
         """Create or replace an asset record; `record["n"]` is its sequence number."""
+        if self.is_live_key is not None:
+            refuse_keys_in_record(asset_id, record, self.is_live_key)
         self._assets[asset_id] = record
         self._index_changes[asset_id] = record["n"] // self.chunk_size
 
@@ -95,6 +101,8 @@ class Transaction:
 
     def put_translation(self, asset_id: str, locale: str, entry: dict[str, Any] | None) -> None:
         """Set (or, with None, erase) the translation of an existing asset in a locale."""
+        if entry is not None and self.is_live_key is not None:
+            refuse_keys_in_record(asset_id, entry, self.is_live_key)
         self._translations.setdefault(locale, {})[asset_id] = entry
 
     def _dropped_locales(self) -> set[str]:
@@ -110,6 +118,8 @@ class Transaction:
         changed: dict[str, bytes | None] = {}
         meta = self.peek_meta()
         if self._meta is not None and self._meta != base.meta:
+            if self.is_live_key is not None:  # locale names, tags
+                refuse_keys_in_record("", meta, self.is_live_key)
             changed[PROJECT_FILE] = dump_project(meta)
 
         asset_index = base.asset_index

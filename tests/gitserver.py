@@ -1,8 +1,11 @@
 """A real `gloss serve` and the real `git` command line, for the Git-over-HTTP tests and benchmark."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import threading
+import zlib
 import signal
 import socket
 import subprocess
@@ -62,11 +65,14 @@ def _decode(data: bytes, content_type: str) -> Any:
     return json.loads(data) if content_type == "application/json" else data
 
 
-def start_server(data: Path, workers: int = 2) -> tuple[Server, str | None]:
-    """`gloss serve` on a free port in its own process group; the seeded demo's key when it seeded one."""
+def start_server(data: Path, workers: int = 2, cwd: Path = REPO_ROOT) -> tuple[Server, str | None]:
+    """`gloss serve` on a free port in its own process group; the seeded demo's key when it seeded one.
+
+    `data` may be relative to `cwd`, the server's working directory."""
     port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}  # `-m app.cli` from any working directory
     process = subprocess.Popen([*GLOSS, "--data", str(data), "serve", "--port", str(port), "--workers",
-                                str(workers)], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                str(workers)], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", data, process)
     key = None
@@ -91,8 +97,6 @@ def start_server(data: Path, workers: int = 2) -> tuple[Server, str | None]:
 
 def _drain(process: subprocess.Popen) -> None:
     """Keep reading the server's log so that a full pipe never blocks it."""
-    import threading
-
     def read() -> None:
         for _ in process.stdout:
             pass
@@ -114,3 +118,113 @@ def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproc
     """The git command line; returns the completed process (the caller checks the outcome)."""
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
                           env=env or git_env(cwd.parent / "home"), timeout=600)
+
+
+# ----------------------------------------------------------------------------- memory of the server's processes
+def children(pid: int) -> list[int]:
+    """The child processes of every thread of `pid` (a worker starts git from its request threads)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.extend(int(child) for child in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return found
+
+
+def memory_kb(pid: int) -> dict[str, int]:
+    """VmRSS (resident now) and VmHWM (the peak resident size so far) of a process, in KiB; {} once it is gone."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {name: int(rest.split()[0]) for name, _, rest in (line.partition(":") for line in lines)
+            if name in ("VmRSS", "VmHWM")}
+
+
+def command_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+class PeakMemory:
+    """While open, the peak resident size (VmHWM) of every process below the server's master: its workers
+    (before: their VmRSS when it opened) and the git processes they start, sampled every few milliseconds."""
+
+    def __init__(self, master: int, interval: float = 0.005):
+        self.master, self.interval = master, interval
+        self.workers = {pid: memory_kb(pid).get("VmRSS", 0) for pid in children(master)}
+        self.peaks: dict[int, tuple[str, int]] = {}  # pid -> (command, latest VmHWM seen)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> "PeakMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._look()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self._look()
+            time.sleep(self.interval)
+
+    def _look(self) -> None:
+        pending = children(self.master)
+        while pending:
+            pid = pending.pop()
+            pending.extend(children(pid))
+            peak = memory_kb(pid).get("VmHWM")
+            if peak is not None:
+                self.peaks[pid] = (self.peaks.get(pid, (command_name(pid), 0))[0], peak)
+
+    def worker_growth_mb(self) -> float:
+        """The most any worker's peak rose above its resident size at the start (an upper bound of its growth)."""
+        return max((self.peaks.get(pid, ("", before))[1] - before) / 1024 for pid, before in self.workers.items())
+
+    def largest_child_mb(self) -> tuple[str, float]:
+        """The largest peak of a process the workers started (git http-backend, receive-pack, index-pack...)."""
+        found = [(name, peak / 1024) for pid, (name, peak) in self.peaks.items()
+                 if pid not in self.workers]
+        return max(found, key=lambda item: item[1], default=("none", 0.0))
+
+
+# ----------------------------------------------------------------------------- a zero-blob bomb
+def write_zero_blob(repo: Path, size: int) -> str:
+    """A blob of `size` zero bytes written straight into a clone's object store as a loose object (a few hundred
+    KB compressed), never held whole in memory; returns its id."""
+    header = f"blob {size}\0".encode()
+    digest, packer = hashlib.sha1(header), zlib.compressobj(9)
+    block = bytes(1 << 20)
+    temp = repo / ".git" / "objects" / "tmp_zero_blob"
+    with open(temp, "wb") as out:
+        out.write(packer.compress(header))
+        for start in range(0, size, len(block)):
+            piece = block[:min(len(block), size - start)]
+            digest.update(piece)
+            out.write(packer.compress(piece))
+        out.write(packer.flush())
+    object_id = digest.hexdigest()
+    target = repo / ".git" / "objects" / object_id[:2] / object_id[2:]
+    target.parent.mkdir(exist_ok=True)
+    os.replace(temp, target)
+    return object_id
+
+
+def commit_zero_blob_bomb(repo: Path, path: str, size: int) -> str:
+    """Commit, in a clone, a zero blob of `size` bytes as `path` (the working tree is left alone); the blob's id."""
+    blob = write_zero_blob(repo, size)
+    for args in (("update-index", "--cacheinfo", f"100644,{blob},{path}"), ("commit", "-q", "-m", "a zero blob")):
+        result = run_git(repo, *args)
+        assert result.returncode == 0, result.stderr
+    return blob
+
+
+def push_streaming_large_blobs(repo: Path) -> subprocess.CompletedProcess:
+    """`git push origin main`, with the client streaming large blobs (it would inflate them whole otherwise)."""
+    return run_git(repo, "-c", "core.bigFileThreshold=1m", "push", "origin", "main")

@@ -85,3 +85,31 @@ def edit_line(path: Path, asset_id: str, **changes) -> None:
     else:
         raise AssertionError(f"{asset_id} not in {path}")
     path.write_text("\n".join(lines), "utf-8")
+
+
+def project_files(project) -> dict[str, bytes]:
+    """Every file of the project's head, path -> content (what a clone's working tree holds)."""
+    return {path: project.repo.read_raw(blob) for path, blob in project.snapshot().files.items()}
+
+
+def commit_tree(project, files: dict[str, bytes], message: str = "pushed") -> str:
+    """A commit on the project's head holding exactly `files` (path -> content), written into its object store
+    as a push's objects would be, without moving any ref; its id."""
+    from storage.gitrepo import Person
+
+    repo = project.repo
+    person = Person("Pat Pusher", "pat@example.com")
+    return repo.write_commit(_write_tree(repo, files), [repo.head()], person, person, message).decode()
+
+
+def _write_tree(repo, files: dict[str, bytes]) -> bytes:
+    entries, subdirs = {}, {}
+    for path, data in files.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            subdirs.setdefault(head, {})[rest] = data
+        else:
+            entries[head] = (0o100644, repo.write_blob(data))
+    for name, content in subdirs.items():
+        entries[name] = (0o040000, _write_tree(repo, content))
+    return repo.write_tree(entries)

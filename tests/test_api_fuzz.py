@@ -37,8 +37,9 @@ FUZZ_SETTINGS = settings(max_examples=60, deadline=None, phases=[Phase.explicit,
 
 
 # ----------------------------------------------------------------------------- the route table
-def route_groups() -> dict[tuple[str, str], list[str]]:
-    """(endpoint, method) -> the rules (spellings) of that operation, for every API rule of the url_map."""
+def route_groups(api_only: bool = True) -> dict[tuple[str, str], list[str]]:
+    """(endpoint, method) -> the rules (spellings) of that operation, for every API rule of the url_map (every
+    rule, web pages included, with api_only=False)."""
     import tempfile
     from pathlib import Path
 
@@ -46,7 +47,7 @@ def route_groups() -> dict[tuple[str, str], list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Path(tmp) / "data", testing=True)
         for rule in app.url_map.iter_rules():
-            if not is_api_rule(rule.rule):
+            if api_only and not is_api_rule(rule.rule):
                 continue
             for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
                 groups.setdefault((rule.endpoint, method), []).append(rule.rule)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import socket
 import subprocess
 import urllib.error
@@ -74,7 +75,8 @@ def push_with_extra_objects(server: Server, repo: Path, extra: list[str]) -> byt
     needed = run_git(repo, "rev-list", "--objects", "--no-object-names", "HEAD", "--not", "origin/main").stdout
     pack = subprocess.run(["git", "pack-objects", "--stdout", "-q"], cwd=repo, capture_output=True, check=True,
                           input=(needed + "".join(f"{object_id}\n" for object_id in extra)).encode()).stdout
-    command = pkt(f"{old} {new} refs/heads/main\0report-status\n".encode())
+    # side-band-64k: the hook's message (why a push is refused) comes back in the answer
+    command = pkt(f"{old} {new} refs/heads/main\0report-status side-band-64k\n".encode())
     status, answer = post(server, "git-receive-pack", command + b"0000" + pack, server.keys["full"])
     assert status == 200, answer
     return answer
@@ -89,6 +91,7 @@ def test_a_push_carrying_an_object_no_ref_reaches_is_refused_and_leaves_nothing(
     head = run_git(server_repo(server), "rev-parse", "HEAD").stdout.strip()
     answer = push_with_extra_objects(server, repo, [stray])
     assert b"ng refs/heads/main pre-receive hook declined" in answer
+    assert b"object(s) that no pushed ref reaches" in answer, answer
     assert not holds(server_repo(server), stray) and not holds(server_repo(server), pushed)
     assert run_git(server_repo(server), "rev-parse", "HEAD").stdout.strip() == head
 
@@ -106,8 +109,9 @@ def test_objects_of_a_non_fast_forward_push_never_reach_the_store(server, tmp_pa
     status, _ = server.api("POST", "/api/translations/home.greeting/fr", server.keys["full"], b"Salut (API)")
     assert status == 200
     pushed = commit_french_title(repo, "Accueil (en retard)")
-    refused = run_git(repo, "push", "origin", "main")
-    assert refused.returncode != 0 and "non-fast-forward" in refused.stderr
+    # forced, so that git sends its objects (unforced, it stops at "fetch first" before sending anything)
+    refused = run_git(repo, "push", "--force", "origin", "main")
+    assert refused.returncode != 0 and "non-fast-forward" in refused.stderr, refused.stderr
     assert not holds(server_repo(server), pushed)
     assert not list((server_repo(server) / ".git" / "objects").glob("tmp_objdir-incoming-*"))
 
@@ -132,9 +136,23 @@ def test_a_push_declaring_more_than_the_push_limit_is_refused_before_its_body_is
                             f"Authorization: {authorization}\r\n"
                             "Content-Type: application/x-git-receive-pack-request\r\n"
                             f"Content-Length: {MAX_PUSH_BYTES + 1}\r\n\r\n").encode())
-        answer = connection.recv(65536).decode("latin-1")  # not one byte of the body was sent
+        answer = http_answer(connection)  # not one byte of the body was sent
     assert answer.startswith("HTTP/1.1 413"), answer
     assert "limit max_push_bytes" in json.loads(answer.split("\r\n\r\n", 1)[1])["error"]
+
+
+def http_answer(connection: socket.socket) -> str:
+    """One HTTP answer, headers and body (the server may send them in separate segments)."""
+    received = b""
+    while True:
+        head, _, body = received.partition(b"\r\n\r\n")
+        length = re.search(rb"(?im)^content-length: *(\d+)", head) if _ else None
+        if length and len(body) >= int(length.group(1)):
+            return received.decode("latin-1")
+        chunk = connection.recv(65536)
+        if not chunk:
+            return received.decode("latin-1")
+        received += chunk
 
 
 # ----------------------------------------------------------------------------- what a fetch may obtain

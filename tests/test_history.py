@@ -1,6 +1,7 @@
 """Storage history for reviewers: which entries a commit changed, and the filtered log, checked against Git."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -8,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from storage import history
+from storage import history, textchanges
 from storage import operations as ops
 from storage.canonical import Chunk, changed_keys
 from storage.diff import translation_changes
-from storage.gitrepo import Person
+from storage.gitrepo import GitRepo, Person
 from storage.history import revisions
 from storage.receive import merge_push
 from storage.store import SERVICE, Store, utc_now
@@ -184,18 +185,23 @@ def test_revisions_are_those_of_a_walk_of_every_commit_across_rewrites_renames_a
     assert [entry["text"] for entry in revisions(chunked, "a3", "fr")] == ["quatre encore"]  # erased before
 
 
-def test_a_diff_attributes_each_change_to_the_newest_commit_that_changed_its_text_or_flag(chunked):
-    chain = first_parent_chain(chunked)
-    snapshot = chunked.snapshot()
-    for back in (1, 3, 8, 12, len(chain) - 1):
-        old = chunked.snapshot_at(chain[back].encode())
-        changes = translation_changes(chunked, old, snapshot)
+def assert_diffs_attributed_like_a_walk_of_every_commit(project) -> None:
+    """Diffs to HEAD from several versions, and between older ones, against attribution_by_walking_every_commit."""
+    chain = first_parent_chain(project)
+    for back, front in [(1, 0), (3, 0), (8, 0), (12, 0), (len(chain) - 1, 0), (12, 3), (len(chain) - 1, 8)]:
+        old, new = project.snapshot_at(chain[back].encode()), project.snapshot_at(chain[front].encode())
+        changes = translation_changes(project, old, new)
         assert changes, back
         for change in changes:
-            number = snapshot.asset_index.get(change["asset"], old.asset_index.get(change["asset"]))
+            number = new.asset_index.get(change["asset"], old.asset_index.get(change["asset"]))
             path = f"locales/{change['locale']}/{number:04d}.json"
             assert change["commit"] == attribution_by_walking_every_commit(
-                chunked, chain[back], chain[0], path, change["asset"]), (back, change)
+                project, chain[back], chain[front], path, change["asset"]), (back, front, change)
+
+
+def test_a_diff_attributes_each_change_to_the_newest_commit_that_changed_its_text_or_flag(chunked):
+    assert_diffs_attributed_like_a_walk_of_every_commit(chunked)
+    chain = first_parent_chain(chunked)
     # the same text sent again (step 5) is a revision but not a change: "deux" came with step 2
     step = chain[-8:-8 - len(chain):-1]  # the fixture's steps, oldest first (after 7 setup commits)
     changes = translation_changes(chunked, chunked.snapshot_at(step[1].encode()), chunked.snapshot_at(step[5].encode()))
@@ -258,6 +264,9 @@ def test_a_push_is_one_revision_held_by_its_merge_commit_whatever_the_pushed_com
     first_pushed = git(clone, "rev-parse", "HEAD~1").strip()
     changes = translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot())
     assert [(c["asset"], c["old"], c["new"], c["commit"]) for c in changes] == [("a0", "poussé 1", "poussé 2", merge)]
+    chunked.repo.pack_loose_objects()  # the merge read from the text-change index: the same answers
+    assert translation_changes(chunked, chunked.snapshot_at(first_pushed.encode()), chunked.snapshot()) == changes
+    assert revisions(chunked, "a0", "fr") == found
 
 
 KIM = ops.Actor(7, "Kim Keyholder", "")  # a key's user without an e-mail: named by the user id
@@ -323,3 +332,77 @@ def test_a_commit_graph_lock_left_by_a_killed_writer_is_swept_once_old_and_graph
     assert not old.exists() and fresh.exists()  # a fresh one may be a running write's
     chunked.repo.pack_loose_objects()
     assert (graphs / "commit-graph-chain").exists()
+
+
+# ----------------------------------------------------------------------------- the text-change index
+# (maintenance records which entries' text or flag each commit changed; diffs read that instead of git's patches)
+def index_lines(project) -> list[bytes]:
+    return (Path(project.path) / ".git" / textchanges.INDEX_FILE).read_bytes().splitlines(keepends=True)
+
+
+def test_history_reads_after_maintenance_read_the_index_and_no_patch_from_git(chunked, monkeypatch):
+    chunked.repo.pack_loose_objects()
+
+    def no_patches(*args, **kwargs):
+        raise AssertionError("a history read asked git for patches")
+
+    monkeypatch.setattr(GitRepo, "first_parent_patches", no_patches)
+    assert_diffs_attributed_like_a_walk_of_every_commit(chunked)
+    for asset_id in chunked.snapshot().asset_ids():
+        for code in ("fr", "de"):
+            found = [(entry["rev"], entry["text"], entry["commit"]) for entry in revisions(chunked, asset_id, code)]
+            assert found == revisions_by_walking_every_commit(chunked, asset_id, code), (asset_id, code)
+
+
+def test_maintenance_records_each_first_parent_commit_once_with_the_entries_it_changed(chunked):
+    chunked.repo.pack_loose_objects()
+    records = {line[9:49].decode(): line.rstrip(b"\n").split(b"\t")[1:] for line in index_lines(chunked)}
+    chain = first_parent_chain(chunked)
+    assert sorted(records) == sorted(chain)
+    step = chain[-8:-8 - len(chain):-1]  # the fixture's steps, oldest first
+    assert records[step[0]] == [b'"locales/fr/0000.json/a0"']
+    assert records[step[1]] == [b'"locales/fr/0000.json/a1"']  # a0 only gained a separating comma
+    assert records[step[5]] == [b'~"locales/fr/0000.json/a0"']  # the same text sent again: a new revision
+    assert records[step[6]] == [b'"locales/fr/0000.json/a0"']  # flagged
+    assert records[step[10]] == [b'"locales/%s/0001.json/%s"' % (code, key)  # a rename moves the lines
+                                 for code in (b"en", b"fr") for key in (b"a2", b"renamed")]
+    # a line a crash cut short is dropped by the next maintenance, which adds only the commits made since
+    (Path(chunked.path) / ".git" / textchanges.INDEX_FILE).open("ab").write(b"0123456789abcdef")
+    write(chunked, "More", lambda tx: ops.translate(tx, "a4", "de", "fünf", ACTOR, utc_now()))
+    chunked.repo.pack_loose_objects()
+    chunked.repo.pack_loose_objects()
+    lines = index_lines(chunked)
+    assert [line[9:49].decode() for line in lines[len(records):]] == first_parent_chain(chunked)[:1]
+    assert all(line.endswith(b"\n") for line in lines)
+    assert lines[-1].rstrip(b"\n").split(b"\t")[1:] == [b'"locales/de/0002.json/a4"']
+
+
+def test_history_reads_are_the_same_with_the_text_change_index_absent_stale_torn_or_garbled(chunked):
+    path = Path(chunked.path) / ".git" / textchanges.INDEX_FILE
+    without = history_answers(chunked)
+    chunked.repo.pack_loose_objects()
+    assert history_answers(chunked) == without
+    write(chunked, "After maintenance", lambda tx: ops.translate(tx, "a0", "fr", "cinq", ACTOR, utc_now()))
+    stale = history_answers(chunked)  # the newest commit has no line: read from git
+    lines = index_lines(chunked)
+    path.write_bytes(b"".join(lines) + lines[0][:50])  # a line being appended, or torn by a crash
+    assert history_answers(chunked) == stale
+    changing = [n for n, line in enumerate(lines) if b"\t" in line]
+    garbled = list(lines)
+    garbled[changing[2]] = lines[changing[2]][:-5] + b"\n"  # a token cut short
+    garbled[changing[5]] = lines[changing[5]][:50] + b"0" + lines[changing[5]][51:]  # another parent
+    garbled[7] = b"not a line at all\n"
+    path.write_bytes(b"".join(garbled))
+    assert history_answers(chunked) == stale
+    path.unlink()
+    assert history_answers(chunked) == stale
+
+
+def test_a_commit_that_changed_more_entries_than_a_line_holds_is_read_from_git(chunked, monkeypatch):
+    without = history_answers(chunked)
+    monkeypatch.setattr(textchanges, "MAX_LINE_TOKENS", 1)
+    chunked.repo.pack_loose_objects()
+    recorded = {line[9:49].decode() for line in index_lines(chunked)}
+    left_out = set(first_parent_chain(chunked)) - recorded
+    assert left_out and all(len(history.commit_changes(chunked, commit)[0].translations) > 1 for commit in left_out)
+    assert history_answers(chunked) == without

@@ -59,7 +59,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a number beyond next_seq": (lambda c: edit(c / "assets" / "0000.json", "home.greeting", n=10_000),
                                  "below next_seq"),
     "an unknown asset type": (lambda c: edit(c / "assets" / "0000.json", "home.title", type="video"),
-                              "`type` must be one of"),
+                              "type must be one of"),
     "an unregistered tag": (lambda c: edit(c / "assets" / "0000.json", "home.title", tags=["nowhere"]),
                             "tag 'nowhere' is not in project.json"),
     "a plural form that does not link back": (
@@ -73,9 +73,12 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a revision of zero": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", rev=0),
                            "`rev` must be a positive integer"),
     "an unknown flag": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", flag="shiny"),
-                        "unknown flag 'shiny'"),
+                        "flag must be one of"),
     "a source locale not among the locales": (lambda c: edit_project(c, source="pt"),
                                               "the source locale 'pt' is not among the locales"),
+    # found by tests/test_push_property.py: a project name that is an object made every XLIFF export a 500
+    "a project name that is not a string": (lambda c: edit_project(c, name={"k": "x"}),
+                                            "project.json: name must be a string"),
     "an invalid locale code": (lambda c: edit_project(c, locales=[{"code": "../x", "name": "X"}]),
                                "invalid locale record"),
     "an API key in a text": (lambda c: edit(c / "locales" / "fr" / "0000.json", "home.title", text=LIVE_KEY),
@@ -118,6 +121,33 @@ BREAKAGES.update({
             (c / "assets" / "0000.json").read_text("utf-8").replace('"home.title":', '"x/tags":', 1), "utf-8"),
         "must not have a segment named"),
 })
+
+
+def more_lines_than_a_chunk_has_entries(clone: Path) -> None:
+    """A catalogue of tiny entries, more than the chunk size (1000): refused before it is parsed."""
+    lines = [f'"k{number}": {{"text": "t", "rev": 1}}' for number in range(1100)]
+    (clone / "locales" / "fr" / "0000.json").write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")
+
+
+BREAKAGES["more lines than a chunk has entries"] = (more_lines_than_a_chunk_has_entries,
+                                                    "more lines than a chunk holds entries (1000")
+
+
+def spell_lone_surrogate(path: Path, asset_id: str, field: str) -> None:
+    """Set a field of an entry to `x\\ud800` as JSON spells it (a lone surrogate: no UTF-8 text holds one)."""
+    edit(path, asset_id, **{field: "LONE-SURROGATE"})
+    path.write_text(path.read_text("utf-8").replace("LONE-SURROGATE", "x\\ud800"), "utf-8")
+
+
+BREAKAGES.update({  # the rule the API applies to every JSON body and read file (vocabulary.first_unencodable)
+    "a lone surrogate in a text": (lambda c: spell_lone_surrogate(c / "locales" / "fr" / "0000.json", "home.title",
+                                                                  "text"), "U+D800, a lone UTF-16 surrogate"),
+    "a lone surrogate in a note": (lambda c: spell_lone_surrogate(c / "assets" / "0000.json", "home.title", "notes"),
+                                   "U+D800, a lone UTF-16 surrogate"),
+    "a lone surrogate in a locale name": (lambda c: edit_project(c, locales=[
+        dict(record, name="E\udc00") for record in json.loads((c / "project.json").read_text("utf-8"))["locales"]]),
+        "U+DC00, a lone UTF-16 surrogate"),
+})
 MODES = {"changes": False, "whole commit": True}
 
 
@@ -151,3 +181,13 @@ def test_removing_an_asset_with_its_translations_and_links_is_valid(clone, mode)
         lines = [line for line in path.read_text("utf-8").split("\n") if not line.startswith('"home.title":')]
         path.write_text("\n".join(lines), "utf-8")
     check(clone, MODES[mode])
+
+
+def test_a_push_cannot_change_the_chunk_size_which_no_api_write_changes(demo, clone):
+    project, _ = demo
+    edit_project(clone, chunk_size=1_000_000)
+    git(clone, "commit", "-qam", "bigger chunks")
+    commit = git(clone, "rev-parse", "HEAD").strip().encode()
+    with pytest.raises(Invalid) as refused:
+        CommitChecker(GitRepo(clone), lambda key: False, known=project.snapshot()).check(commit)
+    assert "`chunk_size` is 1000 in this project and cannot change" in refused.value.message

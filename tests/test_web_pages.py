@@ -15,7 +15,7 @@ from app.web.diff import word_diff
 from app.web.session import SECRET_FILE
 from formats.registry import supported
 from tests.api import Api, commit_count
-from tests.support import git
+from tests.support import commit_tree, git, project_files
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 HOSTILE = "<script>alert(1)</script>"
@@ -352,3 +352,15 @@ def test_a_change_page_details_a_bounded_number_of_entries_and_counts_the_rest(f
     body = page(full, f"/changes/{bulk}")
     assert body.count('class="badge">created</span>') + body.count('<article class="diff"') == 3
     assert f"{entries - 3} more changes not shown" in body
+
+
+def test_a_change_page_shows_only_commits_that_main_or_a_tag_reaches(full, demo):
+    project = demo[0]
+    files = project_files(project)
+    files["locales/fr/0000.json"] = files["locales/fr/0000.json"].replace(b"Bienvenue", b"Brouillon", 1)
+    draft = commit_tree(project, files, "a draft whose push was refused")  # its objects stayed in the store
+    assert git(project.path, "cat-file", "-t", draft).strip() == "commit"
+    assert full.get(f"/changes/{draft}").status_code == 404
+    assert "Brouillon" not in page(full, f"/changes/{latest_commit(project)}")  # reachable commits still show
+    git(project.path, "tag", "draft-release", draft)
+    assert "Brouillon" in page(full, f"/changes/{draft}")  # a tag makes it part of the project

@@ -10,7 +10,7 @@ from ..auth import requires
 from ..context import now, path_value, snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, render_list, success
-from ..records import asset_list_items, asset_record
+from ..records import SEPARATOR, asset_list, asset_record
 from ..requests import form_fields, json_object
 from ..tagfilter import tag_filter
 
@@ -29,12 +29,12 @@ def find_asset(snap: Snapshot, asset_id: str) -> str:
 @bp.get("/api/assets.json")
 @requires("read")
 def list_assets():
-    matches = tag_filter(request.args.get("filter", ""))
+    expression = request.args.get("filter", "")
     snap = snapshot()
-    listed = [(asset_id, text) for asset_id, tags, text in asset_list_items(snap) if matches(tags)]
+    ids, parts = asset_list(snap, tag_filter(expression) if expression.strip() else None)
     if "ugly" in request.args:  # rare: the records are built again rather than kept beside their renderings
-        return render([asset_record(snap, asset_id) for asset_id, _ in listed])
-    return render_list(listed)
+        return render([asset_record(snap, asset_id) for asset_id in ids])
+    return render_list(parts, SEPARATOR)
 
 
 @bp.post("/api/assets")

@@ -20,7 +20,7 @@ from storage.project import release_free_memory
 from storage.snapshot import Snapshot
 
 from ..auth import requires
-from ..context import committer_identity, now, project, snapshot, store
+from ..context import committer_identity, is_live_key, now, project, snapshot, store
 from ..errors import ApiError
 from ..exchange import EXPORT_CACHE, Importer, ImportOptions, snapshot_catalogue
 from ..jsonio import render
@@ -233,7 +233,7 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
         untag_updated=_tag_list("untag-updated"), tag_absent=_tag_list("tag-absent"),
         untag_absent=_tag_list("untag-absent"), delete_absent=flag_arg("delete-absent"),
         flag_new=flags["flag-new"], flag_updated=flags["flag-updated"])
-    return options, formats.ReadOptions(locale=locale_code, index=index)
+    return options, formats.ReadOptions(locale=locale_code, index=index, namespace=args.get("namespace", "").strip())
 
 
 def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
@@ -243,12 +243,17 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
 
     An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
     """
-    read_options.source_locale = project_obj.snapshot().source_locale
+    snap = project_obj.snapshot()
+    read_options.source_locale = snap.source_locale
+    read_options.namespace = read_options.namespace or snap.name  # as exports default it
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
     trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author) as tx:
+    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author,
+                                 is_live_key=is_live_key) as tx:
+        if options.index == "id":
+            formats.restore_keys(catalogue, ext, variant, tx.asset_ids())
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
@@ -380,7 +385,8 @@ def _convert(from_ext: str, name: str, ext: str) -> Response:
     index = (args.get("index") or "").strip().lower() or None
     if index not in (None, "id", "text"):
         raise ApiError(400, "index must be id or text")
-    read_options = formats.ReadOptions(locale=locale, source_locale=native, index=index)
+    read_options = formats.ReadOptions(locale=locale, source_locale=native, index=index,
+                                       namespace=args.get("namespace") or stem)
     export = formats.ExportOptions(locale=locale, source_locale=native, index=index,
                                    printf=args.get("printf", ""), no_comments=flag_arg("no-comments"),
                                    no_expand=flag_arg("no-expand") or flag_arg("no-folding"),
@@ -388,9 +394,9 @@ def _convert(from_ext: str, name: str, ext: str) -> Response:
                                    collisions=args.get("collisions") or "auto", project_name=stem,
                                    escape_formulas=flag_arg("escape-formulas"),
                                    all_locales=_variant(ext) == "multi")
-    try:
-        converted = formats.convert(from_ext, ext, _variant(ext), data, read_options, export,
-                                    budget="convert_seconds")
+    try:  # in a child process killed at convert_seconds: past it, this thread is free and nothing burns on
+        converted = formats.run_within("convert_seconds", "converting the file", formats.convert, from_ext, ext,
+                                       _variant(ext), data, read_options, export, "", "convert_seconds")
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)

@@ -8,8 +8,8 @@ A unit whose text holds Objective-C placeholders (`%@`, `%1$@`, `%lld`) gets pri
 
 Writing: UTF-8 (or the requested charset), Loco's banner as a block comment, then for each
 translated unit its notes as `/* ... */` and `"key" = "value";`. Untranslated units are left out
-(the app falls back to the development language); plural units keep their first form, since the
-plurals live in `.stringsdict`.
+(the app falls back to the development language); a plural unit arrives as its singular and plural-form
+units, each an entry of its own (pipeline.plural_forms_apart: the format has no plural syntax).
 """
 from __future__ import annotations
 

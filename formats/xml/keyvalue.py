@@ -4,7 +4,8 @@
   DOCTYPE Java writes (`http://java.sun.com/dtd/properties.dtd`, never fetched: the parser knows it);
   what `java.util.Properties.loadFromXML` reads.
 - tizen: `<string_table Bversion Dversion><text id=key>text</text></string_table>`.
-Neither holds plurals, contexts, notes or flags; untranslated units are left out.
+Neither holds plurals (each plural form is an entry of its own: pipeline.plural_forms_apart), contexts, notes
+or flags; untranslated units are left out.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
   data with a `type` or `mimetype` (images, serialized objects) are not text and are skipped on reading.
 - written with the standard `resheader`s (resmimetype text/microsoft-resx, version 2.0, reader, writer)
   and the standard inline schema, plus Loco's `locoLocaleCode` metadata, which reading takes as the locale.
-- ResX has no plurals, contexts or flags.
+- ResX has no plurals (each plural form is an entry of its own: pipeline.plural_forms_apart), contexts or flags.
 """
 from __future__ import annotations
 

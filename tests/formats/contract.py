@@ -11,7 +11,7 @@ from typing import Callable
 
 import pytest
 
-from formats import Catalogue, ExportOptions, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, ExportOptions, ReadOptions, Translation, Unit, export_file, read_file, restore_keys
 from formats.registry import FORMATS, FormatSpec
 
 EXPORTED_AT = datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
@@ -61,8 +61,11 @@ class RoundTrip:
             all_locales=self.spec.multi_locale,
         )
         exported = export_file(original, self.spec.ext, self.spec.variant, options)
-        read_options = ReadOptions(locale=locale, index="id", source_locale="en")
-        return read_file(self.spec.ext, self.spec.variant, exported.data, read_options)
+        read_options = ReadOptions(locale=locale, index="id", source_locale="en", namespace="Contract")
+        read = read_file(self.spec.ext, self.spec.variant, exported.data, read_options)
+        # as an import does: keys the format rewrote (PHP constant names) go back to the IDs they came from
+        restore_keys(read, self.spec.ext, self.spec.variant, [unit.id for unit in original.units])
+        return read
 
     def require(self, capability: str) -> None:
         """Skip the check when the spec declares it cannot hold the feature."""

@@ -159,7 +159,9 @@ def test_chrome_keys_are_made_valid_and_notes_become_descriptions() -> None:
     data = parsed(rich_catalogue(("fr",)), "json", "chrome", locale="fr")
     assert data["greeting"] == {"message": "[fr] Hello %s", "description": "Shown on the home page"}
     assert data["menu_open"] == {"message": "[fr] Open"}
-    assert data["files"] == {"message": "%d other (fr)"}  # Chrome has no plurals: the "other" form
+    # Chrome has no plurals: each plural form is a message of its own (issue #26 item 2)
+    assert data["files"] == {"message": "%d one (fr)"}
+    assert data["files_plural"] == {"message": "%d other (fr)"}
     assert "untouched" not in data
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file, restore_keys
 from tests.support import corpus_path
 
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
@@ -41,10 +41,19 @@ def save(tmp_path: Path, data: bytes) -> Path:
     return path
 
 
+def indexed(forms: dict[str, str]) -> dict[str, str]:
+    """Plural forms as Loco's PHP array writes them ([obs LEG-conv] `1 => 'exemples'`), as json_encode shows them."""
+    return {str(index): text for index, text in enumerate(forms.values())}
+
+
+def prefixed(tree: dict, prefix: str) -> dict:
+    return {prefix + key: value for key, value in tree.items()}
+
+
 def test_array_export_is_included_by_php_as_the_expected_array(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "", options(locale="fr")).data)
     assert php_include(path) == {
-        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"),
+        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": indexed(plural_texts("fr")),
     }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
@@ -57,23 +66,25 @@ def test_symfony_export_has_pipe_plurals(tmp_path: Path) -> None:
 
 def test_codeigniter_export_fills_lang(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "codeigniter", options(locale="fr")).data)
-    assert php_codeigniter(path) == {
-        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": plural_texts("fr"),
-    }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
+    assert php_codeigniter(path) == prefixed({  # the project name prefixes keys ([obs LEG-conv] `test_sample`)
+        **TEXTS, "menu": {"file": {"open": "Ouvrir"}, "edit": "Édition"}, "files": indexed(plural_texts("fr")),
+    }, "Sample_")  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
 def test_codeigniter_and_constants_take_an_explicit_namespace_prefix(tmp_path: Path) -> None:
     data = export_file(texts_catalogue(), "php", "codeigniter", options(locale="fr", namespace="app")).data
     assert php_codeigniter(save(tmp_path, data))["app_plain"] == "Bonjour"
     data = export_file(texts_catalogue(), "php", "constants", options(locale="fr", namespace="app")).data
-    assert php_constants(save(tmp_path, data))["APP_plain"] == "Bonjour"
+    assert php_constants(save(tmp_path, data))["APP_PLAIN"] == "Bonjour"
 
 
 def test_constants_export_defines_every_key(tmp_path: Path) -> None:
     path = save(tmp_path, export_file(texts_catalogue(), "php", "constants", options(locale="fr")).data)
-    assert php_constants(path) == {
-        **TEXTS, "menu.file.open": "Ouvrir", "menu.edit": "Édition", "files": plural_texts("fr"),
-    }  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
+    forms = list(plural_texts("fr").values())
+    assert php_constants(path) == prefixed({  # upper-case identifiers, prefix included ([obs] `TEST_EXAMPLES`)
+        **{key.upper(): text for key, text in TEXTS.items()}, "MENU_FILE_OPEN": "Ouvrir", "MENU_EDIT": "Édition",
+        "FILES": forms[0], "FILES_PLURAL": forms[1],  # a constant per plural form: no plural syntax
+    }, "SAMPLE_")  # the untranslated unit is left out: PHP apps fall back for a missing key, never print a null
 
 
 @pytest.mark.parametrize("variant", ["", "symfony", "codeigniter", "constants"])
@@ -81,14 +92,16 @@ def test_constants_export_defines_every_key(tmp_path: Path) -> None:
 def test_rich_exports_pass_php_lint_and_read_back(tmp_path: Path, variant: str, locale: str) -> None:
     data = export_file(rich_catalogue(), "php", variant, options(locale=locale, breaks="DOS")).data
     save(tmp_path, data)
-    read = read_file("php", variant, data, ReadOptions(locale=locale))
+    read = read_file("php", variant, data, ReadOptions(locale=locale, namespace="Sample"))
+    restore_keys(read, "php", variant, ["quote"])
     assert read.unit("quote").translation(locale).text == rich_catalogue().unit("quote").translation(locale).text
 
 
 def test_every_variant_round_trips_texts_through_our_reader() -> None:
     for variant in ("", "symfony", "codeigniter", "constants"):
         data = export_file(texts_catalogue(), "php", variant, options(locale="fr")).data
-        read = read_file("php", variant, data, ReadOptions(locale="fr"))
+        read = read_file("php", variant, data, ReadOptions(locale="fr", namespace="Sample"))
+        restore_keys(read, "php", variant, TEXTS)
         assert {key: read.unit(key).translation("fr").text for key in TEXTS} == TEXTS
 
 

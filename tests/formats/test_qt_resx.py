@@ -114,7 +114,8 @@ def test_resx_is_read_by_translate_toolkit() -> None:
     store = resx.RESXFile.parsestring(data)
     units = {unit.getid(): unit for unit in store.units}
     assert units["quote"].target == '[fr] "salut" \\ \nfin' or units["quote"].source == '[fr] "salut" \\ \nfin'
-    assert len(units) == 5
+    assert len(units) == 6  # the plural unit is two entries: files and files-plural (issue #26 item 2)
+    assert units["files-plural"].target == "%d other (fr)" or units["files-plural"].source == "%d other (fr)"
 
 
 def test_resx_skips_non_string_resources() -> None:

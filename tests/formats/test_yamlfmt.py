@@ -50,7 +50,7 @@ def test_export_with_yaml_specials_reads_the_same_in_pyyaml_and_ruby_psych(tmp_p
     path = save(tmp_path, data)
     ours = yaml.safe_load(data)
     assert psych_load(path) == ours
-    texts = ours["fr"] if variant == "rails" else ours
+    texts = ours["fr"] if variant in ("rails", "nested") else ours  # nested: the locale root (issue #26 item 6)
     for number, text in enumerate(SPECIALS):
         assert texts[f"special{number}"] == text, data.decode()
     assert texts["yes"] == "une clé"  # the key stays the text "yes"
@@ -88,12 +88,24 @@ def test_simple_yaml_keeps_dotted_keys_flat_and_nested_expands_them() -> None:
     simple = yaml.safe_load(export_text(rich_catalogue(), "yml", "", locale="fr"))
     nested = yaml.safe_load(export_text(rich_catalogue(), "yml", "nested", locale="fr"))
     assert simple["menu.open"] == "[fr] Open"
-    assert nested["menu"] == {"open": "[fr] Open", "close": "[fr] Close"}
+    assert nested["fr"]["menu"] == {"open": "[fr] Open", "close": "[fr] Close"}  # under the locale root
+
+
+def test_nested_yaml_has_the_locale_then_the_namespace_as_roots_and_reads_back_into_that_locale() -> None:
+    """[obs LEG-conv] `fr-FR:` / `  test:` / `    sample: échantillon` (issue #26 item 6)."""
+    text = export_text(rich_catalogue(), "yml", "nested", locale="fr", namespace="test")
+    assert yaml.safe_load(text)["fr"]["test"]["menu"]["open"] == "[fr] Open"
+    assert "\nfr:\n  test:\n    # Shown on the home page\n    greeting: " in text
+    read = read_file("yml", "nested", text.encode(), ReadOptions(namespace="test"))
+    assert read.locales == ["fr"]
+    assert read.unit("menu.open").translation("fr").text == "[fr] Open"
+    assert read.unit("greeting").notes == "Shown on the home page"
+    assert read.unit("files").translation("fr").plurals == plural_texts("fr")
 
 
 def test_notes_are_comments_above_their_key_and_read_back() -> None:
     text = export_text(rich_catalogue(), "yml", "nested", locale="fr")
-    assert "# Shown on the home page\ngreeting: " in text
+    assert "  # Shown on the home page\n  greeting: " in text
     assert read_file("yml", "nested", text.encode(), ReadOptions(locale="fr")).unit("greeting").notes == \
         "Shown on the home page"
 

@@ -53,9 +53,11 @@ def free_port() -> int:
 class Server:
     """`gloss serve` in a subprocess; `key` is the demo project's full-access key printed on first start."""
 
-    def __init__(self, data_dir: Path, workers: int = 2, max_open_files: int | None = None):
+    def __init__(self, data_dir: Path, workers: int = 2, env: dict[str, str] | None = None,
+                 max_open_files: int | None = None):
         self.data_dir = Path(data_dir)
         self.workers = workers
+        self.env = env or {}  # added to the server's environment (e.g. GLOSS_CONVERT_SECONDS)
         self.max_open_files = max_open_files  # the server's RLIMIT_NOFILE (`ulimit -n`), when given
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
         self.port = 0
@@ -66,7 +68,7 @@ class Server:
     def start(self, timeout: float = 60.0) -> "Server":
         self.port = free_port()
         log = open(self.log_path, "ab")
-        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", **self.env)
         self.process = subprocess.Popen(
             GLOSS + ["--data", str(self.data_dir), "serve", "--port", str(self.port), "--workers", str(self.workers)],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
@@ -136,6 +138,18 @@ class Server:
         except OSError:
             return []
         return [int(pid) for pid in children]
+
+    def descendants(self, pid: int) -> list[int]:
+        """Every process below `pid` (children of any of its threads, theirs, and so on)."""
+        found = []
+        for children in Path(f"/proc/{pid}/task").glob("*/children"):
+            try:
+                pids = [int(child) for child in children.read_text().split()]
+            except OSError:  # the thread or the process ended meanwhile
+                continue
+            for child in pids:
+                found += [child, *self.descendants(child)]
+        return found
 
     def log(self) -> str:
         try:
