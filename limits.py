@@ -1,4 +1,5 @@
-"""Every limit Gloss enforces on what clients send (and on what one worker keeps open), in one place (README "Limits" and the OpenAPI text list them).
+"""Every limit Gloss enforces on what clients send, and on what a worker keeps open, in one place (README
+"Limits" and the OpenAPI text list them).
 
 This module imports nothing of ours, so every layer (app/, storage/, formats/) may import it. Each refusal
 names the limit it hit with `describe(name)`, e.g. "locale code longer than 64 characters (limit

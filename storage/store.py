@@ -47,8 +47,9 @@ class Store:
     """Opens projects by id; one Project object per id per process, so its snapshot cache is shared.
 
     Only the MAX_OPEN_PROJECTS most recently used projects stay open, holding MAX_OPEN_PACK_FILES pack files
-    and snapshots of MAX_OPEN_ASSETS assets together at most (the one in use may exceed them), and a project idle for IDLE_PROJECT_SECONDS closes its files (see limits.py): a
-    worker serving thousands of projects keeps its memory and descriptors bounded. An evicted project is
+    and snapshots of MAX_OPEN_ASSETS assets together at most (the one in use may exceed them), and a project
+    idle for IDLE_PROJECT_SECONDS closes its files (see limits.py): a worker serving thousands of projects
+    keeps its memory and descriptors bounded. An evicted project is
     dropped, never invalidated: a request still holding it goes on (reopening what it reads, its writes
     still excluded by the project's file lock), and the next request opens it afresh.
     """
