@@ -144,10 +144,16 @@ def _keep_only_mappings(pack: Pack) -> None:
     `.pack` was open twice; once mapped, dulwich reads only through the mapping and closes the mapping
     itself (closing a closed file again does nothing).
     """
-    for part in (pack._idx, pack._data):
+    for part in _pack_parts(pack):
         handle = getattr(part, "_file", None)
         if handle is not None and not handle.closed and isinstance(getattr(part, "_contents", None), mmap.mmap):
             handle.close()
+
+
+def _pack_parts(pack: Pack) -> tuple[object, object]:
+    """A pack's index and data objects, None until dulwich loads them (its private attributes: read defensively,
+    as a dulwich release may rename them; then files are merely counted and closed as dulwich itself does)."""
+    return getattr(pack, "_idx", None), getattr(pack, "_data", None)
 
 
 def _descriptors(part: object) -> int:
@@ -348,8 +354,8 @@ class GitRepo:
     def open_files(self) -> int:
         """How many descriptors the repository's packs hold (an index and a data file per opened pack)."""
         with self._store_lock:
-            packs = list(self._dulwich.object_store._pack_cache.values())  # dulwich's open packs
-        return sum(_descriptors(part) for pack in packs for part in (pack._idx, pack._data))
+            packs = list(getattr(self._dulwich.object_store, "_pack_cache", {}).values())  # dulwich's open packs
+        return sum(_descriptors(part) for pack in packs for part in _pack_parts(pack))
 
     # ----------------------------------------------------------------- creation
     @classmethod
