@@ -13,6 +13,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,7 @@ class Server:
     data: Path
     process: subprocess.Popen
     output: list[str] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)  # name -> API key, for the tests' convenience
 
     def url(self, key: str | None, project: str = "acme-notes", password: bool = True) -> str:
         """The clone URL, with the key as HTTP Basic user name (and an explicit empty password)."""
@@ -63,6 +66,22 @@ class Server:
 
 def _decode(data: bytes, content_type: str) -> Any:
     return json.loads(data) if content_type == "application/json" else data
+
+
+DEMO = "acme-notes"
+
+
+@contextmanager
+def serving_demo(data: Path, **keys: tuple[str, str]) -> Iterator[Server]:
+    """The seeded demo served, with its full-access key as keys["full"] and one more key per keyword
+    (name=(access, user))."""
+    served, full = start_server(data)
+    served.keys = {"full": full or "", **{name: gloss(data, "key", "create", DEMO, "--access", access, "--user", user)
+                                          for name, (access, user) in keys.items()}}
+    try:
+        yield served
+    finally:
+        served.stop()
 
 
 def start_server(data: Path, workers: int = 2, cwd: Path = REPO_ROOT) -> tuple[Server, str | None]:

@@ -21,7 +21,7 @@ import pytest
 
 from app.githttp import HOOK_SCRIPT, HookChannel
 from storage.keys import digest_of
-from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, start_server
+from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, serving_demo
 from tests.support import assert_fsck_clean, edit_line, require_tool
 
 PROJECT = "acme-notes"
@@ -31,17 +31,10 @@ PROJECT = "acme-notes"
 def server(tmp_path_factory):
     require_tool("git")
     data = tmp_path_factory.mktemp("githttp") / "data"
-    served, full = start_server(data)
-    keys = {
-        "full": full,
-        "readonly": gloss(data, "key", "create", PROJECT, "--access", "readonly", "--user", "Rita Reader"),
-        "export": gloss(data, "key", "create", PROJECT, "--access", "export", "--user", "Pipeline"),
-    }
-    other = gloss(data, "project", "create", "Other Shop")
-    keys["other"] = gloss(data, "key", "create", other, "--access", "full", "--user", "Stranger")
-    served.keys = keys
-    yield served
-    served.stop()
+    with serving_demo(data, readonly=("readonly", "Rita Reader"), export=("export", "Pipeline")) as served:
+        other = gloss(data, "project", "create", "Other Shop")
+        served.keys["other"] = gloss(data, "key", "create", other, "--access", "full", "--user", "Stranger")
+        yield served
 
 
 def server_repo(server: Server) -> Path:

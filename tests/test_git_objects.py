@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from limits import MAX_FILE_BYTES, MAX_PUSH_BYTES
-from tests.gitserver import Server, gloss, run_git, start_server
+from tests.gitserver import Server, run_git, serving_demo
 from tests.support import edit_line, require_tool
 
 PROJECT = "acme-notes"
@@ -24,11 +24,8 @@ PROJECT = "acme-notes"
 def server(tmp_path_factory):
     require_tool("git")
     data = tmp_path_factory.mktemp("gitobjects") / "data"
-    served, full = start_server(data)
-    served.keys = {"full": full,
-                   "readonly": gloss(data, "key", "create", PROJECT, "--access", "readonly", "--user", "Rita")}
-    yield served
-    served.stop()
+    with serving_demo(data, readonly=("readonly", "Rita")) as served:
+        yield served
 
 
 def server_repo(server: Server) -> Path:
