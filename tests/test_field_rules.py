@@ -15,10 +15,9 @@ from limits import MAX_ASSET_ID_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, MAX
 from storage import fields
 from storage.checks import CommitChecker
 from storage.errors import StorageError
-from storage.gitrepo import Person
 from storage.receive import check_push
 from tests.conftest import auth
-from tests.test_push_property import write_tree
+from tests.support import commit_tree
 
 KEY = "the demo's full-access key"  # stands for the live key itself (a case's value is built with it)
 Files = dict[str, bytes]
@@ -133,8 +132,8 @@ def with_key(value: Any, key: str) -> Any:
 
 def push_refusal(project, files: Files, is_live_key) -> str | None:
     """Why a push of `files` on top of the head is refused, or None when the checks accept it."""
-    repo, head = project.repo, project.repo.head()
-    commit = repo.write_commit(write_tree(repo, files), [head], Person("P", "p@x"), Person("P", "p@x"), "push")
+    head = project.repo.head()
+    commit = commit_tree(project, files, "push").encode()
     try:
         check_push(project, [(head, commit, "refs/heads/main")], None, is_live_key)
     except StorageError as error:
