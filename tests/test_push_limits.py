@@ -65,6 +65,30 @@ def test_a_catalogue_of_a_million_tiny_entries_is_refused_and_no_worker_grows_by
     assert memory.worker_growth_mb() <= GROWTH_LIMIT_MB, memory.peaks  # 831 MB before the line count
 
 
+@pytest.mark.parametrize("char", ["a", "\u4e2d"])
+def test_an_accepted_catalogue_of_long_texts_at_the_file_limit_grows_no_worker_by_more_than_100_mb(
+        server, tmp_path, char):
+    """The costly accepted push: every entry of a chunk holds a text as long as the file limit allows (ASCII, and
+    CJK, which Python stores two bytes a character); 32 MiB files grew a worker by 211-223 MB, 8 MiB by 18-55."""
+    repo = cloned(server, tmp_path)
+    path = repo / "locales" / "fr" / "0000.json"
+    original = path.read_bytes()
+    asset_ids = list(json.loads(original))
+    length = min(MAX_TEXT_CHARS, (MAX_FILE_BYTES - 64 * 1024) // len(char.encode()) // len(asset_ids))
+    lines = [json.dumps(asset_id) + ': {"text": "' + char * length + '", "rev": 1}' for asset_id in asset_ids]
+    path.write_bytes(("{\n" + ",\n".join(lines) + "\n}\n").encode())
+    assert run_git(repo, "commit", "-qam", "long texts").returncode == 0
+    with PeakMemory(server.process.pid) as memory:
+        pushed = run_git(repo, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert memory.worker_growth_mb() <= GROWTH_LIMIT_MB, memory.peaks
+    # the French texts back as they were: the module's later tests write to this full catalogue
+    assert run_git(repo, "pull", "-q", "--no-rebase").returncode == 0
+    path.write_bytes(original)
+    assert run_git(repo, "commit", "-qam", "texts back").returncode == 0
+    assert run_git(repo, "push", "-q", "origin", "main").returncode == 0
+
+
 def test_a_server_started_with_a_relative_data_directory_accepts_pushes(tmp_path):
     require_tool("git")
     (tmp_path / "run").mkdir()
