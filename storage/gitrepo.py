@@ -20,11 +20,11 @@ from dulwich.repo import Repo
 from .git.maintenance import Maintenance, remove_stale_dirs
 from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person
 from .git.queries import CommitPatch, GitCommandError, GitCommands
-from .git.refs import ANY, BRANCH, ZERO_ID, Branch, Recovery, RefMoved
+from .git.refs import ANY, BRANCH, ZERO_ID, Branch, Recovery
 from .git.worktree import WorkTree, parent_dir
 
 __all__ = ["ANY", "FILE_MODE", "TREE_MODE", "ZERO_ID", "CommitPatch", "GitCommandError", "GitRepo", "Person",
-           "RefMoved", "parent_dir", "remove_stale_dirs"]
+           "parent_dir", "remove_stale_dirs"]
 
 
 class GitRepo:
@@ -134,9 +134,6 @@ class GitRepo:
     def object_batch(self, store: bool = True) -> AbstractContextManager[dict[str, tuple[int, bytes]]]:
         return self.objects.object_batch(store)
 
-    def write_object(self, type_name: bytes, content: bytes) -> bytes:
-        return self.objects.write_object(type_name, content)
-
     def write_blob(self, data: bytes) -> bytes:
         return self.objects.write_blob(data)
 
@@ -174,9 +171,6 @@ class GitRepo:
     def ref_lock(self) -> AbstractContextManager[None]:
         return self.branch.ref_lock()
 
-    def settle(self, head: bytes | None) -> None:
-        self.branch.settle(head)
-
     def needs_recovery(self, thorough: bool = False) -> bool:
         return self.recovery.needs_recovery(thorough)
 
@@ -198,9 +192,6 @@ class GitRepo:
         if flush:
             self.branch.settle(commit)
 
-    def resync_worktree(self, ours: Callable[[str], bool] = lambda path: True) -> list[str]:
-        return self.worktree.resync(self.head(), ours)
-
     # ----------------------------------------------------------------- maintenance (storage.git.maintenance)
     def note_commit(self) -> None:
         self.maintenance.note_commit(lambda busy: self.pack_loose_objects(wait=False, busy=busy))
@@ -217,6 +208,3 @@ class GitRepo:
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         return self.maintenance.sweep_temp_files(older_than)
-
-    def sweep_push_quarantines(self) -> int:
-        return self.maintenance.sweep_push_quarantines()

@@ -31,6 +31,7 @@ TREE_MODE = 0o040000
 LOOSE_COMPRESSION = 1
 DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024  # per pack; see ObjectStore.__init__
 
+
 def _keep_only_mappings(pack: Pack) -> None:
     """Close the file objects dulwich keeps beside a pack's mappings, so each pack file is open once.
 
@@ -59,7 +60,7 @@ def _descriptors(part: object) -> int:
 
 
 def is_own_pack_temp(name: str) -> bool:
-    """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `_write_pack` (git's differ)."""
+    """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `stage_pack` (git's differ)."""
     parts = name.split("_")
     return len(parts) == 4 and parts[1] in ("pack", "idx") and parts[2].isdigit() and parts[3].isdigit()
 

@@ -122,11 +122,11 @@ class Branch:
                 if journal_fd is not None:
                     os.close(journal_fd)
                 os.close(fd)
-                os.unlink(self.lock_path)
+                os.unlink(self._lock_path)
             raise
         os.close(journal_fd)
         os.close(fd)
-        os.replace(self.lock_path, self.ref_path)  # the rename releases the lock
+        os.replace(self._lock_path, self.ref_path)  # the rename releases the lock
         return written.paths is not None
 
     def _flush_round(self, handles: list[BinaryIO], journal_fd: int, flush: list[str]) -> None:
@@ -157,7 +157,7 @@ class Branch:
         durable.fsync(journal_fd)
 
     @property
-    def lock_path(self) -> Path:
+    def _lock_path(self) -> Path:
         return self.ref_path.with_name(self.ref_path.name + ".lock")
 
     @contextmanager
@@ -167,7 +167,7 @@ class Branch:
         try:
             yield
         finally:
-            os.unlink(self.lock_path)
+            os.unlink(self._lock_path)
 
     def create_lock(self) -> int:
         """Create `refs/heads/main.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder.
@@ -176,7 +176,7 @@ class Branch:
         (atomically, failing if the lock exists): a writer killed at any moment leaves either no lock or one
         that the next writer knows for a dead Gloss writer's, never one that passes for git's.
         """
-        lock = self.lock_path
+        lock = self._lock_path
         deadline = time.monotonic() + REF_LOCK_TIMEOUT
         pause = 0.001
         temp = self.git_dir / f"gloss-ref-lock-{os.getpid()}-{threading.get_ident()}.tmp"  # swept if left
@@ -255,7 +255,6 @@ class Branch:
         head = self.head()
         return head if head is not None and COMMIT_ID.fullmatch(head) else None
 
-
     def write_durably(self, commit: bytes) -> None:
         """Set the branch (recovery only, so two rounds of fsync are fine here)."""
         fd = self.create_lock()
@@ -264,11 +263,12 @@ class Branch:
             durable.fsync(fd)
         except BaseException:
             os.close(fd)
-            os.unlink(self.lock_path)
+            os.unlink(self._lock_path)
             raise
         os.close(fd)
-        os.replace(self.lock_path, self.ref_path)
+        os.replace(self._lock_path, self.ref_path)
         durable.fsync_directory(self.ref_path.parent)
+
 
 class Recovery:
     """Repairs what a killed writer or a power loss left: the branch, the working tree and the index."""
@@ -298,7 +298,7 @@ class Recovery:
         durable commit. Publishes the journaled packs whose rename was lost; when the ref lags behind the
         journal, moves it to the latest slot's commit if that commit is whole, else to the slot's base; then
         resyncs the working tree and the index when they may lag. Returns the paths that could not be
-        written (see resync_worktree)."""
+        written (see WorkTree.resync)."""
         latest, previous = self.branch.journal.read()
         head = self.branch.valid_head()
         target = head

@@ -182,7 +182,6 @@ class WorkTree:
         self._record_checkout(head or b"0" * 40)
         return skipped
 
-
     def _write_file(self, relative: str, data: bytes) -> BinaryIO:
         """Rewrite one working-tree file in place, creating its directory when needed; returns it open."""
         target = self.path / relative
@@ -286,7 +285,6 @@ class WorkTree:
                 directory = directory.parent
         except OSError:  # a name the file system refuses, or a file appeared: leave the directory
             pass
-
 
 
 def _index_v2_entries(data: bytes) -> dict[bytes, bytes] | None:
