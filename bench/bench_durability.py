@@ -27,6 +27,7 @@ from dulwich.repo import Repo  # noqa: E402
 
 from bench.bench_storage import ACTOR, BENCH, LOCALES, build_project  # noqa: E402
 from storage import gitrepo  # noqa: E402
+from storage.git import durable  # noqa: E402
 from storage import operations as ops  # noqa: E402
 from storage.store import utc_now  # noqa: E402
 
@@ -50,12 +51,12 @@ def gloss_commit(project, ids: list[str]) -> Callable[[int], object]:
 
 def without_fsync(action: Callable[[int], object]) -> Callable[[int], object]:
     def run(n: int) -> object:
-        saved = gitrepo.fsync, gitrepo.fsync_directory
-        gitrepo.fsync = gitrepo.fsync_directory = lambda _: None  # type: ignore[assignment]
+        saved = durable.fsync, durable.fsync_directory
+        durable.fsync = durable.fsync_directory = lambda _: None  # type: ignore[assignment]
         try:
             return action(n)
         finally:
-            gitrepo.fsync, gitrepo.fsync_directory = saved
+            durable.fsync, durable.fsync_directory = saved
     return run
 
 
@@ -68,7 +69,7 @@ def fsynced_file_write(directory: Path, sync_dir: bool) -> Callable[[int], objec
             os.fsync(handle.fileno())
         os.replace(temp, directory / "floor")
         if sync_dir:
-            gitrepo.fsync_directory(directory)
+            durable.fsync_directory(directory)
     return write
 
 

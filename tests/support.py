@@ -61,7 +61,7 @@ def assert_fsck_clean(repo: Path | str) -> None:
     """
     import fcntl
 
-    from storage.gitrepo import MAINTENANCE_LOCK
+    from storage.git.maintenance import MAINTENANCE_LOCK
 
     fd = os.open(Path(repo) / ".git" / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:

@@ -10,7 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from storage import gitrepo
+from storage.git import refs, worktree
 from storage import operations as ops
 from storage.gitrepo import Person
 from storage.journal import SLOT_SIZE, Journal
@@ -203,7 +203,7 @@ def test_an_acknowledged_write_flushed_its_pack_index_and_journaled_ref_before_t
 
 def test_pending_working_tree_files_and_directories_are_flushed_by_a_later_commit(api, demo, monkeypatch):
     project, _ = demo
-    monkeypatch.setattr(gitrepo, "PENDING_PATHS", 3)  # a new locale's file and two directories
+    monkeypatch.setattr(refs, "PENDING_PATHS", 3)  # a new locale's file and two directories
     assert api.post("/api/locales", data={"code": "pt-BR"})[0] == 201
     assert api.post("/api/translations/home.title/pt-BR", data="Bem-vindo".encode())[0] == 200
     latest, _ = Journal(project.path / ".git").read()
@@ -219,7 +219,7 @@ def test_pending_working_tree_files_and_directories_are_flushed_by_a_later_commi
 
 def test_at_most_the_pending_limit_of_written_files_waits_for_a_flush(api, demo, monkeypatch):
     project, _ = demo
-    monkeypatch.setattr(gitrepo, "PENDING_PATHS", 3)
+    monkeypatch.setattr(refs, "PENDING_PATHS", 3)
     for code in ("es", "it", "nl", "sv"):
         assert api.post("/api/locales", data={"code": code})[0] == 201
         assert api.post(f"/api/translations/home.title/{code}", data=code.encode())[0] == 200
@@ -231,6 +231,7 @@ WRITER_SCRIPT = textwrap.dedent("""
     import os, sys
     sys.path.insert(0, {root!r})
     from storage import gitrepo, operations as ops
+    from storage.git import durable, objects
     from storage.store import Store, utc_now
     {patch}
     project = Store({data!r}).project({project!r})
@@ -261,9 +262,9 @@ def _assert_consistent(project) -> None:
 
 # A crash after the round but before the renames is what a power loss leaves when the renames were not yet on
 # disk: the journal, the pack under its temp names and the working tree files of earlier writes are.
-DIE_AFTER_THE_ROUND = "gitrepo.GitRepo._publish_pack = lambda *args: os._exit(9)"
+DIE_AFTER_THE_ROUND = "objects.ObjectStore.publish_pack = lambda *args: os._exit(9)"
 # A crash in the round: what a power loss leaves when the round did not finish is any part of it.
-DIE_IN_THE_ROUND = "gitrepo.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
+DIE_IN_THE_ROUND = "durable.flush_all_to_disk = lambda *args, **kwargs: os._exit(9)"
 
 
 def test_a_commit_whose_renames_were_lost_after_its_round_is_recovered_from_the_journal(tmp_path):
@@ -384,15 +385,15 @@ def test_a_recovery_that_fails_at_start_leaves_reads_working_and_the_next_write_
 
     store, project = _project_with(tmp_path, "Read-only", ["a"])
     (project.path / ".git" / "gloss-checkout").write_text("0" * 40 + "\n")  # the working tree must be resynced
-    real_resync = gitrepo.GitRepo.resync_worktree
+    real_resync = worktree.WorkTree.resync
 
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(gitrepo.GitRepo, "resync_worktree", read_only)
+    monkeypatch.setattr(worktree.WorkTree, "resync", read_only)
     reopened = _reopened(store, project)  # no exception: the failure is logged
     assert reopened.snapshot().translation("a", "en")["text"] == "a"
-    monkeypatch.setattr(gitrepo.GitRepo, "resync_worktree", real_resync)
+    monkeypatch.setattr(worktree.WorkTree, "resync", real_resync)
     with reopened.transaction(WRITER, "later", "translate") as tx:
         ops.translate(tx, "a", "en", "later", None, utc_now())
     _assert_consistent(project)

@@ -16,6 +16,7 @@ import pytest
 import limits
 from app.routes import transfer
 from storage import gitrepo
+from storage.git import objects
 from storage.jobs import COMMITTED, INTERRUPTED, JobStore
 from tests.support import assert_fsck_clean, git
 from vocabulary import asset_id_of_text
@@ -319,7 +320,7 @@ def test_a_disk_fault_before_the_commit_is_a_clear_status_and_changes_nothing(
         api, demo, monkeypatch, error_number, status, word):
     project = demo[0]
     before = head(project)
-    monkeypatch.setattr(gitrepo.GitRepo, "_stage_pack", failing(error_number))
+    monkeypatch.setattr(objects.ObjectStore, "stage_pack", failing(error_number))
     code, body = api.post(f"/api/translations/{first_asset(api)}/fr", data="Jamais")
     assert code == status and word in body["error"]
     assert head(project) == before
@@ -329,13 +330,13 @@ def test_a_disk_fault_before_the_commit_is_a_clear_status_and_changes_nothing(
 
 def test_a_disk_full_while_writing_leaves_no_temp_file(api, demo, monkeypatch):
     project = demo[0]
-    real_chmod = gitrepo.os.chmod
+    real_chmod = objects.os.chmod
 
     def chmod_then_full(path, mode):
         real_chmod(path, mode)
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(gitrepo.os, "chmod", chmod_then_full)
+    monkeypatch.setattr(objects.os, "chmod", chmod_then_full)
     status, _ = api.post(f"/api/translations/{first_asset(api)}/fr", data="Plein")
     assert status == 507
     leftovers = [p.name for p in (project.path / ".git").rglob("*") if "tmp" in p.name]

@@ -68,7 +68,7 @@ def test_a_write_of_more_paths_than_the_limit_flushes_every_older_one_and_lists_
 
 def test_the_longest_allowed_paths_fit_in_a_slot():
     from limits import MAX_PATH_BYTES
-    from storage.gitrepo import PENDING_PATHS
+    from storage.git.refs import PENDING_PATHS
 
     paths = {"é" * (MAX_PATH_BYTES // 2 - 4) + f"{n:04d}": 10 ** 9 for n in range(PENDING_PATHS)}
     slot = Slot(10 ** 9, "a" * 40, "b" * 40, packs=[["tmp_pack_1_2", "tmp_idx_1_2", "pack-" + "c" * 40]],

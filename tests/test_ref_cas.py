@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from storage import gitrepo, operations as ops
+from storage import operations as ops
+from storage.git import refs
 from storage.errors import Busy, Conflict
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
@@ -61,7 +62,7 @@ def test_git_cannot_move_the_branch_while_gloss_holds_the_ref_lock(project):
 
 
 def test_gloss_waits_for_then_gives_up_on_a_lock_held_by_git_and_writes_nothing(project, monkeypatch):
-    monkeypatch.setattr(gitrepo, "REF_LOCK_TIMEOUT", 0.2)
+    monkeypatch.setattr(refs, "REF_LOCK_TIMEOUT", 0.2)
     head = git(project.path, "rev-parse", "HEAD").strip()
     lock_path(project).write_text(head + "\n")  # what git leaves while its ref transaction runs
     with pytest.raises(Busy):
@@ -76,7 +77,7 @@ def test_gloss_waits_for_then_gives_up_on_a_lock_held_by_git_and_writes_nothing(
 def test_a_lock_left_by_a_killed_writer_long_ago_does_not_wedge_the_project(project):
     lock = lock_path(project)
     lock.write_text("")
-    old = time.time() - gitrepo.STALE_REF_LOCK - 5
+    old = time.time() - refs.STALE_REF_LOCK - 5
     os.utime(lock, (old, old))
     translate(project, "Hi")
     assert project.snapshot().translation("greeting", "en")["text"] == "Hi"
@@ -86,7 +87,7 @@ def test_a_lock_left_by_a_killed_writer_long_ago_does_not_wedge_the_project(proj
 
 def test_a_branch_locked_by_git_answers_503_with_a_json_error_through_http(client, demo, monkeypatch):
     project, keys = demo
-    monkeypatch.setattr(gitrepo, "REF_LOCK_TIMEOUT", 0.1)
+    monkeypatch.setattr(refs, "REF_LOCK_TIMEOUT", 0.1)
     head = git(project.path, "rev-parse", "HEAD").strip()
     lock_path(project).write_text("")
     response = client.post("/api/assets", data={"id": "x", "text": "X"}, **auth(keys.full))
@@ -97,8 +98,8 @@ def test_a_branch_locked_by_git_answers_503_with_a_json_error_through_http(clien
 
 def test_a_fresh_lock_left_by_a_gloss_writer_killed_at_any_moment_is_removed_by_the_next_write(project,
                                                                                             monkeypatch):
-    monkeypatch.setattr(gitrepo, "REF_LOCK_TIMEOUT", 0.2)  # far below STALE_REF_LOCK: no waiting it out
-    fd = project.repo._create_ref_lock()  # what a writer holds when it is killed
+    monkeypatch.setattr(refs, "REF_LOCK_TIMEOUT", 0.2)  # far below STALE_REF_LOCK: no waiting it out
+    fd = project.repo.branch.create_lock()  # what a writer holds when it is killed
     os.close(fd)
     assert lock_path(project).exists()
     assert list((project.path / ".git").glob("gloss-ref-lock-*")) == []  # its private name is gone already

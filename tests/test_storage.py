@@ -160,9 +160,9 @@ def test_repository_can_be_cloned_and_its_history_read(project, tmp_path):
 
 
 def test_each_commit_is_one_pack_and_small_packs_are_rolled_up(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)  # no background run: the test calls it itself
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)  # no background run: the test calls it itself
     project = Store(tmp_path / "d").create_project("P", "en", "English")
     create(project, "k", "v")
     for i in range(40):
@@ -186,15 +186,15 @@ def test_a_background_repack_leaves_the_work_to_one_already_running_in_another_p
     import fcntl
     import os
 
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)
     project = Store(tmp_path / "d").create_project("P", "en", "English")
     create(project, "k", "v")
     for i in range(5):
         translate(project, "k", "en", f"v{i}")
     before = _pack_count(project)
-    fd = os.open(project.path / ".git" / gitrepo.MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT)
+    fd = os.open(project.path / ".git" / maintenance.MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # what another process's repack holds
         project.repo.pack_loose_objects(wait=False)
@@ -206,9 +206,9 @@ def test_a_background_repack_leaves_the_work_to_one_already_running_in_another_p
 
 
 def test_packs_grown_past_their_size_after_the_last_full_repack_get_a_full_repack(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)
     project = Store(tmp_path / "d").create_project("P", "en", "English", chunk_size=100)
     with project.transaction(ALICE, "Many", "create-asset") as tx:  # a big first pack; `k` in a chunk alone
         for i in range(500):
@@ -217,10 +217,10 @@ def test_packs_grown_past_their_size_after_the_last_full_repack_get_a_full_repac
     project.repo.pack_loose_objects()  # the first one is full: it sets the size to compare with
     assert _pack_count(project) == 1
     translate(project, "k", "en", "v1")  # a pack of a few objects beside one of hundreds
-    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 10**6)  # growth too small: a geometric roll-up
+    monkeypatch.setattr(maintenance, "FULL_REPACK_GROWTH", 10**6)  # growth too small: a geometric roll-up
     project.repo.pack_loose_objects()
     assert _pack_count(project) == 2  # geometric: the big pack is left alone
-    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 1.0)
+    monkeypatch.setattr(maintenance, "FULL_REPACK_GROWTH", 1.0)
     translate(project, "k", "en", "last")
     project.repo.pack_loose_objects()
     assert _pack_count(project) == 1
@@ -233,10 +233,10 @@ def _commits(project, count: int) -> None:
 
 
 def test_a_due_repack_waits_for_a_lull_in_the_writes(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 3)
-    monkeypatch.setattr(gitrepo, "MAINTENANCE_LULL", 2.0)
+    monkeypatch.setattr(maintenance, "GC_EVERY", 3)
+    monkeypatch.setattr(maintenance, "MAINTENANCE_LULL", 2.0)
     project = Store(tmp_path / "d").create_project("P", "en", "English")
     create(project, "k", "v")
     _commits(project, 3)
@@ -252,11 +252,11 @@ def test_a_due_repack_waits_for_a_lull_in_the_writes(tmp_path, monkeypatch):
 
 
 def test_writes_that_never_pause_still_get_their_packs_rolled_up(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 2)
-    monkeypatch.setattr(gitrepo, "GC_FORCE_EVERY", 6)
-    monkeypatch.setattr(gitrepo, "MAINTENANCE_LULL", 3600.0)  # never quiet enough
+    monkeypatch.setattr(maintenance, "GC_EVERY", 2)
+    monkeypatch.setattr(maintenance, "GC_FORCE_EVERY", 6)
+    monkeypatch.setattr(maintenance, "MAINTENANCE_LULL", 3600.0)  # never quiet enough
     project = Store(tmp_path / "d").create_project("P", "en", "English")
     create(project, "k", "v")
     rolled_up = False
@@ -270,17 +270,17 @@ def test_writes_that_never_pause_still_get_their_packs_rolled_up(tmp_path, monke
 
 
 def test_a_repack_forced_during_writes_is_full_only_past_a_much_bigger_growth(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)
     project = Store(tmp_path / "d").create_project("P", "en", "English", chunk_size=100)
     with project.transaction(ALICE, "Many", "create-asset") as tx:
         for i in range(500):
             ops.create_asset(tx, f"a{i}", utc_now(), text=f"text number {i}")
     create(project, "k", "v")
     project.repo.pack_loose_objects()  # full: sets the size to compare with
-    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH", 1.0)
-    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH_BUSY", 10**6)
+    monkeypatch.setattr(maintenance, "FULL_REPACK_GROWTH", 1.0)
+    monkeypatch.setattr(maintenance, "FULL_REPACK_GROWTH_BUSY", 10**6)
     translate(project, "k", "en", "v1")
     project.repo.pack_loose_objects(busy=True)
     assert _pack_count(project) == 2  # geometric while writes are under way
@@ -296,15 +296,15 @@ def _delta_count(project) -> int:
 
 
 def test_a_roll_up_beside_writes_leaves_the_delta_search_to_the_next_quiet_repack(tmp_path, monkeypatch):
-    from storage import gitrepo
+    from storage.git import maintenance
 
-    monkeypatch.setattr(gitrepo, "GC_EVERY", 10**6)
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)
     project = Store(tmp_path / "d").create_project("P", "en", "English")
     with project.transaction(ALICE, "Many", "create-asset") as tx:
         for i in range(200):
             ops.create_asset(tx, f"a{i}", utc_now(), text=f"text number {i}")
     project.repo.pack_loose_objects()  # the first repack is full
-    monkeypatch.setattr(gitrepo, "FULL_REPACK_GROWTH_BUSY", 10**6)
+    monkeypatch.setattr(maintenance, "FULL_REPACK_GROWTH_BUSY", 10**6)
     for i in range(8):  # versions of the same chunk: ideal delta material
         translate(project, "a7", "en", f"edit {i}")
     project.repo.pack_loose_objects(busy=True)

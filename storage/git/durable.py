@@ -1,0 +1,92 @@
+"""Making files durable: fsync of files and directories, one concurrent round of fsync for many files, and the
+quiet removals a failed write uses to leave nothing behind. Every flush of the Git store goes through this
+module (one place, so tests and benchmarks can observe or replace every call)."""
+from __future__ import annotations
+
+import errno
+import os
+from concurrent.futures import ThreadPoolExecutor, wait
+from functools import partial
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable
+
+# Errors that say a path itself can never be written here (rather than that the disk is full or read-only).
+UNWRITABLE_PATH = (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR, errno.EILSEQ)
+
+
+def unlink_quietly(path: Path) -> None:
+    """Delete a file if it is there; a name the file system cannot even hold counts as absent."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        if error.errno not in UNWRITABLE_PATH:
+            raise
+
+
+def close_quietly(closable) -> None:
+    try:
+        closable.close()
+    except Exception:  # closing at exit or at collection must never fail either
+        pass
+
+
+def fsync(fd: int) -> None:
+    """Flush a file's data and metadata to stable storage (one place, so tests can observe every call)."""
+    os.fsync(fd)
+
+
+def flush_to_disk(handle: BinaryIO) -> None:
+    """Push a file object's buffered bytes to the kernel, then to stable storage."""
+    handle.flush()
+    fsync(handle.fileno())
+
+
+_flushers: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
+
+
+def flush_all_to_disk(handles: list[BinaryIO], directories: Iterable[Path] = (),
+                      descriptors: Iterable[int] = ()) -> None:
+    """Flush several files (and directories) at once: concurrent fsyncs share one journal commit, so the
+    group costs about what one fsync costs instead of one per file."""
+    global _flushers
+    jobs: list[Callable[[], None]] = []
+    for handle in handles:
+        handle.flush()
+        jobs.append(partial(fsync, handle.fileno()))
+    jobs.extend(partial(fsync, fd) for fd in descriptors)
+    jobs.extend(partial(fsync_directory, directory) for directory in directories)
+    if len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    if _flushers is None or _flushers[0] != os.getpid():  # a forked worker cannot use its parent's threads
+        _flushers = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="gloss-fsync"))
+    # the calling thread makes one of the fsyncs itself: one thread fewer to wake (and to hand the GIL to)
+    futures = [_flushers[1].submit(job) for job in jobs[1:]]
+    try:
+        jobs[0]()
+    finally:  # every fsync has ended before the caller goes on, even when one failed
+        wait(futures)
+    for future in futures:
+        future.result()
+
+
+def flush_and_close(handles: list[BinaryIO]) -> None:
+    """Flush `handles` in one round, then close them all (even when the flush failed) and empty the list."""
+    try:
+        flush_all_to_disk(handles)
+    finally:
+        for handle in handles:
+            handle.close()
+        handles.clear()
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename or a new file in `directory` durable (POSIX needs the directory itself flushed)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

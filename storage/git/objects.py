@@ -1,0 +1,399 @@
+"""Git objects and packs: writing blobs, trees and commits (loose, or a whole commit's as ONE pack staged under
+temp names, so its flush can join the ref's round of fsync), reading them back through dulwich with the newest
+packs probed first, and keeping the pack files' descriptors few. Knows nothing of refs or the working tree."""
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+import struct
+import threading
+import time
+import weakref
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from hashlib import sha1
+from pathlib import Path
+from typing import BinaryIO, Iterator, Mapping, Sequence, cast
+
+from dulwich.object_store import DiskObjectStore, OverlayObjectStore
+from dulwich.objects import Commit, ObjectID, RawObjectID, Tag, Tree
+from dulwich.pack import Pack
+from dulwich.repo import Repo
+
+from . import durable
+
+FILE_MODE = 0o100644
+TREE_MODE = 0o040000
+# Compression of the objects a commit writes: level 1 is several times faster than the default, and the
+# periodic full repack stores most of them as deltas anyway.
+LOOSE_COMPRESSION = 1
+DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024  # per pack; see ObjectStore.__init__
+
+
+def _keep_only_mappings(pack: Pack) -> None:
+    """Close the file objects dulwich keeps beside a pack's mappings, so each pack file is open once.
+
+    Python's mmap (before 3.13's `trackfd`) keeps its own duplicate of the descriptor, so every `.idx` and
+    `.pack` was open twice; once mapped, dulwich reads only through the mapping and closes the mapping
+    itself (closing a closed file again does nothing).
+    """
+    for part in _pack_parts(pack):
+        handle = getattr(part, "_file", None)
+        if handle is not None and not handle.closed and isinstance(getattr(part, "_contents", None), mmap.mmap):
+            handle.close()
+
+
+def _pack_parts(pack: Pack) -> tuple[object, object]:
+    """A pack's index and data objects, None until dulwich loads them (its private attributes: read defensively,
+    as a dulwich release may rename them; then files are merely counted and closed as dulwich itself does)."""
+    return getattr(pack, "_idx", None), getattr(pack, "_data", None)
+
+
+def _descriptors(part: object) -> int:
+    """Descriptors one loaded pack index or pack data holds: its mapping's, and its file's if still open."""
+    if part is None or getattr(part, "_contents", None) is None:
+        return 0
+    handle = getattr(part, "_file", None)
+    return 1 + (handle is not None and not handle.closed)
+
+
+def is_own_pack_temp(name: str) -> bool:
+    """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `stage_pack` (git's differ)."""
+    parts = name.split("_")
+    return len(parts) == 4 and parts[1] in ("pack", "idx") and parts[2].isdigit() and parts[3].isdigit()
+
+
+@dataclass(frozen=True)
+class Person:
+    """A Git identity."""
+
+    name: str
+    email: str
+
+    @classmethod
+    def parse(cls, ident: bytes) -> "Person":
+        """`Name <email>` as a Person."""
+        name, _, rest = ident.decode("utf-8", "replace").partition("<")
+        return cls(name.strip(), rest.partition(">")[0].strip())
+
+    def ident(self) -> bytes:
+        name = self.name.replace("<", "").replace(">", "").replace("\n", " ").strip() or "unknown"
+        email = self.email.replace("<", "").replace(">", "").replace("\n", "").strip()
+        return f"{name} <{email}>".encode("utf-8")
+
+
+PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+
+
+def _pack_header(type_num: int, size: int) -> bytes:
+    """A packed object's header: type and size, seven bits a byte after the first four."""
+    out = bytearray()
+    byte = (type_num << 4) | (size & 0x0F)
+    size >>= 4
+    while size:
+        out.append(byte | 0x80)
+        byte = size & 0x7F
+        size >>= 7
+    out.append(byte)
+    return bytes(out)
+
+
+class ObjectStore:
+    """The object database of one repository (`.git/objects`), read and written."""
+
+    def __init__(self, path: Path):
+        self.objects_dir = path / ".git" / "objects"
+        self._dulwich = Repo(str(path))
+        # dulwich keeps up to 96 MiB of resolved delta bases PER PACK (git's default for a short-lived
+        # command); in a long-lived worker that was ~100 MB of a 100k project's memory, for no speed-up
+        # on snapshot loads, which read each chunk once.
+        self._dulwich.object_store.delta_base_cache_limit = DELTA_BASE_CACHE_BYTES
+        self._store_lock = threading.Lock()  # guards dulwich's pack cache (see read_raw)
+        self._batch: dict[str, tuple[int, bytes]] | None = None
+        self._packs_newest_first: list[Pack] | None = None  # see _read_packed_newest_first
+        self._packs_listed: int | None = None  # the pack directory's mtime when that list was made
+        self._stores_to_close: list = []
+        # The packs close when the repository goes away (a project the store evicted while a request still
+        # used it: a worker serving thousands of projects would run out of files otherwise), or at exit while
+        # the interpreter still works (packs left to the collector at shutdown each print an "Exception
+        # ignored in __del__" traceback).
+        weakref.finalize(self, durable.close_quietly, self._dulwich)
+
+    def close(self) -> None:
+        """Release the open pack files."""
+        durable.close_quietly(self._dulwich)
+        for store in self._stores_to_close:
+            durable.close_quietly(store)
+
+    def close_files(self) -> None:
+        """Close the pack files (and their mappings) now; the next read opens the ones it needs again.
+
+        Safe while other threads use the repository: reads hold the store lock, which this takes too.
+        """
+        with self._store_lock:
+            self._dulwich.object_store.close()
+            self._packs_newest_first = None
+
+    def open_files(self) -> int:
+        """How many descriptors the repository's packs hold (an index and a data file per opened pack)."""
+        with self._store_lock:
+            packs = list(getattr(self._dulwich.object_store, "_pack_cache", {}).values())  # dulwich's open packs
+        return sum(_descriptors(part) for pack in packs for part in _pack_parts(pack))
+
+    def see_quarantine(self, quarantine: Path, base: "ObjectStore") -> None:
+        """Read through `base` (its loaded pack indexes and the lock that guards them, see read_raw) and the
+        objects of a push still in git's `quarantine` directory; the quarantine's packs stay open until close."""
+        unused, quarantine_store = self._dulwich.object_store, DiskObjectStore(str(quarantine))
+        self._dulwich.object_store = OverlayObjectStore(  # type: ignore[assignment]  # reads only
+            [quarantine_store, base._dulwich.object_store])
+        self._store_lock = base._store_lock
+        self._stores_to_close = [quarantine_store, unused]  # the overlay's own close does nothing
+
+    @contextmanager
+    def object_batch(self, store: bool = True) -> Iterator[dict[str, tuple[int, bytes]]]:
+        """Collect the objects written inside the block and store them as ONE pack when it ends.
+
+        A commit's blob, trees and commit then cost two new files (pack and index) instead of one file and
+        often one fan-out directory each; file creation dominates a write's cost on slow disks. The many
+        small packs are rolled up geometrically in the background (pack_loose_objects). With `store=False`
+        the caller gets the objects to hand to move_head, which stores them with the ref in one fsync round.
+        """
+        batch: dict[str, tuple[int, bytes]] = {}
+        self._batch = batch
+        try:
+            yield batch
+            if batch and store:
+                self.write_pack(batch)
+        finally:
+            self._batch = None
+
+    def write_object(self, type_name: bytes, content: bytes) -> bytes:
+        """Store one object: into the open batch, else loose (temp file then rename: never torn)."""
+        header = type_name + b" " + str(len(content)).encode() + b"\0"
+        raw = header + content
+        hex_id = sha1(raw).hexdigest()
+        if self._batch is not None:
+            self._batch[hex_id] = (PACK_TYPES[type_name], content)
+            return hex_id.encode()
+        directory = self.objects_dir / hex_id[:2]
+        target = directory / hex_id[2:]
+        if target.exists():
+            return hex_id.encode()
+        # `tmp_obj_` is the prefix git itself uses, so fsck ignores a leftover after a crash.
+        temp = directory / f"tmp_obj_{os.getpid()}_{threading.get_ident()}"
+        compressed = zlib.compress(raw, LOOSE_COMPRESSION)
+        for attempt in range(5):
+            try:
+                handle = open(temp, "wb")
+                break
+            except FileNotFoundError:
+                # the fan-out directory is not there yet, or a concurrent repack just removed it as empty
+                if attempt == 4:
+                    raise
+                directory.mkdir(exist_ok=True)
+        try:
+            with handle:
+                handle.write(compressed)
+                durable.flush_to_disk(handle)
+            os.chmod(temp, 0o444)
+            os.replace(temp, target)
+        except BaseException:
+            durable.unlink_quietly(temp)  # a full disk must not leave temp files behind
+            raise
+        durable.fsync_directory(directory)
+        return hex_id.encode()
+
+    def write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
+        """Store `objects` as one pack, durable before it is visible (object_batch outside a commit)."""
+        handles, entry = self.stage_pack(objects)
+        try:
+            durable.flush_and_close(handles)
+            self.publish_pack(entry)
+        except BaseException:
+            self.discard_pack(entry)
+            raise
+        durable.fsync_directory(self.objects_dir / "pack")
+
+    def stage_pack(self, objects: dict[str, tuple[int, bytes]]) -> tuple[list[BinaryIO], list[str]]:
+        """Write a version-2 pack and its version-2 index under temp names (which git ignores, and which
+        sweep_temp_files removes when a crash leaves them); returns the open files, for the caller to flush
+        with the rest of its round, and [temp pack, temp index, final name] for publish_pack."""
+        body = [b"PACK", struct.pack(">II", 2, len(objects))]
+        offset = 12
+        entries = []  # (binary sha, crc32, offset)
+        for hex_id, (type_num, content) in objects.items():
+            packed = _pack_header(type_num, len(content)) + zlib.compress(content, LOOSE_COMPRESSION)
+            entries.append((bytes.fromhex(hex_id), zlib.crc32(packed), offset))
+            body.append(packed)
+            offset += len(packed)
+        pack = b"".join(body)
+        pack_sha = sha1(pack).digest()
+        pack += pack_sha
+        entries.sort()
+        fanout = [0] * 256
+        for binary, _, _ in entries:
+            fanout[binary[0]] += 1
+        running = 0
+        for i in range(256):
+            running += fanout[i]
+            fanout[i] = running
+        index = b"".join([
+            b"\xfftOc", struct.pack(">I", 2), struct.pack(">256I", *fanout),
+            b"".join(binary for binary, _, _ in entries),
+            b"".join(struct.pack(">I", crc) for _, crc, _ in entries),
+            b"".join(struct.pack(">I", off) for _, _, off in entries),  # packs here stay far below 2 GiB
+            pack_sha,
+        ])
+        index += sha1(index).digest()
+        suffix = f"{os.getpid()}_{threading.get_ident()}"
+        entry = [f"tmp_pack_{suffix}", f"tmp_idx_{suffix}", f"pack-{pack_sha.hex()}"]
+        handles: list[BinaryIO] = []
+        try:
+            for name, data in zip(entry, (pack, index)):
+                handles.append(open(self.objects_dir / "pack" / name, "wb"))
+                handles[-1].write(data)
+                handles[-1].flush()  # whole in the kernel: a killed process leaves complete files
+        except BaseException:
+            for handle in handles:
+                handle.close()
+            self.discard_pack(entry)  # a full disk must leave nothing behind
+            raise
+        return handles, entry
+
+    def publish_pack(self, entry: Sequence[str]) -> None:
+        """Rename a staged pack into place, its index last: readers only look for packs that have one."""
+        pack_dir = self.objects_dir / "pack"
+        for temp, suffix in zip(entry[:2], (".pack", ".idx")):
+            os.chmod(pack_dir / temp, 0o444)
+            os.replace(pack_dir / temp, pack_dir / (entry[2] + suffix))
+
+    def discard_pack(self, entry: Sequence[str]) -> None:
+        """Remove a staged pack's temp files, and the pack itself unless its index made it visible."""
+        pack_dir = self.objects_dir / "pack"
+        for temp in entry[:2]:
+            durable.unlink_quietly(pack_dir / temp)
+        if not (pack_dir / (entry[2] + ".idx")).exists():
+            durable.unlink_quietly(pack_dir / (entry[2] + ".pack"))
+
+    def restore_pack(self, entry: Sequence[str]) -> None:
+        """After a crash: publish a journaled pack whose rename was lost, if its temp files are whole."""
+        pack_dir = self.objects_dir / "pack"
+        if (pack_dir / (entry[2] + ".idx")).exists():
+            return
+        try:
+            pack, index = (pack_dir / entry[0]).read_bytes(), (pack_dir / entry[1]).read_bytes()
+        except FileNotFoundError:
+            return
+        whole = (len(pack) >= 32 and pack[:4] == b"PACK" and sha1(pack[:-20]).digest() == pack[-20:]
+                 and entry[2] == f"pack-{pack[-20:].hex()}" and len(index) >= 40
+                 and sha1(index[:-20]).digest() == index[-20:] and index[-40:-20] == pack[-20:])
+        if whole:  # (a torn one is left for sweep_temp_files)
+            self.publish_pack(entry)
+            durable.fsync_directory(pack_dir)
+
+    def write_blob(self, data: bytes) -> bytes:
+        return self.write_object(b"blob", data)
+
+    def write_tree(self, entries: Mapping[str, tuple[int, bytes]]) -> bytes:
+        """Write a tree from name -> (mode, hex id)."""
+        tree = Tree()
+        for name, (mode, hex_id) in entries.items():
+            tree.add(name.encode("utf-8"), mode, ObjectID(hex_id))
+        return self.write_object(b"tree", tree.as_raw_string())
+
+    def write_commit(self, tree: bytes, parents: list[bytes], author: Person, committer: Person,
+                     message: str, when: float | None = None) -> bytes:
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = [ObjectID(parent) for parent in parents]
+        commit.author = author.ident()
+        commit.committer = committer.ident()
+        now = int(time.time() if when is None else when)
+        commit.author_time = now
+        commit.commit_time = int(time.time())
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode("utf-8")
+        return self.write_object(b"commit", commit.as_raw_string())
+
+    def read_raw(self, hex_id: bytes) -> bytes:
+        """Content of an object; retried once because a concurrent repack may move it into a pack.
+
+        One thread at a time per repository: dulwich's shared pack cache closes the packs a repack deleted
+        while looking for a new one, and closing a pack that another thread is reading from raises
+        `BufferError: cannot close exported pointers exist`.
+        """
+        store = self._dulwich.object_store
+        with self._store_lock:
+            found = self._read_packed_newest_first(hex_id)
+            if found is not None:
+                return found[1]
+            try:
+                return store.get_raw(ObjectID(hex_id))[1]
+            except KeyError:
+                pass
+        time.sleep(0.01)
+        with self._store_lock:
+            return store.get_raw(ObjectID(hex_id))[1]
+
+    def _read_packed_newest_first(self, hex_id: bytes) -> tuple[int, bytes] | None:
+        """An object from the packs, newest pack first; None when it is in none of them (or a concurrent
+        repack removed one), and the caller asks dulwich, which also sees loose objects.
+
+        Dulwich probes its packs oldest first, and a commit reads mostly the newest objects (another
+        worker's last commits, each in its own small pack): with the dozens of packs kept between two
+        repacks, that probing was a third of a write that follows another process's write. After a miss
+        the pack directory is listed again (also whenever its mtime changed), so another process's new packs
+        are found, and probed first.
+        """
+        binary = bytes.fromhex(hex_id.decode("ascii"))
+        try:
+            listed = os.stat(self.objects_dir / "pack").st_mtime_ns  # changes when a pack arrives or goes
+        except OSError:
+            listed = None
+        for attempt in range(2):
+            if attempt or self._packs_newest_first is None or listed != self._packs_listed:
+                try:
+                    self._packs_newest_first = list(reversed(self._dulwich.object_store.packs))
+                except (OSError, AttributeError):
+                    self._packs_newest_first = []
+                self._packs_listed = listed
+            for pack in self._packs_newest_first:
+                try:
+                    found = pack.get_raw(RawObjectID(binary))
+                except KeyError:
+                    _keep_only_mappings(pack)  # (its index is loaded now)
+                    continue
+                except Exception:  # a pack deleted by a repack, closed by dulwich: start over next time
+                    self._packs_newest_first = None
+                    return None
+                _keep_only_mappings(pack)
+                return found
+        return None
+
+    def read_raw_type(self, hex_id: bytes) -> bytes:
+        """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
+        with self._store_lock:
+            type_num = self._dulwich.object_store.get_raw(ObjectID(hex_id))[0]
+        return {number: name for name, number in PACK_TYPES.items()}[type_num]
+
+    def read_tree(self, hex_id: bytes) -> dict[str, tuple[int, bytes]]:
+        tree = cast(Tree, Tree.from_raw_string(Tree.type_num, self.read_raw(hex_id)))
+        return {entry.path.decode("utf-8"): (entry.mode, entry.sha) for entry in tree.iteritems()}
+
+    def read_commit(self, hex_id: bytes) -> Commit:
+        return cast(Commit, Commit.from_raw_string(Commit.type_num, self.read_raw(hex_id)))
+
+    def read_tag_target(self, hex_id: bytes) -> bytes:
+        """The id of the object an annotated tag object names."""
+        return cast(Tag, Tag.from_raw_string(Tag.type_num, self.read_raw(hex_id))).object[1]
+
+    def collect_files(self, tree_id: bytes, prefix: str, out: dict[str, bytes]) -> None:
+        for name, (mode, hex_id) in self.read_tree(tree_id).items():
+            path = f"{prefix}{name}"
+            if stat.S_ISDIR(mode):
+                self.collect_files(hex_id, path + "/", out)
+            else:
+                out[path] = hex_id
