@@ -36,8 +36,25 @@ MAX_TEXT_CHARS = 1024 * 1024
 MAX_XML_BYTES = 32 * MiB
 # Units (assets) one imported or converted file may hold.
 MAX_UNITS_PER_FILE = 250_000
-# Nesting of JSON/YAML/XML documents (objects in objects, elements in elements).
+# Nesting of JSON/YAML/XML/PHP documents and ICU resource bundles (objects in objects, elements in elements,
+# arrays in arrays, tables in tables).
 MAX_NESTING_DEPTH = 64
+# One line of an imported text file (PO, .strings, properties…), in characters.
+MAX_LINE_CHARS = 1024 * 1024
+# XML entity references (internal DTD entities; external ones are never resolved): the characters all
+# references of one document may add together, and entities referring to entities.
+MAX_ENTITY_CHARS = 100_000
+MAX_ENTITY_DEPTH = 8
+# The HTTP server's own bounds, per worker process: the request line (414 beyond), one header line and the
+# whole header block (431 beyond), and connections open at once (more wait in the listen backlog).
+MAX_REQUEST_LINE_BYTES = 4094
+MAX_HEADER_LINE_BYTES = 8190
+MAX_HEADER_BYTES = 64 * 1024
+MAX_CONNECTIONS = 1000
+# Dashboard sessions: signed out after this long without a request, and this long after signing in whatever
+# the activity ($GLOSS_SESSION_IDLE_HOURS / $GLOSS_SESSION_MAX_HOURS or the config file change them).
+SESSION_IDLE_SECONDS = 12 * 3600
+SESSION_MAX_SECONDS = 7 * 24 * 3600
 # A gettext Plural-Forms expression, in characters, and how many forms it may declare.
 MAX_PLURAL_FORMULA_CHARS = 1000
 MAX_PLURAL_FORMS = 6
@@ -79,6 +96,15 @@ LIMITS: dict[str, object] = {
     "max_xml_bytes": MAX_XML_BYTES,
     "max_units_per_file": MAX_UNITS_PER_FILE,
     "max_nesting_depth": MAX_NESTING_DEPTH,
+    "max_line_chars": MAX_LINE_CHARS,
+    "max_entity_chars": MAX_ENTITY_CHARS,
+    "max_entity_depth": MAX_ENTITY_DEPTH,
+    "max_request_line_bytes": MAX_REQUEST_LINE_BYTES,
+    "max_header_line_bytes": MAX_HEADER_LINE_BYTES,
+    "max_header_bytes": MAX_HEADER_BYTES,
+    "max_connections": MAX_CONNECTIONS,
+    "session_idle_seconds": SESSION_IDLE_SECONDS,
+    "session_max_seconds": SESSION_MAX_SECONDS,
     "max_plural_formula_chars": MAX_PLURAL_FORMULA_CHARS,
     "max_plural_forms": MAX_PLURAL_FORMS,
     "max_locale_code_chars": MAX_LOCALE_CODE_CHARS,
@@ -95,6 +121,14 @@ LIMITS: dict[str, object] = {
     "max_open_assets": MAX_OPEN_ASSETS,
     "idle_project_seconds": IDLE_PROJECT_SECONDS,
 }
+
+# Bounds between Gloss's own processes (no client reaches them, so README does not list them): a Git hook's
+# request to the server (the hook bounds the answer with its own copy, app/githooks.py, which imports nothing
+# of ours to start in milliseconds), and the relay that hands a write to the project's writer process (a body
+# beyond it is written by the worker that received it; a header line of the relay).
+MAX_HOOK_REQUEST_BYTES = 16 * MiB
+MAX_RELAYED_BODY_BYTES = 1 * MiB
+MAX_RELAY_HEADER_LINE_BYTES = 64 * 1024
 
 
 def describe(name: str) -> str:

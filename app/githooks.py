@@ -18,6 +18,7 @@ import socket
 import sys
 from typing import Any, BinaryIO
 
+# limits.MAX_HOOK_REQUEST_BYTES bounds the server's side; this copy because a hook imports nothing of ours
 MAX_ANSWER = 16 * 1024 * 1024
 
 

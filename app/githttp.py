@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_PUSH_BYTES, describe
+from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_HOOK_REQUEST_BYTES, MAX_PUSH_BYTES, describe
 from storage.errors import NotFound, StorageError
 from storage.gitrepo import remove_stale_dirs
 from storage.keys import ApiKey, KeyStore
@@ -54,7 +54,6 @@ PUSH_TOO_LARGE = f"Request body too large {describe('max_push_bytes')}; nothing 
 HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
 HOOK_POLL = 1.0  # seconds between the hook thread's looks at whether its push is over
 HOOK_READ_TIMEOUT = 60.0  # a hook sends its request at once
-MAX_HOOK_REQUEST = 16 * 1024 * 1024
 REPO_PATH = re.compile(r"^/([a-z0-9][a-z0-9-]{0,62})\.git(/info/refs|/git-upload-pack|/git-receive-pack)$")
 WANT_ID = re.compile(rb"^[0-9a-f]{40}$")
 SERVICES = ("git-upload-pack", "git-receive-pack")
@@ -345,7 +344,7 @@ class HookChannel:
 def _read_line(connection: socket.socket) -> bytes:
     data = bytearray()
     while not data.endswith(b"\n"):
-        if len(data) > MAX_HOOK_REQUEST:
+        if len(data) > MAX_HOOK_REQUEST_BYTES:
             raise ValueError("hook request too large")
         block = connection.recv(65536)
         if not block:

@@ -31,17 +31,14 @@ from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
 from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
-from limits import LIMITS, describe
+from limits import (LIMITS, MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_HEADER_LINE_BYTES, MAX_REQUEST_LINE_BYTES,
+                    describe)
 
 from .middleware import body_limit
 
 # Open connections per worker: far beyond what slow clients need to be harmless (issue 19 asks for 200), and
 # within the descriptors the worker raises its soft limit to (a spooled body holds a second one).
-CONNECTION_LIMIT = 1000
 # gunicorn's own bounds, kept: a request line (414 beyond) and one header line (431 beyond).
-MAX_REQUEST_LINE = 4094
-MAX_HEADER_LINE = 8190
-MAX_HEADER_BYTES = 64 * 1024  # the whole header block (431 beyond)
 # Idle connections (keep-alive, or a client that stopped sending) close after this; a request being answered
 # never does, however long a clone takes.
 IDLE_SECONDS = 120
@@ -88,10 +85,12 @@ class GlossParser(HTTPRequestParser):
     def parse_header(self, header_plus: bytes) -> None:
         first, _, rest = header_plus.partition(b"\n")
         super().parse_header(header_plus)
-        if len(first.rstrip(b"\r")) > MAX_REQUEST_LINE:
-            self.refuse(UriTooLong(f"request line longer than {MAX_REQUEST_LINE} bytes"))
-        elif any(len(line.rstrip(b"\r")) > MAX_HEADER_LINE for line in rest.split(b"\n")):
-            self.refuse(RequestHeaderFieldsTooLarge(f"a header line is longer than {MAX_HEADER_LINE} bytes"))
+        if len(first.rstrip(b"\r")) > MAX_REQUEST_LINE_BYTES:
+            self.refuse(UriTooLong(
+                f"request line longer than {MAX_REQUEST_LINE_BYTES} bytes {describe('max_request_line_bytes')}"))
+        elif any(len(line.rstrip(b"\r")) > MAX_HEADER_LINE_BYTES for line in rest.split(b"\n")):
+            self.refuse(RequestHeaderFieldsTooLarge(
+                f"a header line is longer than {MAX_HEADER_LINE_BYTES} bytes {describe('max_header_line_bytes')}"))
         else:  # Waitress compares declared and chunked lengths with the limit itself, from here on
             limit, self.limit_named = route_body_limit(self.path or "")
             self.adj = RouteLimits(self.adj, limit)
@@ -175,13 +174,13 @@ class WaitressWorker(Worker):
     """gunicorn worker process serving the inherited listening sockets with Waitress (threads = cfg.threads)."""
 
     def run(self) -> None:
-        raise_descriptor_limit(4 * CONNECTION_LIMIT)
+        raise_descriptor_limit(4 * MAX_CONNECTIONS)
         self._route_waitress_log()
         socket_map: dict = {}
         app = AccessLog(self.wsgi, self._log_access) if self.cfg.accesslog else self.wsgi
         server = create_server(
             app, map=socket_map, sockets=[listener.sock for listener in self.sockets],
-            threads=self.cfg.threads, connection_limit=CONNECTION_LIMIT, channel_timeout=IDLE_SECONDS,
+            threads=self.cfg.threads, connection_limit=MAX_CONNECTIONS, channel_timeout=IDLE_SECONDS,
             max_request_header_size=MAX_HEADER_BYTES, asyncore_use_poll=True,  # select() stops at 1024 fds
             ident="gloss", trusted_proxy="127.0.0.1", trusted_proxy_headers={"x-forwarded-proto"},
             clear_untrusted_proxy_headers=True)

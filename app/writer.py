@@ -27,13 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from limits import MAX_RELAY_HEADER_LINE_BYTES, MAX_RELAYED_BODY_BYTES
+
 FORWARDED_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 # Imports can run for seconds (or as jobs of their own) and conversions write nothing: made where received.
 NOT_FORWARDED = ("/api/import", "/api/convert")
-MAX_FORWARDED_BODY = 1 << 20
 CONNECT_TIMEOUT = 1.0
 ANSWER_TIMEOUT = 300.0  # a write waits for its project's lock and commit group, as a local write would
-MAX_HEADER_LINE = 1 << 16
 ANSWER_THREADS = 32  # writes handed over at once (beyond them they queue); each worker has a few API threads
 # The parts of a request's environment that describe it (headers are the HTTP_ ones).
 ENVIRON_KEYS = ("REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH",
@@ -96,7 +96,7 @@ class WriterRelay:
         try:
             connection.settimeout(ANSWER_TIMEOUT)
             try:
-                header = json.loads(reader.readline(MAX_HEADER_LINE))
+                header = json.loads(reader.readline(MAX_RELAY_HEADER_LINE_BYTES))
                 if not hmac.compare_digest(str(header.get("token", "")).encode(), token.encode()):
                     connection.sendall(b'{"refused": "token"}\n')
                     return
@@ -139,7 +139,7 @@ class WriterRelay:
         return (environ.get("REQUEST_METHOD") in FORWARDED_METHODS and path.startswith("/api/")
                 and not path.startswith(NOT_FORWARDED) and not self.is_writer.is_set()
                 and "HTTP_TRANSFER_ENCODING" not in environ  # a chunked body: size unknown until read
-                and length.isdigit() and int(length) <= MAX_FORWARDED_BODY
+                and length.isdigit() and int(length) <= MAX_RELAYED_BODY_BYTES
                 and self.authorised(environ))  # keyless requests never cost the writer anything
 
     def _writer(self) -> dict[str, Any]:
@@ -169,7 +169,7 @@ class WriterRelay:
             connection.settimeout(ANSWER_TIMEOUT)
             connection.sendall(json.dumps({"token": info["token"], "environ": described}).encode() + b"\n" + body)
             with connection.makefile("rb") as reader:
-                line = reader.readline(MAX_HEADER_LINE)
+                line = reader.readline(MAX_RELAY_HEADER_LINE_BYTES)
                 if not line:
                     raise ConnectionError("the writer closed the connection without an answer")
                 header = json.loads(line)

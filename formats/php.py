@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from limits import MAX_NESTING_DEPTH
+
 from .banner import block_comment
 from .catalogue import Catalogue
 from .errors import FormatError
@@ -32,7 +34,6 @@ from .plurals import plural_rules
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
 from .symfony import symfony_plurals, written_values
 
-MAX_DEPTH = 64  # nested arrays deeper than this are no translation file (and would exhaust the stack)
 
 # --- tokens ----------------------------------------------------------------------------------------
 
@@ -347,8 +348,8 @@ class _Parser:
     # values
     def value(self, depth: int) -> Any:
         """A data value: string (with `.` concatenation), number, constant word, or array literal."""
-        if depth > MAX_DEPTH:
-            raise self.source.error(f"arrays nested deeper than {MAX_DEPTH} levels", self.current()[2])
+        if depth > MAX_NESTING_DEPTH:
+            raise self.source.error(f"arrays nested deeper than {MAX_NESTING_DEPTH} levels", self.current()[2])
         token = self.peek()
         if token is None:
             raise self.unexpected(None, "expected a value")

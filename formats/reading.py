@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from itertools import compress, repeat
 
+from limits import MAX_LINE_CHARS, describe
 from vocabulary import canonical_locale, locale_from_posix
 
 from .budget import affordable, check_time, spend
@@ -19,7 +20,6 @@ from .unique import UniqueNames
 INDEXES = ("id", "text")
 # Longest line a line-oriented reader accepts: no translation is a megabyte of unbroken text, and a cap keeps a
 # hostile single-line body from reaching the parsers as if it were one.
-MAX_LINE_CHARS = 1 << 20
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 if TYPE_CHECKING:
@@ -370,7 +370,7 @@ def check_line_lengths(text: str) -> None:
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         if end - start > MAX_LINE_CHARS:
-            raise FormatError(f"line is {end - start} characters long; the limit is {MAX_LINE_CHARS}", number)
+            raise FormatError(f"line is {end - start} characters long {describe('max_line_chars')}", number)
         start, number = end + 1, number + 1
 
 

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from limits import SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS
+
 SESSIONS_DIR = "sessions"
-DEFAULT_IDLE_SECONDS = 12 * 3600
-DEFAULT_MAX_SECONDS = 7 * 24 * 3600
 # A session's last use is written at most this often (a page view must not always cost a metadata write),
 # so an idle lifetime is kept to within this much.
 TOUCH_SECONDS = 60.0
@@ -36,8 +36,8 @@ NEW_PREFIX = ".new-"  # a session file being written; renamed into place when wh
 class Lifetime:
     """How long a session lives: `idle` seconds after its last use, `max` seconds after sign-in at most."""
 
-    idle: float = DEFAULT_IDLE_SECONDS
-    max: float = DEFAULT_MAX_SECONDS
+    idle: float = SESSION_IDLE_SECONDS
+    max: float = SESSION_MAX_SECONDS
 
 
 class SessionStore:

@@ -22,7 +22,8 @@ from flask import Flask, current_app, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
 from storage.keys import ApiKey
-from storage.sessions import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_SECONDS, Lifetime, SessionStore
+from limits import SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS
+from storage.sessions import Lifetime, SessionStore
 
 from ..auth import ACCESS_ALLOWS, KINDS
 from ..errors import ApiError
@@ -189,8 +190,8 @@ def hours_setting(config: Mapping, environ: Mapping, name: str, default_seconds:
 
 
 def session_lifetime(config: Mapping, environ: Mapping) -> Lifetime:
-    return Lifetime(idle=hours_setting(config, environ, IDLE_HOURS, DEFAULT_IDLE_SECONDS),
-                    max=hours_setting(config, environ, MAX_HOURS, DEFAULT_MAX_SECONDS))
+    return Lifetime(idle=hours_setting(config, environ, IDLE_HOURS, SESSION_IDLE_SECONDS),
+                    max=hours_setting(config, environ, MAX_HOURS, SESSION_MAX_SECONDS))
 
 
 def register_sessions(app: Flask, data_dir: Path) -> None:

@@ -36,6 +36,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from limits import MAX_NESTING_DEPTH
+
 from ..catalogue import Catalogue
 from ..errors import ExportError, FormatError
 from ..options import ReadOptions
@@ -48,7 +50,6 @@ _INDEX_LENGTH, _KEYS_TOP, _RESOURCES_TOP, _BUNDLE_TOP, _MAX_TABLE_LENGTH, _ATTRI
 _POOL_FLAGS = 6  # URES_ATT_IS_POOL_BUNDLE | URES_ATT_USES_POOL_BUNDLE
 _HEADER_SIZE = 32
 _DATA_VERSION = bytes((1, 4, 0, 0))
-_MAX_DEPTH = 64
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -130,7 +131,7 @@ class _Reader:
     def resource(self, word: int, depth: int = 0) -> Any:
         """The value of a Resource word."""
         self.budget -= 1
-        if depth > _MAX_DEPTH or self.budget < 0:
+        if depth > MAX_NESTING_DEPTH or self.budget < 0:
             raise self.fail("resources nest too deeply or refer to each other in a loop", self.base)
         kind, offset = word >> 28, word & 0x0FFFFFFF
         at = self.base + 4 * offset

@@ -14,13 +14,11 @@ import re
 
 from lxml import etree
 
-from limits import MAX_XML_BYTES
+from limits import MAX_ENTITY_CHARS, MAX_ENTITY_DEPTH, MAX_XML_BYTES, describe
 
 from ..errors import ExportError, FormatError, TooLarge
 from ..reading import file_locale
 
-MAX_ENTITY_CHARS = 100_000  # characters all entity references of one document may add together
-_MAX_ENTITY_DEPTH = 8
 _ENTITY_REFERENCE = re.compile(r"&([A-Za-z_][\w.\-]*);")
 _XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
 # Characters XML 1.0 cannot carry in any form (not even as character references).
@@ -99,15 +97,17 @@ class _Expander:
             self._done[name] = text
         self.budget -= len(text)
         if self.budget < 0:
-            raise FormatError(f"{self.what}: entity expansion exceeds {MAX_ENTITY_CHARS} characters (entity bomb?)")
+            raise FormatError(f"{self.what}: entity expansion exceeds {MAX_ENTITY_CHARS} characters (entity bomb?) "
+                              f"{describe('max_entity_chars')}")
         return text
 
     def _resolve(self, name: str, depth: int) -> str:
         """Expand the references inside one entity's replacement text."""
         if name not in self.table:
             raise FormatError(f"{self.what} uses the undeclared entity &{name};")
-        if depth > _MAX_ENTITY_DEPTH:
-            raise FormatError(f"{self.what}: entities nest deeper than {_MAX_ENTITY_DEPTH} levels")
+        if depth > MAX_ENTITY_DEPTH:
+            raise FormatError(f"{self.what}: entities nest deeper than {MAX_ENTITY_DEPTH} levels "
+                              f"{describe('max_entity_depth')}")
         return _ENTITY_REFERENCE.sub(lambda match: self.expand(match.group(1), depth + 1), self.table[name])
 
 
