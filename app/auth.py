@@ -12,12 +12,10 @@ from typing import Callable
 
 from flask import current_app, g, request
 
-from storage.keys import ApiKey
+from storage.keys import KINDS, ApiKey
 
 from .errors import ApiError
 
-KINDS = ("read", "export", "write")
-ACCESS_ALLOWS = {"full": {"read", "export", "write"}, "readonly": {"read", "export"}, "export": {"export"}}
 UNAUTHORIZED = {"WWW-Authenticate": 'Loco realm="Gloss API"'}
 
 
@@ -66,7 +64,7 @@ def requires(kind: str) -> Callable:
         @wraps(view)
         def wrapper(*args, **kwargs):
             record = authenticate()
-            if kind not in ACCESS_ALLOWS.get(record.access, set()):
+            if not record.may(kind):
                 raise ApiError(403, "Insufficient privileges")
             g.key = record
             g.actor = record.actor()

@@ -45,7 +45,7 @@ from storage.project import Project
 from storage.receive import apply_push, check_push, parse_command
 from storage.store import Store
 
-from .auth import ACCESS_ALLOWS, key_from
+from .auth import key_from
 
 GIT_SLOTS = 4  # concurrent Git requests per worker process
 GIT_TIMEOUT = GIT_REQUEST_SECONDS  # seconds one Git request (a clone of a large project on a slow link) may take
@@ -148,10 +148,9 @@ class GitHttp:
         """Why this key may not use this service on this project, or None when it may."""
         if key.project != project_id:
             return "This key belongs to another project"
-        allowed = ACCESS_ALLOWS.get(key.access, set())
-        if service == "git-receive-pack" and "write" not in allowed:
+        if service == "git-receive-pack" and not key.may("write"):
             return f"A {key.access} key may not push; pushing needs a full-access key"
-        if "read" not in allowed:
+        if not key.may("read"):
             return f"A {key.access} key may not clone or fetch; that needs a full or readonly key"
         return None
 

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint
 
 from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
+from storage.keys import access_types_allowed
 from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_STYLES, STATUSES
 import limits
 
@@ -165,8 +166,7 @@ def op(summary: str, responses: dict[str, Any], *, parameters: list | None = Non
     if public:
         operation["security"] = []
     else:
-        operation["x-gloss-access"] = {"read": ["full", "readonly"], "export": ["full", "readonly", "export"],
-                                       "write": ["full"]}[kind]
+        operation["x-gloss-access"] = access_types_allowed(kind)
         operation["responses"] = {**responses, **COMMON_ERRORS}
     return operation
 

@@ -19,7 +19,20 @@ from filelock import FileLock
 from .errors import Invalid, NotFound
 from .operations import Actor
 
-ACCESS_TYPES = ("full", "readonly", "export")
+# What each type of key may do, the one statement of it (the API, the dashboard, Git over HTTP and the
+# OpenAPI document ask here): "read" project data, "export" files (build pipelines hold export keys), "write".
+KINDS = ("read", "export", "write")
+ACCESS_ALLOWS: dict[str, frozenset[str]] = {
+    "full": frozenset({"read", "export", "write"}),
+    "readonly": frozenset({"read", "export"}),
+    "export": frozenset({"export"}),
+}
+ACCESS_TYPES = tuple(ACCESS_ALLOWS)
+
+
+def access_types_allowed(kind: str) -> list[str]:
+    """The key types that may do `kind`."""
+    return [access for access in ACCESS_TYPES if kind in ACCESS_ALLOWS[access]]
 
 
 @dataclass(frozen=True)
@@ -35,9 +48,9 @@ class ApiKey:
     user_email: str
     created: str
 
-    @property
-    def can_write(self) -> bool:
-        return self.access == "full"
+    def may(self, kind: str) -> bool:
+        """Whether this key may do `kind` ("read", "export" or "write")."""
+        return kind in ACCESS_ALLOWS.get(self.access, ())
 
     def actor(self) -> Actor:
         """The key's user, for whom the key's writes are made."""

@@ -18,10 +18,10 @@ from urllib.parse import quote
 import pytest
 
 from app import create_app
-from app.auth import KINDS
 from app.openapi import build_document
 from app.routes import is_api_rule
 from app.seed import seed_demo
+from storage.keys import KINDS
 from tests.conftest import AUTH_MODES, Keys, auth
 
 # Routes that need no key: ping, ping/not-found, this description, the format list, and (spec §4.8) the
@@ -31,7 +31,7 @@ PUBLIC_PREFIXES = ("/api/ping", "/api/openapi.json", "/api/formats", "/api/conve
 DEMO_VALUES = {"asset_id": "home.title", "pid": "notes.count.other", "tag": "web", "locale": "fr", "ext": "json",
                "name": "messages"}
 PLURAL_OWNER = "notes.count"  # the singular whose plural form is notes.count.other
-# Who may call a route of each kind (mirrors app.auth.ACCESS_ALLOWS, as the OpenAPI document states it).
+# Who may call a route of each kind (an independent statement of storage.keys.ACCESS_ALLOWS, which the OpenAPI document states).
 ACCESS_OF_KIND = {"read": ["full", "readonly"], "export": ["full", "readonly", "export"], "write": ["full"]}
 VARIABLE = re.compile(r"<(?:[^<>:]+:)?([^<>:]+)>")
 # Flask variable names -> the specification's path parameter names (spec §4: {id}, {pid}, {tag}, {locale},

@@ -21,11 +21,10 @@ from typing import Callable
 from flask import Flask, current_app, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
-from storage.keys import ApiKey
 from limits import SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS
+from storage.keys import KINDS, ApiKey
 from storage.sessions import Lifetime, SessionStore
 
-from ..auth import ACCESS_ALLOWS, KINDS
 from ..errors import ApiError
 
 SECRET_FILE = "web-secret"
@@ -123,7 +122,7 @@ def _sessions() -> SessionStore:
 def may(kind: str) -> bool:
     """Whether the signed-in key may do `kind` ("read", "export", "write"), as the API decides it."""
     key = g.get("key")
-    return key is not None and kind in ACCESS_ALLOWS.get(key.access, set())
+    return key is not None and key.may(kind)
 
 
 def web_requires(kind: str) -> Callable:
