@@ -101,6 +101,15 @@ def status_term(term: str) -> str:
     return word
 
 
+def translation_statuses(translated: bool, blank: bool, flag: str | None) -> tuple[str, ...]:
+    """Every status term a translation is in, the one that names it first: its flag and "flagged" when it has
+    one, then "translated", "blank-translation" (translated as an empty text) or "untranslated". The API's
+    `status` of a translation is the first; the export `status` filter matches any ("all" matches every one).
+    """
+    progress = "untranslated" if not translated else "blank-translation" if blank else "translated"
+    return (flag, "flagged", progress) if flag else (progress,)
+
+
 # Initial states of a new asset's source translation (POST /api/assets `default`).
 DEFAULT_STATES: tuple[str, ...] = ("translated", "untranslated") + FLAGS
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 from formats.plurals import plural_rules
 from storage.canonical import DERIVATIONS, Chunk
 from storage.snapshot import Snapshot
+from vocabulary import translation_statuses
 
 
 def _memo(snapshot: Snapshot, key: tuple, compute):
@@ -25,12 +26,8 @@ def _memo(snapshot: Snapshot, key: tuple, compute):
 def status_of(entry: dict[str, Any] | None) -> str:
     """A translation's status in the vocabulary of the export `status` parameter."""
     if entry is None:
-        return "untranslated"
-    if entry.get("flag"):
-        return entry["flag"]
-    if entry["text"] == "":
-        return "blank-translation"
-    return "translated"
+        return translation_statuses(False, False, None)[0]
+    return translation_statuses(True, entry["text"] == "", entry.get("flag"))[0]
 
 
 def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from collections.abc import Iterable
 from itertools import repeat
 
-from vocabulary import plural_form_id, status_term
+from vocabulary import plural_form_id, status_term, translation_statuses
 
 from .banner import banner_lines
 from .charsets import text_codec
@@ -326,17 +326,8 @@ def unit_has_tag(unit: Unit, term: str) -> bool:
 
 def translation_has_status(translation: Translation, term: str) -> bool:
     """Whether a translation is in the status or carries the flag named by the term."""
-    if term == "all":
-        return True
-    if term == "translated":
-        return translation.translated and not translation.blank
-    if term == "untranslated":
-        return not translation.translated
-    if term == "blank-translation":
-        return translation.translated and translation.blank
-    if term == "flagged":
-        return bool(translation.flag)
-    return translation.flag == term  # a flag name (vocabulary.FLAGS)
+    return term == "all" or term in translation_statuses(translation.translated, translation.blank,
+                                                         translation.flag or None)
 
 
 def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: list[str]) -> list[Unit]:
