@@ -59,7 +59,7 @@ SESSION_MAX_SECONDS = 7 * 24 * 3600
 MAX_PLURAL_FORMULA_CHARS = 1000
 MAX_PLURAL_FORMS = 6
 # Names: locale codes become directory names, so they are short; the rest are data but still bounded.
-MAX_LOCALE_CODE_CHARS = 35  # vocabulary.LOCALE_CODE_MAX_LENGTH: BCP 47 practical maximum
+MAX_LOCALE_CODE_CHARS = 35  # the practical maximum of a BCP 47 tag (RFC 5646 §4.4.1), see vocabulary.py
 MAX_LOCALE_NAME_CHARS = 200
 MAX_ASSET_ID_BYTES = 999
 MAX_TAG_CHARS = 200

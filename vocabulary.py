@@ -1,13 +1,15 @@
 """The words every layer agrees on: locale codes, translation flags, statuses, printf styles, asset types.
 
-Imports nothing of Gloss, so `storage/`, `formats/` and `app/` may all import it. One rule each: a locale
+Imports nothing of Gloss but `limits`, so `storage/`, `formats/` and `app/` may all import it. One rule each: a locale
 code is checked and canonicalised here and nowhere else.
 """
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+
+from limits import MAX_LOCALE_CODE_CHARS, describe
 
 # --- locale codes ----------------------------------------------------------------------------------
 
@@ -15,14 +17,20 @@ from collections.abc import Sequence
 # by `-` (or `_`, the POSIX spelling clients and files use). The length limit is the practical maximum
 # RFC 5646 §4.4.1 asks implementations to support; a code also becomes a directory name in a project
 # repository, so nothing else may pass.
-LOCALE_CODE_MAX_LENGTH = 35
 LOCALE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 LOCALE_EXAMPLES = "fr, fr-FR or fr_FR"
 
 
+def locale_code_too_long(code: str) -> str | None:
+    """Why `code` is too long to be a locale code (a directory name in a project repository), or None."""
+    if len(code) > MAX_LOCALE_CODE_CHARS:
+        return f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters {describe('max_locale_code_chars')}"
+    return None
+
+
 def is_locale_tag(code: str) -> bool:
     """Whether the text is spelled like a language tag (`fr`, `pt_BR`, `zh-Hant-TW`), known or not."""
-    return bool(code) and len(code) <= LOCALE_CODE_MAX_LENGTH and LOCALE_TAG.fullmatch(code) is not None
+    return bool(code) and len(code) <= MAX_LOCALE_CODE_CHARS and LOCALE_TAG.fullmatch(code) is not None
 
 
 def canonical_locale(code: str) -> str:
@@ -108,6 +116,46 @@ def translation_statuses(translated: bool, blank: bool, flag: str | None) -> tup
     """
     progress = "untranslated" if not translated else "blank-translation" if blank else "translated"
     return (flag, "flagged", progress) if flag else (progress,)
+
+
+# --- filters --------------------------------------------------------------------------------------
+# Loco's filter grammar, shared by the tag filter (`filter` on lists and exports) and the export `status`
+# filter: a comma list that matches when ANY listed term holds (or none is listed) and no `!`-negated one
+# does; `*` as a tag means "any tag at all".
+
+
+def filter_terms(expression: str) -> tuple[set[str], set[str]]:
+    """A comma list split into its positive and `!`-negated terms."""
+    positive, negative = set(), set()
+    for term in (part.strip() for part in (expression or "").split(",")):
+        if term.startswith("!") and term[1:].strip():
+            negative.add(term[1:].strip())
+        elif term:
+            positive.add(term)
+    return positive, negative
+
+
+def filter_holds(positive: set[str], negative: set[str], holds: Callable[[str], bool]) -> bool:
+    """Whether any positive term (or no positive term at all) and no negated term holds."""
+    if any(holds(term) for term in negative):
+        return False
+    return not positive or any(holds(term) for term in positive)
+
+
+def has_tag(tags: Collection[str], term: str) -> bool:
+    """Whether tags match one term of the tag filter (`*`: any tag)."""
+    return bool(tags) if term == "*" else term in tags
+
+
+def tag_filter(expression: str) -> Callable[[Iterable[str]], bool]:
+    """The tag filter as a test of an asset's tags."""
+    positive, negative = filter_terms(expression)
+
+    def matches(tags: Iterable[str]) -> bool:
+        present = set(tags)
+        return filter_holds(positive, negative, lambda term: has_tag(present, term))
+
+    return matches
 
 
 # Initial states of a new asset's source translation (POST /api/assets `default`).

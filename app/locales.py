@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from formats.plurals import babel_locale, locale_display_name
-from vocabulary import LOCALE_EXAMPLES, canonical_locale, is_locale_tag
-from limits import MAX_LOCALE_CODE_CHARS, describe
+from vocabulary import LOCALE_EXAMPLES, canonical_locale, is_locale_tag, locale_code_too_long
 
 from .errors import ApiError
 
@@ -11,9 +10,9 @@ from .errors import ApiError
 def parse_locale_code(code: str) -> str:
     """Validate a client's locale code (a BCP 47 language tag known to CLDR); 422 when it is not one."""
     code = (code or "").strip()
-    if len(code) > MAX_LOCALE_CODE_CHARS:
-        raise ApiError(422, f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
-                            f"{describe('max_locale_code_chars')}")
+    too_long = locale_code_too_long(code)
+    if too_long:
+        raise ApiError(422, too_long)
     if not is_locale_tag(code):
         raise ApiError(422, f"Invalid locale code {code!r}: expected a language tag such as {LOCALE_EXAMPLES}")
     canonical = canonical_locale(code)
@@ -31,7 +30,7 @@ def resolve_project_locale(requested: str, codes: list[str]) -> str | None:
     """The project locale a path segment names: exact, or by normalised spelling (`fr_FR` finds `fr-FR`)."""
     if requested in codes:
         return requested
-    if len(requested or "") > MAX_LOCALE_CODE_CHARS or not is_locale_tag(requested or ""):
+    if not is_locale_tag(requested or ""):
         return None
     wanted = canonical_locale(requested).lower()
     for code in codes:

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from collections.abc import Iterable
 from itertools import repeat
 
-from vocabulary import plural_form_id, status_term, translation_statuses
+from vocabulary import filter_holds, filter_terms, has_tag, plural_form_id, status_term, translation_statuses
 
 from .banner import banner_lines
 from .charsets import text_codec
@@ -173,8 +173,8 @@ def keyed_entries(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions
         for entry in entries:
             entry.translations = {code: translation for code, translation in entry.translations.items()
                                   if (spec.bilingual and code == source)  # the key side of the unit
-                                  or _matches(status_in, status_out,
-                                              lambda term: translation_has_status(translation, term))}
+                                  or filter_holds(status_in, status_out,
+                                                  lambda term: translation_has_status(translation, term))}
     if template and not spec.bilingual:
         for entry in entries:
             entry.translations = _keys_only(entry.translations, source)
@@ -281,7 +281,7 @@ def _check_options(options: ExportOptions) -> None:
 
 def status_terms(expression: str) -> tuple[set[str], set[str]]:
     """The status filter's positive and negated terms in canonical form; OptionError naming the accepted ones."""
-    positive, negative = _terms(expression)
+    positive, negative = filter_terms(expression)
     try:
         return {status_term(term) for term in positive}, {status_term(term) for term in negative}
     except ValueError as error:
@@ -301,29 +301,6 @@ def _export_locales(catalogue: Catalogue, options: ExportOptions, source: str, t
 # --- selection -------------------------------------------------------------------------------------
 
 
-def _terms(expression: str) -> tuple[set[str], set[str]]:
-    """A comma list split into positive and `!`-negated terms."""
-    positive, negative = set(), set()
-    for term in (part.strip() for part in expression.split(",")):
-        if term.startswith("!") and term[1:].strip():
-            negative.add(term[1:].strip())
-        elif term:
-            positive.add(term)
-    return positive, negative
-
-
-def _matches(positive: set[str], negative: set[str], test) -> bool:
-    """True when any positive term (or no positive term at all) and no negative term holds."""
-    if any(test(term) for term in negative):
-        return False
-    return not positive or any(test(term) for term in positive)
-
-
-def unit_has_tag(unit: Unit, term: str) -> bool:
-    """Whether a unit carries the tag (`*`: any tag)."""
-    return bool(unit.tags) if term == "*" else term in unit.tags
-
-
 def translation_has_status(translation: Translation, term: str) -> bool:
     """Whether a translation is in the status or carries the flag named by the term."""
     return term == "all" or term in translation_statuses(translation.translated, translation.blank,
@@ -332,16 +309,16 @@ def translation_has_status(translation: Translation, term: str) -> bool:
 
 def select_units(units: Iterable[Unit], tag_filter: str, status: str, locales: list[str]) -> list[Unit]:
     """The units passing the tag filter and, in at least one of the locales, the status filter."""
-    tags_in, tags_out = _terms(tag_filter)
+    tags_in, tags_out = filter_terms(tag_filter)
     status_in, status_out = status_terms(status)
     if not (tags_in or tags_out or status_in or status_out):
         return list(units)
     selected = []
     for unit in units:
-        if not _matches(tags_in, tags_out, lambda term: unit_has_tag(unit, term)):
+        if not filter_holds(tags_in, tags_out, lambda term: has_tag(unit.tags, term)):
             continue
         if (status_in or status_out) and not any(
-            _matches(status_in, status_out, lambda term: translation_has_status(unit.translation(code), term))
+            filter_holds(status_in, status_out, lambda term: translation_has_status(unit.translation(code), term))
             for code in locales
         ):
             continue

@@ -13,10 +13,10 @@ import json
 import re
 from typing import Any, Callable, Sequence
 
-from limits import (MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_CODE_CHARS, MAX_LOCALE_NAME_CHARS,
-                    MAX_TAG_CHARS, MAX_TEXT_CHARS, describe)
+from limits import MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS, describe
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
-from vocabulary import ASSET_TYPES, FLAGS, first_unencodable, is_canonical_locale, unaddressable, unencodable_reason
+from vocabulary import (ASSET_TYPES, FLAGS, first_unencodable, is_canonical_locale, locale_code_too_long, unaddressable,
+                        unencodable_reason)
 
 from .errors import Invalid
 
@@ -137,9 +137,9 @@ def check_flag(value: Any) -> str:
 def check_locale_code(code: Any) -> str:
     """A locale code as storage keeps it: a canonically spelled language tag (it becomes a directory name)."""
     check_string("Locale code", code)
-    if len(code) > MAX_LOCALE_CODE_CHARS:
-        raise Invalid(f"Locale code is longer than {MAX_LOCALE_CODE_CHARS} characters "
-                      f"{describe('max_locale_code_chars')}")
+    too_long = locale_code_too_long(code)
+    if too_long:
+        raise Invalid(too_long)
     if not is_canonical_locale(code):
         raise Invalid(f"invalid locale code {code!r}: expected a canonical language tag such as fr or pt-BR")
     return code

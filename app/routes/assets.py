@@ -5,6 +5,7 @@ from flask import Blueprint, g, request
 
 from storage import operations as ops
 from storage.snapshot import Snapshot
+from vocabulary import tag_filter
 
 from ..auth import requires
 from ..context import now, path_value, snapshot, write
@@ -12,7 +13,6 @@ from ..errors import ApiError
 from ..jsonio import render, render_list, success
 from ..records import SEPARATOR, asset_list, asset_record
 from ..requests import form_fields, json_object
-from ..tagfilter import tag_filter
 
 bp = Blueprint("assets", __name__)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, request
 
 from storage import operations as ops
+from vocabulary import tag_filter
 
 from ..auth import requires
 from ..context import snapshot, write
@@ -13,7 +14,6 @@ from ..locales import display_name, parse_locale_code
 from ..qa import check_translation
 from ..records import locale_progress_detail, locale_record, status_of
 from ..requests import form_fields, json_object
-from ..tagfilter import tag_filter
 from .translations import find_locale
 
 bp = Blueprint("locales", __name__)
