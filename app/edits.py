@@ -5,6 +5,7 @@ from flask import g
 
 from storage import operations as ops
 from storage.snapshot import Snapshot
+from storage.trailers import Action, Trailer, about
 
 from .context import now, write
 
@@ -12,25 +13,24 @@ from .context import now, write
 def save_translation(asset_id: str, locale: str, text: str) -> Snapshot:
     """Store `text` as the translation (the next revision); an empty text marks it untranslated (Loco 1.0.29)."""
     if text == "":
-        with write(f"Untranslate {asset_id} [{locale}]", "untranslate",
+        with write(f"Untranslate {asset_id} [{locale}]", Action.UNTRANSLATE,
                    [("Asset", asset_id), ("Locale", locale)]) as tx:
             if tx.translation(asset_id, locale) is not None:
                 ops.untranslate(tx, asset_id, locale)
         return tx.result
-    with write(f"Translate {asset_id} [{locale}]", "translate", [("Asset", asset_id), ("Locale", locale)]) as tx:
+    with write(f"Translate {asset_id} [{locale}]", Action.TRANSLATE, about(asset_id, locale)) as tx:
         entry = ops.translate(tx, asset_id, locale, text, g.actor, now())
-        tx.trailers.append(("Revision", str(entry["rev"])))
+        tx.trailers.append((Trailer.REVISION, str(entry["rev"])))
     return tx.result
 
 
 def set_flag(asset_id: str, locale: str, name: str) -> Snapshot:
-    with write(f"Flag {asset_id} [{locale}] as {name}", "flag",
-               [("Asset", asset_id), ("Locale", locale), ("Flag", name)]) as tx:
+    with write(f"Flag {asset_id} [{locale}] as {name}", Action.FLAG, about(asset_id, locale, flag=name)) as tx:
         ops.flag(tx, asset_id, locale, name, g.actor, now())
     return tx.result
 
 
 def clear_flag(asset_id: str, locale: str) -> Snapshot:
-    with write(f"Unflag {asset_id} [{locale}]", "unflag", [("Asset", asset_id), ("Locale", locale)]) as tx:
+    with write(f"Unflag {asset_id} [{locale}]", Action.UNFLAG, about(asset_id, locale)) as tx:
         ops.unflag(tx, asset_id, locale)
     return tx.result

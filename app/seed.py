@@ -10,6 +10,7 @@ from storage.gitrepo import Person
 from storage.keys import KeyStore
 from storage.project import Project
 from storage.store import Store, utc_now
+from storage.trailers import Action
 
 from .locales import display_name
 
@@ -29,12 +30,12 @@ def seed_demo(store: Store, keys: KeyStore, sample: Path = SAMPLE) -> tuple[Proj
     project = store.create_project(data["name"], data["source"], display_name(data["source"]), owner,
                                    when=first.timestamp())
     when = first + timedelta(hours=1)
-    with project.transaction(owner, "Add locales " + ", ".join(data["locales"][1:]), "add-locale",
+    with project.transaction(owner, "Add locales " + ", ".join(data["locales"][1:]), Action.ADD_LOCALE,
                              when=when.timestamp()) as tx:
         for code in data["locales"][1:]:
             ops.add_locale(tx, code, display_name(code))
     when += timedelta(hours=1)
-    with project.transaction(owner, f"Add {len(data['assets'])} assets with their English text", "create-asset",
+    with project.transaction(owner, f"Add {len(data['assets'])} assets with their English text", Action.CREATE_ASSET,
                              when=when.timestamp()) as tx:
         for asset in data["assets"]:
             _create_asset(tx, asset, _utc(when))
@@ -62,7 +63,7 @@ def _replay(project: Project, step: dict, users: dict[str, ops.Actor]) -> None:
     actor = users.setdefault(author["email"], ops.Actor(100 + len(users), author["name"], author["email"]))
     stamp = datetime.fromisoformat(step["date"])
     now = _utc(stamp)
-    with project.transaction(Person(author["name"], author["email"]), step["message"], "seed",
+    with project.transaction(Person(author["name"], author["email"]), step["message"], Action.SEED,
                              when=stamp.timestamp()) as tx:
         for locale, texts in step.get("translations", {}).items():
             for asset_id, text in texts.items():

@@ -17,9 +17,9 @@ from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
 from .gitrepo import GitRepo, Person
 from .project import Project
-from .receive import PUSHED
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
 from .store import SERVICE, iso_from_timestamp
+from .trailers import Trailer
 
 _CHUNK_CACHE_SIZE = 64
 
@@ -105,7 +105,7 @@ def pusher(commit, trailers: dict[str, str] | None = None) -> Person | None:
     """Who pushed the commit: the committer of a push's merge commit (storage.receive), whose author is
     only the name the pushed commit gave; None for any other commit, and for pushes merged before the
     pusher was recorded (their committer is the service). `trailers`: the message's, when already read."""
-    if PUSHED not in (_trailers(commit.message) if trailers is None else trailers):
+    if Trailer.PUSHED not in (_trailers(commit.message) if trailers is None else trailers):
         return None
     committer = Person.parse(commit.committer)
     return None if committer == SERVICE else committer
@@ -135,9 +135,9 @@ class EntryHistory:
             entry = self._entry_at(parent)
             if entry is None:  # the entry appeared here: created, or renamed from another key
                 trailers = _trailers(self.repo.read_commit(commit).message)
-                if not (trailers.get("Renamed-From") and trailers.get("Asset") == self.key):
+                if not (trailers.get(Trailer.RENAMED_FROM) and trailers.get(Trailer.ASSET) == self.key):
                     return parent, None
-                self._follow(trailers["Renamed-From"])
+                self._follow(trailers[Trailer.RENAMED_FROM])
                 entry = self._entry_at(parent)
             return parent, entry
         return None

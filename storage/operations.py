@@ -22,6 +22,7 @@ from .fields import (check_addressable, check_aliases, check_asset_id, check_ass
                      check_flag, check_locale_code, check_locale_name, check_printf, check_string, check_tag,
                      check_text)
 from .gitrepo import Person
+from .trailers import Trailer
 from .transaction import Transaction
 
 __all__ = ["ASSET_TYPES", "PRINTF_STYLES", "FLAGS", "check_addressable", "check_asset_id", "check_tag"]
@@ -172,7 +173,7 @@ def rename_asset(tx: Transaction, old: str, new: str, record: dict[str, Any]) ->
         member_record["plural_of"] = new
         tx.put_asset(member, member_record)
     # history follows the asset across the rename through these trailers (storage.history)
-    tx.trailers.extend([("Asset", new), ("Renamed-From", old)])
+    tx.trailers.extend([(Trailer.ASSET, new), (Trailer.RENAMED_FROM, old)])
 
 
 def delete_asset(tx: Transaction, asset_id: str) -> None:

@@ -21,6 +21,7 @@ from .errors import Invalid
 from .fields import IsLiveKey, check_file_size
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path
+from .trailers import Trailer
 from .transaction import Transaction
 
 log = logging.getLogger("gloss.storage")
@@ -376,7 +377,7 @@ class Project:
                 else:
                     files[path] = self.repo.write_blob(data)
             trees = self._write_trees(files, changed, base.trees)
-            message = commit_message(summary, tx.trailers + [("Action", action)])
+            message = commit_message(summary, tx.trailers + [(Trailer.ACTION, action)])
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, committer, message, when)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees

@@ -30,9 +30,9 @@ from .project import Project
 from .replay import replay
 from .snapshot import Snapshot
 from .store import utc_now
+from .trailers import Action, Trailer
 
 BRANCH = "refs/heads/main"
-PUSHED = "Pushed"  # the trailer of a push's merge commit that names the pushed commit (see storage.history)
 REVIEW = "refs/for/main"
 TAGS = "refs/tags/"
 
@@ -149,8 +149,8 @@ def merge_push(project: Project, new: bytes, ref: str, pusher: Actor) -> bytes:
     pushed_commit = project.repo.read_commit(new)
     author = Person.parse(pushed_commit.author)
     actor = Actor(pusher.id, author.name, author.email, pusher=pusher)
-    with project.transaction(author, f"Merge push {new.decode()[:12]} into main", "push",
-                             [(PUSHED, new.decode()), ("Pushed-To", ref)], first_in_group=True,
+    with project.transaction(author, f"Merge push {new.decode()[:12]} into main", Action.PUSH,
+                             [(Trailer.PUSHED, new.decode()), (Trailer.PUSHED_TO, ref)], first_in_group=True,
                              committer=pusher.person()) as tx:
         head = tx.base.commit
         if head is None:
@@ -158,7 +158,7 @@ def merge_push(project: Project, new: bytes, ref: str, pusher: Actor) -> bytes:
         base = project.snapshot_at(merge_base_of(project.repo, head, new, ref))
         pushed = Snapshot.load(project.repo, new, base)
         changes = replay(tx, base, pushed, actor, utc_now())
-        tx.trailers.append(("Changes", str(changes)))
+        tx.trailers.append((Trailer.CHANGES, str(changes)))
         tx.merge_parents.append(new)
     assert tx.result is not None and tx.result.commit is not None  # set by the transaction's clean exit
     return tx.result.commit

@@ -22,6 +22,7 @@ from .errors import Conflict, NotFound
 from .gitrepo import GitRepo, Person
 from .project import Project
 from .snapshot import DEFAULT_CHUNK_SIZE
+from .trailers import Action
 
 PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 SERVICE = Person("Gloss", "gloss@localhost")
@@ -160,7 +161,7 @@ class Store:
             raise Conflict(f"Project {project_id!r} already exists") from None
         project = self.project(project_id)
         created = iso_from_timestamp(when) if when else utc_now()
-        with project.transaction(owner, f"Create project {name}", "create-project", when=when) as tx:
+        with project.transaction(owner, f"Create project {name}", Action.CREATE_PROJECT, when=when) as tx:
             tx.meta.update({
                 "id": project_id, "name": name, "source": source, "created": created,
                 "chunk_size": chunk_size, "next_seq": 0,

@@ -5,6 +5,7 @@ from flask import Blueprint, g, request
 
 from storage import operations as ops
 from storage.snapshot import Snapshot
+from storage.trailers import Action, about
 from vocabulary import tag_filter
 
 from ..auth import requires
@@ -48,7 +49,7 @@ def create_asset():
         raise ApiError(400, "Either id or text is required")
     if asset_id:
         ops.check_addressable(asset_id)
-    with write(f"Add asset {asset_id or text[:60]}", "create-asset") as tx:
+    with write(f"Add asset {asset_id or text[:60]}", Action.CREATE_ASSET) as tx:
         if not asset_id:
             asset_id = ops.unique_asset_id(tx, text)
         tx.trailers.append(("Asset", asset_id))
@@ -74,7 +75,7 @@ def patch_asset(asset_id: str):
     changes = json_object()
     if isinstance(changes.get("id"), str):
         ops.check_addressable(changes["id"])
-    with write(f"Edit asset {asset_id}", "edit-asset", [("Asset", asset_id)]) as tx:
+    with write(f"Edit asset {asset_id}", Action.EDIT_ASSET, about(asset_id)) as tx:
         final_id = ops.patch_asset(tx, asset_id, changes, now())
     return render(asset_record(tx.result, final_id))
 
@@ -84,7 +85,7 @@ def patch_asset(asset_id: str):
 @requires("write")
 def delete_asset(asset_id: str):
     asset_id = find_asset(snapshot(), asset_id)
-    with write(f"Delete asset {asset_id}", "delete-asset", [("Asset", asset_id)]) as tx:
+    with write(f"Delete asset {asset_id}", Action.DELETE_ASSET, about(asset_id)) as tx:
         ops.delete_asset(tx, asset_id)
     return success("Asset deleted")
 
@@ -106,7 +107,7 @@ def create_plural(asset_id: str):
     asset_id = find_asset(snapshot(), asset_id)
     fields = form_fields()
     pid = ops.check_addressable(fields.get("pid", "").strip()) if fields.get("pid", "").strip() else ""
-    with write(f"Add plural form to {asset_id}", "add-plural", [("Asset", asset_id)]) as tx:
+    with write(f"Add plural form to {asset_id}", Action.ADD_PLURAL, about(asset_id)) as tx:
         pid = ops.add_plural(tx, asset_id, now(), pid=pid, text=fields.get("text"), actor=g.actor)
         tx.trailers.append(("Plural", pid))
     return render(asset_record(tx.result, pid))
@@ -119,7 +120,7 @@ def unlink_plural(asset_id: str, pid: str):
     snap = snapshot()
     asset_id = find_asset(snap, asset_id)
     pid = path_value(pid, snap.asset(asset_id).get("plurals", []).__contains__) or pid
-    with write(f"Unlink plural {pid} from {asset_id}", "unlink-plural", [("Asset", asset_id), ("Plural", pid)]) as tx:
+    with write(f"Unlink plural {pid} from {asset_id}", Action.UNLINK_PLURAL, about(asset_id, plural=pid)) as tx:
         ops.unlink_plural(tx, asset_id, pid, now())
     return success("Plural form unlinked")
 
@@ -133,7 +134,7 @@ def tag_asset(asset_id: str):
     name = form_fields().get("name", "")
     if not name.strip():
         raise ApiError(400, "Form field name (the tag) is required")
-    with write(f"Tag {asset_id} {name}", "tag-asset", [("Asset", asset_id), ("Tag", name)]) as tx:
+    with write(f"Tag {asset_id} {name}", Action.TAG_ASSET, about(asset_id, tag=name)) as tx:
         ops.tag_asset(tx, asset_id, name, now())
     return render(asset_record(tx.result, asset_id))
 
@@ -145,6 +146,6 @@ def untag_asset(asset_id: str, tag: str):
     snap = snapshot()
     asset_id = find_asset(snap, asset_id)
     tag = path_value(tag, snap.asset(asset_id).get("tags", []).__contains__) or tag
-    with write(f"Untag {asset_id} {tag}", "untag-asset", [("Asset", asset_id), ("Tag", tag)]) as tx:
+    with write(f"Untag {asset_id} {tag}", Action.UNTAG_ASSET, about(asset_id, tag=tag)) as tx:
         ops.untag_asset(tx, asset_id, tag, now())
     return success(f'Tag "{tag}" removed')

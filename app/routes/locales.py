@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, request
 
 from storage import operations as ops
+from storage.trailers import Action, about
 from vocabulary import tag_filter
 
 from ..auth import requires
@@ -35,7 +36,7 @@ def create_locale():
     if not code.strip():
         raise ApiError(400, "Form field code is required")
     code = parse_locale_code(code)
-    with write(f"Add locale {code}", "add-locale", [("Locale", code)]) as tx:
+    with write(f"Add locale {code}", Action.ADD_LOCALE, about(locale=code)) as tx:
         ops.add_locale(tx, code, display_name(code))
     return render(locale_record(tx.result, code), 201)
 
@@ -66,7 +67,7 @@ def patch_locale(locale: str):
     name = changes.get("name")
     if name is not None and not name.strip():
         raise ApiError(422, "name must not be empty")
-    with write(f"Edit locale {locale}", "edit-locale", [("Locale", locale)]) as tx:
+    with write(f"Edit locale {locale}", Action.EDIT_LOCALE, about(locale=locale)) as tx:
         final = ops.patch_locale(tx, locale, new_code, name)
     return render(locale_record(tx.result, final))
 
@@ -76,7 +77,7 @@ def patch_locale(locale: str):
 @requires("write")
 def delete_locale(locale: str):
     locale = find_locale(snapshot(), locale)
-    with write(f"Delete locale {locale}", "delete-locale", [("Locale", locale)]) as tx:
+    with write(f"Delete locale {locale}", Action.DELETE_LOCALE, about(locale=locale)) as tx:
         ops.delete_locale(tx, locale)
     return success("Locale deleted")
 

@@ -18,6 +18,7 @@ from storage.history import commit_with_trailer
 from storage.jobs import JobStore
 from storage.project import release_free_memory
 from storage.snapshot import Snapshot
+from storage.trailers import Action, Trailer
 
 from ..auth import requires
 from ..context import committer_identity, is_live_key, now, project, snapshot, store
@@ -249,8 +250,8 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
-    trailers = [("Format", ext)] + ([("Job", job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, "import", trailers, first_in_group=True, committer=author,
+    trailers = [(Trailer.FORMAT, ext)] + ([(Trailer.JOB, job_id)] if job_id else [])
+    with project_obj.transaction(author, summary, Action.IMPORT, trailers, first_in_group=True, committer=author,
                                  is_live_key=is_live_key) as tx:
         if options.index == "id":
             formats.restore_keys(catalogue, ext, variant, tx.asset_ids())
@@ -336,7 +337,7 @@ def report_failure(job_store: JobStore, job, error: Exception) -> None:
 def import_progress(job_id: str = ""):
     project_obj = project()
     job = jobs().get(job_id, g.key.project,
-                     lambda wanted: commit_with_trailer(project_obj, "Job", wanted) is not None)
+                     lambda wanted: commit_with_trailer(project_obj, Trailer.JOB, wanted) is not None)
     return render({"progress": job.progress, "success": job.success, "error": job.error})
 
 

@@ -6,6 +6,7 @@ from flask import Blueprint
 from storage import operations as ops
 from storage.history import revisions
 from storage.snapshot import Snapshot
+from storage.trailers import Action, about
 from vocabulary import FLAG_LABELS
 
 from ..auth import requires
@@ -85,7 +86,7 @@ def _target(snap: Snapshot, asset_id: str, locale: str | None) -> tuple[str, str
 @requires("write")
 def untranslate(asset_id: str, locale: str | None = None):
     asset_id, locale = _target(snapshot(), asset_id, locale)
-    with write(f"Erase {asset_id} [{locale}]", "untranslate", [("Asset", asset_id), ("Locale", locale)]) as tx:
+    with write(f"Erase {asset_id} [{locale}]", Action.UNTRANSLATE, about(asset_id, locale)) as tx:
         ops.untranslate(tx, asset_id, locale)
     return success(f"{tx.result.locale(locale)['name']} translation deleted")
 
