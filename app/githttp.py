@@ -42,7 +42,7 @@ from storage.errors import NotFound, StorageError
 from storage.gitrepo import remove_stale_dirs
 from storage.keys import ApiKey, KeyStore
 from storage.project import Project
-from storage.receive import apply_push, check_push, parse_command
+from storage.receive import HANDLED_REFS, apply_push, check_push, parse_command
 from storage.store import Store
 
 from .auth import key_from
@@ -68,8 +68,7 @@ GIT_CONFIG = [
     # blobs larger than any file a project may hold are streamed, never inflated whole: index-pack held a
     # pushed 400 MB zero blob in memory (404 MB resident) before the checks refused it; now 37 MB
     ("core.bigFileThreshold", str(MAX_FILE_BYTES)),
-    ("receive.procReceiveRefs", "refs/heads/main"),
-    ("receive.procReceiveRefs", "refs/for/main"),
+    *(("receive.procReceiveRefs", ref) for ref in HANDLED_REFS),
     ("http.receivepack", "true"),
     ("uploadpack.allowFilter", "true"),  # partial clone
     ("core.hooksPath", ""),  # filled in with the data directory's hooks

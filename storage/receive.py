@@ -23,7 +23,8 @@ from typing import Callable
 from .checks import CommitChecker
 from .errors import Invalid, StorageError
 from .fields import check_file_size
-
+from .git.refs import BRANCH_REF as BRANCH
+from .git.refs import REVIEW_REF as REVIEW
 from .gitrepo import ZERO_ID, GitRepo, Person
 from .operations import Actor
 from .project import Project
@@ -32,9 +33,9 @@ from .snapshot import Snapshot
 from .store import utc_now
 from .trailers import Action, Trailer
 
-BRANCH = "refs/heads/main"
-REVIEW = "refs/for/main"
 TAGS = "refs/tags/"
+# The refs a push may name that proc-receive handles in place of receive-pack
+HANDLED_REFS = (BRANCH, REVIEW)
 
 Command = tuple[bytes, bytes, str]  # old id, new id, ref name: one line of what receive-pack hands a hook
 
@@ -59,7 +60,7 @@ def parse_command(line: str) -> Command:
 def check_ref(old: bytes, new: bytes, ref: str, movable_tags: bool = False) -> None:
     """Only the project branch (through apply_push), its review ref and tags may be pushed; an existing tag
     is a release and stays as it is (deleted or moved only when the project allows it, Project.movable_tags)."""
-    if ref in (BRANCH, REVIEW):
+    if ref in HANDLED_REFS:
         if new == ZERO_ID:
             raise Refused(f"{ref} cannot be deleted")
         return
@@ -88,7 +89,7 @@ def check_push(project: Project, commands: list[Command], quarantine: Path | Non
             if new == ZERO_ID:
                 continue
             tip = pushed_commit(checker, new, ref)
-            if ref in (BRANCH, REVIEW) and head is not None:
+            if ref in HANDLED_REFS and head is not None:
                 merge_base_of(repo, head, new, ref)  # refused here, its objects never leave the quarantine
             for commit in repo.new_commits(tip):
                 checker.check(commit)

@@ -19,7 +19,11 @@ from .objects import ObjectStore
 from .queries import GitCommands
 from .worktree import WorkTree
 
-BRANCH = b"refs/heads/main"
+# The refs Gloss serves, named here only: the project branch, and the ref a push names for a key-level merge
+# into it (storage/receive.py); tags are refs/tags/*.
+BRANCH_REF = "refs/heads/main"
+REVIEW_REF = "refs/for/main"
+BRANCH = BRANCH_REF.encode()
 REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writer created last
 ZERO_ID = b"0" * 40
 # How long a writer waits for `refs/heads/main.lock` held by someone else (git holds it for milliseconds
