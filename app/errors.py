@@ -1,6 +1,8 @@
 """One error type for the HTTP layer and the handlers that render every failure as `{"status", "error"}`."""
 from __future__ import annotations
 
+import json
+
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
@@ -22,8 +24,19 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+def error_payload(status: int, message: str) -> dict[str, int | str]:
+    """The service's one error shape: `{"status": <code>, "error": "<what is wrong>"}`."""
+    return {"status": status, "error": message}
+
+
+def error_bytes(status: int, message: str) -> bytes:
+    """The error shape as a JSON body, for answers made outside Flask (the HTTP server's own refusals, Git over
+    HTTP, the writer relay)."""
+    return (json.dumps(error_payload(status, message)) + "\n").encode()
+
+
 def error_response(status: int, message: str, headers: dict[str, str] | None = None):
-    response = render({"status": status, "error": message}, status)
+    response = render(error_payload(status, message), status)
     if status == 401:
         response.status = "401 Authorization Required"  # Loco's reason phrase; one client looks for it
     for name, value in (headers or {}).items():

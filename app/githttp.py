@@ -46,6 +46,7 @@ from storage.receive import HANDLED_REFS, apply_push, check_push, parse_command
 from storage.store import Store
 
 from .auth import key_from
+from .errors import error_bytes
 
 GIT_SLOTS = 4  # concurrent Git requests per worker process
 GIT_TIMEOUT = GIT_REQUEST_SECONDS  # seconds one Git request (a clone of a large project on a slow link) may take
@@ -406,7 +407,7 @@ def _error(start_response: Callable, status: int, message: str,
            headers: list[tuple[str, str]] | None = None) -> list[bytes]:
     reasons = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 413: "Payload Too Large",
                503: "Service Unavailable"}
-    body = json.dumps({"status": status, "error": message}).encode("utf-8")
+    body = error_bytes(status, message)
     start_response(f"{status} {reasons[status]}", [("Content-Type", "application/json"),
                                                    ("Content-Length", str(len(body))), *(headers or [])])
     return [body]

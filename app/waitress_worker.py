@@ -15,7 +15,6 @@ header lines are bounded as gunicorn bounded them. Its refusals answer in the se
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import resource
@@ -34,6 +33,7 @@ from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFields
 from limits import (LIMITS, MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_HEADER_LINE_BYTES, MAX_REQUEST_LINE_BYTES,
                     describe)
 
+from .errors import error_bytes
 from .middleware import body_limit
 
 # Open connections per worker: far beyond what slow clients need to be harmless (issue 19 asks for 200), and
@@ -57,7 +57,7 @@ class BodyTooLarge(RequestEntityTooLarge):
 def json_error(error: Error) -> bytes:
     """The service's error shape for a refusal made before the application sees the request."""
     text = str(error.body) if isinstance(error, BodyTooLarge) else f"{error.reason}: {error.body}"
-    return (json.dumps({"status": error.code, "error": text}) + "\n").encode()
+    return error_bytes(error.code, text)
 
 
 def route_body_limit(path: str) -> tuple[int, str]:

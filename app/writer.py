@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable
 
 from limits import MAX_RELAY_HEADER_LINE_BYTES, MAX_RELAYED_BODY_BYTES
 
+from .errors import error_bytes
+
 FORWARDED_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 # Imports can run for seconds (or as jobs of their own) and conversions write nothing: made where received.
 NOT_FORWARDED = ("/api/import", "/api/convert")
@@ -200,8 +202,7 @@ def call_application(app: WsgiApp, environ: dict, body: bytes) -> tuple[str, lis
 
 def writer_lost() -> tuple[str, list[tuple[str, str]], bytes]:
     """The answer when the writer broke off after the write was handed over: it may have been made."""
-    body = json.dumps({"status": 503, "error": "The worker making this write stopped before answering; the "
-                                               "write may or may not have been made: read it back before "
-                                               "retrying"}).encode()
+    body = error_bytes(503, "The worker making this write stopped before answering; the write may or may not "
+                            "have been made: read it back before retrying")
     return "503 SERVICE UNAVAILABLE", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                                        ("Retry-After", "1")], body
