@@ -16,7 +16,7 @@ from storage.store import Store
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard
 from .versioning import register_versioning
-from .writer import WriterRelay
+from .relay import WriterRelay
 
 API_VERSION = "1.0.29"
 
@@ -83,7 +83,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     from .web import register_web
 
     register_web(app, data)
-    # API writes received by any worker of `gloss serve` are made by one of them (see app.writer)
+    # API writes received by any worker of `gloss serve` are made by one of them (see app.relay)
     relay = app.extensions["gloss.writer"] = WriterRelay(app.wsgi_app, store.locks_dir, key_is_valid(keys))
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
     app.wsgi_app = DispatcherMiddleware(BodyGuard(relay, key_is_valid(keys)), {"/git": GitHttp(store, keys)})

@@ -5,7 +5,7 @@ for the request: sixteen clients sending a header line every two seconds took ev
 server. Waitress reads requests in an event loop (its wasyncore) and hands a thread only a complete request,
 its body spooled to a temporary file beyond `inbuf_overflow`. A slow client costs a socket, not a thread.
 
-gunicorn's arbiter stays: it forks the workers (the writer election in app.writer is between them), restarts
+gunicorn's arbiter stays: it forks the workers (the writer election in app.relay is between them), restarts
 dead ones and stops them gracefully. This worker runs Waitress's loop in its main thread, beating gunicorn's
 heartbeat between turns.
 

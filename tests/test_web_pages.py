@@ -11,7 +11,7 @@ import pytest
 
 from app import create_app
 from app.routes import is_api_rule
-from app.web.diff import word_diff
+from app.web.worddiff import word_diff
 from app.web.session import SECRET_FILE
 from formats.registry import supported
 from tests.api import Api, commit_count

@@ -1,4 +1,4 @@
-"""One writing worker: the other workers hand their API writes to it (app.writer), and make them themselves
+"""One writing worker: the other workers hand their API writes to it (app.relay), and make them themselves
 whenever it cannot take them."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.writer import WriterRelay
+from app.relay import WriterRelay
 from tests.reliability.harness import Server, git
 from tests.support import assert_fsck_clean
 

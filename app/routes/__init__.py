@@ -13,7 +13,7 @@ def is_api_rule(rule: str) -> bool:
 
 def register_routes(app: Flask) -> None:
     from .. import openapi
-    from . import assets, history, locales, misc, tags, transfer, translations
+    from . import about, assets, history, locales, tags, transfer, translations
 
-    for module in (misc, openapi, assets, translations, locales, tags, transfer, history):
+    for module in (about, openapi, assets, translations, locales, tags, transfer, history):
         app.register_blueprint(module.bp)

@@ -20,7 +20,7 @@ from vocabulary import FLAG_LABELS
 
 from ..records import asset_record, locale_record, revision_record, translation_record
 from ..routes import transfer
-from .diff import word_diff
+from .worddiff import word_diff
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",

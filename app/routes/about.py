@@ -12,7 +12,7 @@ from ..context import base_url, project
 from ..errors import ApiError
 from ..jsonio import render
 
-bp = Blueprint("misc", __name__)
+bp = Blueprint("about", __name__)
 BUILD = os.environ.get("GLOSS_BUILD", "gloss-dev")
 
 
