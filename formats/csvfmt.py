@@ -15,9 +15,9 @@ import csv
 import io
 
 from .catalogue import Catalogue, Translation, Unit
+from .document import ExportDocument
 from .errors import FormatError
 from .options import ReadOptions
-from .pipeline import ExportDocument
 from .plurals import CATEGORIES, is_locale_code
 from .reading import CatalogueBuilder, plural_translation
 from .tabular import table_locales, table_rows

@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 
 from .catalogue import Catalogue, Translation, Unit
+from .document import Entry, ExportDocument
 from .errors import ExportError, FormatError
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .plurals import CATEGORIES
 from .reading import CatalogueBuilder, check_line_lengths, decode_utf8, duplicate_key_warning, plural_translation
 

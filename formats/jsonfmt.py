@@ -27,11 +27,12 @@ from typing import Any, Callable, Iterable, Iterator
 from .catalogue import Catalogue, Translation
 from limits import MAX_NESTING_DEPTH, describe
 
+from .document import Entry, ExportDocument
 from .errors import FormatError, LimitExceeded
 from .icu import as_message, from_message, parse_plural, plural_message
 from .nesting import fold, nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument, nests_keys
+from .pipeline import nests_keys
 from .plurals import categories_for_indices, is_locale_code, plural_rules
 from .reading import (CatalogueBuilder, add_tree, duplicate_key_warning, file_locale, leaf_translation,
                       plural_translation, require_language)

@@ -24,10 +24,10 @@ from typing import Any
 
 from .banner import block_comment
 from .catalogue import Catalogue
+from .document import Entry, ExportDocument
 from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .plurals import plural_rules
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
 from .symfony import symfony_plurals, written_values

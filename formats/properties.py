@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 
 from .catalogue import Catalogue, Translation
+from .document import Entry, ExportDocument
 from .errors import FormatError
 from .icu import parse_plural, plural_message
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .reading import CatalogueBuilder, check_line_lengths, plural_translation
 
 _UNICODE = ("utf-8", "utf-16", "utf-32", "utf-8-sig", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")

@@ -27,10 +27,10 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .catalogue import Catalogue
+from .document import ExportDocument
 from .errors import FormatError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import ExportDocument
 from .plurals import is_locale_code
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8, duplicate_key_warning
 from .symfony import symfony_plurals, written_values

@@ -14,11 +14,11 @@ from typing import Any
 from xml.parsers.expat import ExpatError
 
 from ..catalogue import Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..errors import ExportError, FormatError
 from ..nesting import is_plural_object
 from ..nesting import fold
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 
 BINARY_MAGIC = b"bplist00"

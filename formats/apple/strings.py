@@ -18,9 +18,9 @@ from itertools import takewhile
 
 from ..banner import block_comment
 from ..catalogue import Catalogue, Translation
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..printf import detect_printf
 from ..reading import QUOTE_OR_BACKSLASH, CatalogueBuilder, ForwardLines
 from .text import decode_text

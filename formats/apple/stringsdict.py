@@ -23,9 +23,9 @@ import re
 from typing import Any
 
 from ..catalogue import Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..printf import placeholders
 from ..reading import CatalogueBuilder, plural_translation
 from .plist import load_plist, top_dictionary, xml_plist

@@ -6,9 +6,10 @@ import struct
 
 from ..catalogue import Catalogue
 from ..charsets import text_codec
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument, encode_header_text
+from ..pipeline import encode_header_text
 from .common import Message, catalogue_of, header_fields, messages
 
 _MO_MAGIC = 0x950412DE

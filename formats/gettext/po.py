@@ -8,9 +8,9 @@ from operator import itemgetter
 from ..budget import check_time
 from ..catalogue import Catalogue
 from ..charsets import text_codec
+from ..document import Entry, ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from .common import (
     Message, MessageReader, catalogue_of, entry_message, header_fields, header_fields_of, plural_strings,
 )

@@ -37,9 +37,9 @@ import struct
 from typing import Any
 
 from ..catalogue import Catalogue
+from ..document import ExportDocument
 from ..errors import ExportError, FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from .tree import Opaque, catalogue_of_tree, tree_of_document
 
 STRING, BINARY, TABLE, ALIAS, TABLE32, TABLE16, STRING_V2, INT, ARRAY, ARRAY16 = range(10)

@@ -26,9 +26,9 @@ from typing import Any
 
 from ..banner import line_comments
 from ..catalogue import Catalogue
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..reading import QUOTE_OR_BACKSLASH, ForwardLines
 from .tree import Opaque, bundle_name, catalogue_of_tree, locale_of_bundle, tree_of_document
 

@@ -19,9 +19,9 @@ from copy import deepcopy
 from lxml import etree
 
 from ..catalogue import Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (

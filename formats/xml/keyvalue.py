@@ -13,9 +13,9 @@ import re
 from typing import Callable
 
 from ..catalogue import Catalogue, Translation
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import LINE_BREAKS, ReadOptions
-from ..pipeline import ExportDocument
 from ..reading import CatalogueBuilder
 from .parsing import banner_comment, verified, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
 

@@ -17,9 +17,9 @@ import re
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 from ..plurals import plural_rules
 from .parsing import (

@@ -9,9 +9,9 @@
 from __future__ import annotations
 
 from ..catalogue import Catalogue, Translation
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..plurals import locale_display_name
 from .parsing import (
     banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, local_name, parse_xml,

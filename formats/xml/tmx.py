@@ -14,9 +14,9 @@ from __future__ import annotations
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation, Unit
+from ..document import ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (

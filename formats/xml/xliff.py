@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..errors import FormatError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES, plural_rules
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
