@@ -13,7 +13,7 @@ from typing import Any
 
 from .banner import block_comment
 from .document import Entry, ExportDocument
-from .jsonfmt import gettext_forms, gettext_key
+from .jsonfmt.jed import gettext_forms, gettext_key
 
 
 def js_literal(value: Any, indent: int | None = 4) -> str:

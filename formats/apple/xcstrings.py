@@ -40,7 +40,7 @@ from vocabulary import asset_id_of_text, text_of_asset_id
 from ..catalogue import Catalogue, Translation
 from ..document import Entry, ExportDocument
 from ..errors import FormatError
-from ..jsonfmt import dump_json, load_json
+from ..jsoncodec import dump_json, load_json
 from ..options import ReadOptions
 from ..reading import CatalogueBuilder, plural_translation
 from .plural import (VARIABLE, VARIABLE_OF, VARIABLES, apple_plural_forms, read_plural_forms, variable_shapes,
