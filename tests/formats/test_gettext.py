@@ -14,7 +14,7 @@ from formats import (
 from formats.errors import FormatsError
 from formats.gettext import _parse_po_fast, decode_po, parse_po, parse_po_lines
 from formats.gettext.common import catalogue_of
-from formats.gettext.po import _scan_po
+from formats.gettext.po_reader import _scan_po
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue, run_tool
