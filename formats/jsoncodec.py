@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from limits import MAX_NESTING_DEPTH, describe
 
-from .errors import FormatError, LimitExceeded
+from .errors import LimitExceeded, ParseError
 from .reading import duplicate_key_warning
 
 
@@ -25,7 +25,7 @@ _COMMENT_OR_STRING = re.compile(r'("(?:[^"\\]++|\\.)*+"?)|//[^\n]*+|/\*(?:[^*]++
 
 
 def load_json(data: bytes, warnings: list[str] | None = None) -> Any:
-    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; FormatError names line and column.
+    """Parsed JSON (UTF-8/16/32 by BOM), tolerating comments; ParseError names line and column.
 
     A key given twice in one object keeps its last value, as JavaScript does; `warnings` receives a line
     for each such key, naming it by its dotted path and line.
@@ -39,7 +39,7 @@ def load_json(data: bytes, warnings: list[str] | None = None) -> Any:
             text = _strip_comments(text)
             value = _parse(text, duplicates)
         except json.JSONDecodeError as error:
-            raise FormatError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
+            raise ParseError(f"invalid JSON: {error.msg} (column {error.colno})", error.lineno) from None
     if nesting_depth(value) > MAX_NESTING_DEPTH:
         raise LimitExceeded(f"JSON nested deeper than {MAX_NESTING_DEPTH} levels {describe('max_nesting_depth')}")
     if duplicates and warnings is not None:
@@ -127,7 +127,7 @@ def _decode(data: bytes) -> str:
         return data.decode(codec)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1 if codec.startswith("utf-8") else None
-        raise FormatError(f"JSON is not valid {codec.upper().removesuffix('-SIG')}", line) from None
+        raise ParseError(f"JSON is not valid {codec.upper().removesuffix('-SIG')}", line) from None
 
 
 def _strip_comments(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Options of reading and exporting, and the exported file value."""
+"""Options of reading and exporting (the status and filter lists parsed too), and the exported file value."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -10,7 +10,6 @@ from vocabulary import locale_from_posix
 from ..banner import one_line
 from ..catalogue import FLAGS, Catalogue, Translation
 from ..document import Entry, ExportDocument
-from ..errors import FormatError
 from ..options import ReadOptions
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
 from ..reading import CatalogueBuilder, RowParts, require_language

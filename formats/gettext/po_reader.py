@@ -9,7 +9,7 @@ from operator import itemgetter
 from ..budget import check_time
 from ..catalogue import Catalogue
 from ..charsets import text_codec
-from ..errors import FormatError
+from ..errors import ParseError
 from ..options import ReadOptions
 from .common import Message, MessageReader, catalogue_of, header_fields_of
 
@@ -53,16 +53,16 @@ def decode_po(data: bytes) -> str:
 
 
 def _decode(data: bytes, charset: str) -> str:
-    """Bytes decoded, with FormatError naming the line of the first undecodable byte."""
+    """Bytes decoded, with ParseError naming the line of the first undecodable byte."""
     codec = text_codec(charset)
     if codec is None:
-        raise FormatError(f"unknown charset {charset[:40]!r} in the Content-Type header: it must name a text "
+        raise ParseError(f"unknown charset {charset[:40]!r} in the Content-Type header: it must name a text "
                           "encoding")
     try:
         return data.decode(codec)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(f"bytes not valid in the declared charset {charset}", line) from None
+        raise ParseError(f"bytes not valid in the declared charset {charset}", line) from None
 
 
 def parse_po(text: str) -> list[Message]:
@@ -130,7 +130,7 @@ def _parse_po_fast(text: str) -> list[Message] | None:
             continue
         try:
             message = _fast_message(match)
-        except FormatError:  # a bad escape: let the line parser report it with its line number
+        except ParseError:  # a bad escape: let the line parser report it with its line number
             return None
         if message is None:
             return None
@@ -502,7 +502,7 @@ def _resolve_escapes(inner: str) -> str | None:
     if "\\" in inner:
         try:
             inner = _ESCAPE.sub(lambda match: _unescape(match, None), inner)
-        except FormatError:  # an unknown escape: the line parser names its line
+        except ParseError:  # an unknown escape: the line parser names its line
             raise _Unsure from None
     return inner
 
@@ -515,12 +515,12 @@ def _scan_value(strings: str) -> str:
             raise _Unsure
     try:
         return "".join([_unescape_all(piece, None) if "\\" in piece else piece for piece in pieces])
-    except FormatError:
+    except ParseError:
         raise _Unsure from None
 
 
 class _PoParser:
-    """Line-driven state machine over PO syntax; FormatError names the offending line."""
+    """Line-driven state machine over PO syntax; ParseError names the offending line."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
@@ -548,7 +548,7 @@ class _PoParser:
         """A comment line: starts a new message when the current one is complete."""
         self._close_if_complete(number)
         if self.seen:
-            raise FormatError(
+            raise ParseError(
                 f"comment inside the message starting at line {self.current.line}, before its msgstr", number
             )
         self.target = None
@@ -560,7 +560,7 @@ class _PoParser:
         """msgctxt, msgid, msgid_plural, msgstr or msgstr[n] with its first string."""
         match = _KEYWORD.match(line)
         if not match:
-            raise FormatError(f"unexpected text {line[:40]!r}: expected msgctxt, msgid, msgstr or a string", number)
+            raise ParseError(f"unexpected text {line[:40]!r}: expected msgctxt, msgid, msgstr or a string", number)
         keyword, index, rest = match.groups()
         if keyword in ("msgctxt", "msgid"):
             self._close_if_complete(number)
@@ -578,7 +578,7 @@ class _PoParser:
         else:
             position = int(index) if index is not None else 0
             if position != len(message.msgstr):
-                raise FormatError(f"msgstr[{position}] out of order (expected msgstr[{len(message.msgstr)}])", number)
+                raise ParseError(f"msgstr[{position}] out of order (expected msgstr[{len(message.msgstr)}])", number)
             message.msgstr.append(value)
         self.seen.append(keyword)
         self.target = (keyword, int(index) if index is not None else 0)
@@ -587,26 +587,26 @@ class _PoParser:
         """Keywords must come as msgctxt? msgid msgid_plural? msgstr..., with [n] exactly for plurals."""
         seen = self.seen
         if keyword == "msgctxt" and seen:
-            raise FormatError("msgctxt must come before msgid", number)
+            raise ParseError("msgctxt must come before msgid", number)
         if keyword == "msgid" and "msgid" in seen:
-            raise FormatError("second msgid in one message (missing msgstr?)", number)
+            raise ParseError("second msgid in one message (missing msgstr?)", number)
         if keyword in ("msgid_plural", "msgstr") and "msgid" not in seen:
-            raise FormatError(f"{keyword} without a preceding msgid", number)
+            raise ParseError(f"{keyword} without a preceding msgid", number)
         if keyword == "msgid_plural" and ("msgid_plural" in seen or "msgstr" in seen):
-            raise FormatError("misplaced msgid_plural", number)
+            raise ParseError("misplaced msgid_plural", number)
         if keyword == "msgstr":
             plural = "msgid_plural" in seen
             if plural and index is None:
-                raise FormatError("plural message needs msgstr[n], found plain msgstr", number)
+                raise ParseError("plural message needs msgstr[n], found plain msgstr", number)
             if not plural and index is not None:
-                raise FormatError(f"msgstr[{index}] on a message without msgid_plural", number)
+                raise ParseError(f"msgstr[{index}] on a message without msgid_plural", number)
             if not plural and "msgstr" in seen:
-                raise FormatError("second msgstr in one message", number)
+                raise ParseError("second msgstr in one message", number)
 
     def _continuation(self, line: str, number: int) -> None:
         """A string line continuing the last keyword's value."""
         if self.target is None:
-            raise FormatError("string without a keyword before it", number)
+            raise ParseError("string without a keyword before it", number)
         value = _unquote(line, number)
         keyword, index = self.target
         message = self.current
@@ -627,7 +627,7 @@ class _PoParser:
     def finish(self) -> list[Message]:
         """All messages, after checking the last one is complete."""
         if self.seen and "msgstr" not in self.seen:
-            raise FormatError("file ends inside a message without msgstr", self.current.line)
+            raise ParseError("file ends inside a message without msgstr", self.current.line)
         if self.seen:
             self.messages.append(self.current)
         return self.messages
@@ -641,7 +641,7 @@ def _unquote(rest: str, number: int) -> str:
     if len(rest) < 2 or rest[0] != '"' or rest[-1] != '"' or "\\" in body or '"' in body:
         match = _QUOTED.fullmatch(rest)
         if not match:
-            raise FormatError(f"malformed string {rest[:40]!r} (unbalanced quote or trailing text)", number)
+            raise ParseError(f"malformed string {rest[:40]!r} (unbalanced quote or trailing text)", number)
         body = match.group(1)
         if "\\" in body:
             return _unescape_all(body, number)
@@ -658,4 +658,4 @@ def _unescape(match: re.Match[str], number: int | None) -> str:
         return chr(int(sequence, 8))
     if sequence[0] == "x" and len(sequence) > 1:
         return chr(int(sequence[1:], 16))
-    raise FormatError(f"invalid escape sequence \\{sequence}", number)
+    raise ParseError(f"invalid escape sequence \\{sequence}", number)

@@ -5,7 +5,7 @@ from typing import Any, Iterator
 
 from ..catalogue import Catalogue, Translation
 from ..document import Entry, ExportDocument
-from ..errors import FormatError
+from ..errors import ParseError
 from ..icu import as_message, from_message, parse_plural, plural_message
 from ..jsoncodec import dump_json, load_json
 from ..options import ReadOptions
@@ -91,7 +91,7 @@ def _arb_messages(tree: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 def _add_arb_message(builder: CatalogueBuilder, key: str, value: Any, metadata: dict[str, Any]) -> None:
     """One ARB message as a unit: a whole-text ICU plural becomes a plural unit."""
     if value is not None and not isinstance(value, str):
-        raise FormatError(f"ARB key {key!r}: expected a string or null, found {type(value).__name__}")
+        raise ParseError(f"ARB key {key!r}: expected a string or null, found {type(value).__name__}")
     meta: dict[str, Any] = {}
     if isinstance(metadata.get("placeholders"), dict):
         meta["arb.placeholders"] = metadata["placeholders"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..catalogue import Catalogue, Translation
 from ..document import Entry, ExportDocument
-from ..errors import FormatError
+from ..errors import ParseError
 from ..jsoncodec import dump_json, load_json
 from ..options import ReadOptions
 from ..reading import CatalogueBuilder
@@ -40,7 +40,7 @@ def chrome_catalogue(tree: dict[str, Any], options: ReadOptions) -> Catalogue:
     builder = CatalogueBuilder(options, "id")
     for key, value in tree.items():
         if not isinstance(value, dict) or not isinstance(value.get("message"), str):
-            raise FormatError(f'entry {key!r}: expected an object with a "message" string')
+            raise ParseError(f'entry {key!r}: expected an object with a "message" string')
         meta = {"chrome.placeholders": value["placeholders"]} if isinstance(value.get("placeholders"), dict) else {}
         description = value.get("description")
         builder.add(

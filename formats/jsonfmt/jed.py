@@ -6,7 +6,7 @@ from typing import Any
 
 from ..catalogue import Catalogue, Translation
 from ..document import Entry, ExportDocument
-from ..errors import FormatError
+from ..errors import ParseError
 from ..jsoncodec import dump_json, load_json
 from ..options import ReadOptions
 from ..plurals import categories_for_indices, is_locale_code
@@ -52,12 +52,12 @@ def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
     tree = top_object(load_json(data))
     locale_data = tree.get("locale_data", tree)
     if not isinstance(locale_data, dict) or not locale_data:
-        raise FormatError('Jed JSON needs a "locale_data" object')
+        raise ParseError('Jed JSON needs a "locale_data" object')
     named = tree.get("domain")
     domain = named if isinstance(named, str) and named in locale_data else next(iter(locale_data))
     messages = locale_data[domain]
     if not isinstance(messages, dict):
-        raise FormatError(f"Jed domain {domain!r} is not an object")
+        raise ParseError(f"Jed domain {domain!r} is not an object")
     raw_header = messages.get("")
     header: dict[str, Any] = raw_header if isinstance(raw_header, dict) else {}
     lang = header.get("lang") or None
@@ -77,7 +77,7 @@ def read_jed(data: bytes, options: ReadOptions) -> Catalogue:
 def _add_gettext_json(builder: CatalogueBuilder, key: str, value: Any, equation: str | None) -> None:
     """One Jed message: a list of forms (more than one = plural)."""
     if not isinstance(value, list) or not all(item is None or isinstance(item, str) for item in value):
-        raise FormatError(f"Jed message {key!r}: expected an array of strings")
+        raise ParseError(f"Jed message {key!r}: expected an array of strings")
     context, _, msgid = key.rpartition(_CONTEXT_SEPARATOR)
     if len(value) > 1:
         names = categories_for_indices(builder.locale, len(value), equation)

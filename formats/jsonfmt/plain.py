@@ -40,9 +40,9 @@ def write_json(doc: ExportDocument) -> str | bytes:
 
 
 def _flat_json(doc: ExportDocument, locale: str) -> str | bytes | None:
-    """What `dump_json(locale_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the pipeline
-    makes of it), built for the encoder straight away: texts, null, and marks where plural objects go (see
-    `encode_marked`). None when some key or text is the mark."""
+    """What `dump_json(locale_tree(...))` gives for a flat tree (or its UTF-8 bytes, when that is what the
+    pipeline makes of it), built for the encoder straight away: texts, null, and marks where plural objects go
+    (see `encode_marked`). None when some key or text is the mark."""
     nested: list[dict[str, str]] = []
     plural_object = plural_objects(doc, locale)
 
@@ -82,8 +82,8 @@ def read_multi(data: bytes, options: ReadOptions) -> Catalogue:
         add_json_tree(builder, tree, builder.locale)
         return builder.build()
     builder = CatalogueBuilder(options, "id", detected_source=next(iter(tree)))
-    for code, locale_tree in tree.items():
-        add_json_tree(builder, locale_tree, code)
+    for code, values in tree.items():
+        add_json_tree(builder, values, code)
     return builder.build()
 
 

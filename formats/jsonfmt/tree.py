@@ -6,16 +6,16 @@ from typing import Any, Callable
 
 from ..catalogue import Translation
 from ..document import Entry, ExportDocument
-from ..errors import FormatError
+from ..errors import ParseError
 from ..nesting import nest
 from ..pipeline import nests_keys
 from ..reading import CatalogueBuilder, add_tree, leaf_translation
 
 
 def top_object(value: Any) -> dict[str, Any]:
-    """The top-level object, or FormatError when the JSON is something else."""
+    """The top-level object, or ParseError when the JSON is something else."""
     if not isinstance(value, dict):
-        raise FormatError(f"expected a JSON object at the top level, found {type(value).__name__}")
+        raise ParseError(f"expected a JSON object at the top level, found {type(value).__name__}")
     return value
 
 
@@ -25,7 +25,7 @@ def scalar_text(value: Any, key: str) -> str | None:
         return value
     if isinstance(value, (int, float, bool)):
         return json.dumps(value)
-    raise FormatError(f"key {key!r}: expected a string, found {type(value).__name__}")
+    raise ParseError(f"key {key!r}: expected a string, found {type(value).__name__}")
 
 
 def json_leaf(value: Any, key: str, locale: str) -> Translation | None:
