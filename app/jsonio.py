@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Response, request
 
-from formats.jsonfmt import dump_json
+from formats.jsoncodec import dump_json
 
 
 def render(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

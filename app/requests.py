@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl
 
 from flask import request
 
-from formats.jsonfmt import nesting_depth
+from formats.jsoncodec import nesting_depth
 from limits import MAX_NESTING_DEPTH, describe
 from vocabulary import first_unencodable, strings_in, unencodable_reason
 

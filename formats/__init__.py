@@ -11,13 +11,13 @@ Public surface:
 """
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
-from .api import collector_paused, convert, export_file, read_file, restore_keys
 from .budget import run_within
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
-    CharsetError, ExportError, FormatError, FormatsError, KeyCollision, NothingExtracted, OptionError, TooLarge,
+    CharsetError, ExportError, FormatsError, KeyCollision, NothingExtracted, OptionError, ParseError, TooLarge,
     UnsupportedFormat,
 )
+from .operations import collector_paused, convert, export_file, read_file, restore_keys
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
 from .registry import FORMATS, Capabilities, FormatSpec, supported
@@ -29,7 +29,7 @@ __all__ = [
     "convert", "export_file", "read_file", "restore_keys", "supported", "collector_paused", "run_within",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
-    "FormatsError", "FormatError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
+    "FormatsError", "ParseError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",
     "KeyCollision", "TooLarge",
     "PluralRules", "plural_rules", "locale_display_name", "FORMATS", "FormatSpec", "Capabilities",
     "RenderCache",

@@ -59,7 +59,7 @@ class Unit:
     (`src/x.php:12`); meta: format-specific extras a reader found (e.g. Chrome/ARB placeholder
     declarations) so that the same format can write them back; key: the key the unit had in the file
     it was read from (its source text when read by text). Exports compute keys from the index option
-    on their own entries (`pipeline.Entry.key`) and never modify the catalogue.
+    on their own entries (`document.Entry.key`) and never modify the catalogue.
     plural_ids: the asset IDs of a plural unit's plural forms after the singular (form i + 1 of a locale is
     member i), where the catalogue knows them (a project's plural-form assets); formats without plural
     syntax write each form under its own ID (pipeline.plural_forms_apart).

@@ -15,9 +15,9 @@ import csv
 import io
 
 from .catalogue import Catalogue, Translation, Unit
-from .errors import FormatError
+from .document import ExportDocument
+from .errors import ParseError
 from .options import ReadOptions
-from .pipeline import ExportDocument
 from .plurals import CATEGORIES, is_locale_code
 from .reading import CatalogueBuilder, plural_translation
 from .tabular import table_locales, table_rows
@@ -55,10 +55,10 @@ def read_csv(data: bytes, options: ReadOptions) -> Catalogue:
     """A CSV of this layout (or Godot's) as a multi-locale catalogue."""
     rows = _rows(_decode(data))
     if not rows:
-        raise FormatError("empty CSV: a header row is needed")
+        raise ParseError("empty CSV: a header row is needed")
     header = [cell.strip() for cell in rows[0]]
     if not header:  # a blank first line
-        raise FormatError("empty CSV header: the first row must name the columns", 1)
+        raise ParseError("empty CSV header: the first row must name the columns", 1)
     fixed, locales = _columns(header)
     default_index = "text" if header[0].lower() == "text" else "id"
     builder = CatalogueBuilder(options, default_index, detected_source=locales[0][1] if locales else None)
@@ -80,20 +80,20 @@ def _decode(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise FormatError("CSV is not valid UTF-8", data.count(b"\n", 0, error.start) + 1) from None
+        raise ParseError("CSV is not valid UTF-8", data.count(b"\n", 0, error.start) + 1) from None
 
 
 def _rows(text: str) -> list[list[str]]:
-    """Parsed rows; FormatError with the line where Python's csv module gave up."""
+    """Parsed rows; ParseError with the line where Python's csv module gave up."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         return list(reader)
     except csv.Error as error:
-        raise FormatError(f"malformed CSV: {error}", reader.line_num) from None
+        raise ParseError(f"malformed CSV: {error}", reader.line_num) from None
 
 
 def _columns(header: list[str]) -> tuple[dict[str, int], list[tuple[int, str]]]:
-    """Positions of the fixed columns and of the locale columns (FormatError for unknown headers)."""
+    """Positions of the fixed columns and of the locale columns (ParseError for unknown headers)."""
     fixed: dict[str, int] = {}
     locales: list[tuple[int, str]] = []
     for position, name in enumerate(header[1:], 1):
@@ -105,7 +105,7 @@ def _columns(header: list[str]) -> tuple[dict[str, int], list[tuple[int, str]]]:
         elif is_locale_code(name):
             locales.append((position, name))
         else:
-            raise FormatError(
+            raise ParseError(
                 f"CSV column {position + 1} is headed {name!r}, which is neither a locale code "
                 f"nor one of {', '.join(FIXED_COLUMNS)}", 1,
             )
@@ -115,7 +115,7 @@ def _columns(header: list[str]) -> tuple[dict[str, int], list[tuple[int, str]]]:
 def _fit(row: list[str], width: int, number: int) -> list[str]:
     """The row padded to the header's width; extra non-empty cells are an error."""
     if len(row) > width and any(cell.strip() for cell in row[width:]):
-        raise FormatError(f"row has {len(row)} cells but the header has {width}", number)
+        raise ParseError(f"row has {len(row)} cells but the header has {width}", number)
     return (row + [""] * width)[:width]
 
 
@@ -131,11 +131,11 @@ def _add_row(
     """One row: a singular unit's texts, or one plural form of a plural unit."""
     key = row[0]
     if not key:
-        raise FormatError("empty key in the first column", number)
+        raise ParseError("empty key in the first column", number)
     context = row[fixed["context"]] if "context" in fixed else ""
     form = row[fixed["plural"]].strip() if "plural" in fixed else ""
     if form and form not in CATEGORIES:
-        raise FormatError(f"plural form {form!r} is not one of {', '.join(CATEGORIES)}", number)
+        raise ParseError(f"plural form {form!r} is not one of {', '.join(CATEGORIES)}", number)
     unit = builder.unit_for(key, context, plural=bool(form))
     units[id(unit)] = unit
     if "notes" in fixed and row[fixed["notes"]] and not unit.notes:

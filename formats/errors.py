@@ -1,4 +1,8 @@
-"""Exceptions raised by the format layer; each carries the HTTP status the API should answer with."""
+"""Exceptions raised by the format layer; each carries the HTTP status the API should answer with.
+
+`FormatsError` is the package's base class (as `StorageError` is storage's): the app answers any of them by its
+status. `ParseError` is the one readers raise for a file they cannot read.
+"""
 from __future__ import annotations
 
 
@@ -12,8 +16,9 @@ class FormatsError(Exception):
         self.message = message
 
 
-class FormatError(FormatsError):
-    """Broken input: the message names the line or element where the file stops making sense."""
+class ParseError(FormatsError):
+    """A file a reader cannot read (broken, unsafe, or missing what it needs): the message names the line or
+    element where the file stops making sense."""
 
     http_status = 422
 
@@ -25,7 +30,7 @@ class FormatError(FormatsError):
         self.reason = message
 
 
-class TooLarge(FormatError):
+class TooLarge(ParseError):
     """Input beyond a format's size limit (the XML family refuses files above a fixed size)."""
 
     http_status = 413

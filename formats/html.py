@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .pipeline import ExportDocument
+from .document import ExportDocument
 from .plurals import locale_display_name
 from .tabular import table_locales, table_rows
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 
 from .catalogue import Catalogue, Translation, Unit
-from .errors import ExportError, FormatError
+from .document import Entry, ExportDocument
+from .errors import ExportError, ParseError
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .plurals import CATEGORIES
 from .reading import CatalogueBuilder, check_line_lengths, decode_utf8, duplicate_key_warning, plural_translation
 
@@ -71,7 +71,7 @@ def _value(raw: str, number: int, lines: list[str]) -> tuple[str | None, int]:
         return _READ_ESCAPE.sub(lambda escape: _READ_NAMED.get(escape.group(1), escape.group(1)),
                                 match.group(1)), number
     if raw[:1] == "'" and _QUOTED_START.match(raw) is None:
-        raise FormatError("unterminated or malformed quoted value", number)
+        raise ParseError("unterminated or malformed quoted value", number)
     bare = re.split(r"\s[;#]", raw, maxsplit=1)[0].strip()
     return bare or None, number
 
@@ -83,7 +83,7 @@ def _joined_quoted(raw: str, number: int, lines: list[str]) -> tuple[str, int]:
         parts.append(lines[last])
         if _CLOSES.match(lines[last]):
             return "\n".join(parts).strip(), last + 1
-    raise FormatError("unterminated or malformed quoted value", number)
+    raise ParseError("unterminated or malformed quoted value", number)
 
 
 def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
@@ -117,7 +117,7 @@ def read_ini(data: bytes, options: ReadOptions) -> Catalogue:
             continue
         match = _ENTRY.fullmatch(stripped)
         if match is None:
-            raise FormatError(f"expected `key = value` or `[section]`, found {stripped[:40]!r}", number)
+            raise ParseError(f"expected `key = value` or `[section]`, found {stripped[:40]!r}", number)
         name, index, raw = match.groups()
         key = f"{section}.{name.strip()}" if section else name.strip()
         if index == "":  # key[] = value: the next list item

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from .banner import block_comment
-from .jsonfmt import gettext_forms, gettext_key
-from .pipeline import Entry, ExportDocument
+from .document import Entry, ExportDocument
+from .jsonfmt.jed import gettext_forms, gettext_key
 
 
 def js_literal(value: Any, indent: int | None = 4) -> str:

@@ -1,8 +1,12 @@
-"""Options of reading and exporting, and the exported file value."""
+"""Options of reading and exporting (the status and filter lists parsed too), and the exported file value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+
+from vocabulary import filter_terms, status_term
+
+from .errors import OptionError
 
 COLLISION_MODES: tuple[str, ...] = ("overwrite", "ignore", "fail", "auto", "legacy")
 ORDERS: tuple[str, ...] = ("created", "id")
@@ -87,3 +91,14 @@ class ExportedFile:
 
     data: bytes
     content_type: str
+
+
+def status_terms(expression: str) -> tuple[set[str], set[str]]:
+    """The status filter's positive and negated terms in canonical form; OptionError naming the accepted ones."""
+    positive, negative = filter_terms(expression)
+    try:
+        return {status_term(term) for term in positive}, {status_term(term) for term in negative}
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+
+

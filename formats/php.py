@@ -26,10 +26,10 @@ from limits import MAX_NESTING_DEPTH
 
 from .banner import block_comment
 from .catalogue import Catalogue
-from .errors import FormatError
+from .document import Entry, ExportDocument
+from .errors import ParseError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .plurals import plural_rules
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8
 from .symfony import symfony_plurals, written_values
@@ -73,8 +73,8 @@ class _Source:
         """1-based line of an offset."""
         return self.text.count("\n", 0, position) + 1
 
-    def error(self, message: str, position: int) -> FormatError:
-        return FormatError(message, self.line(position))
+    def error(self, message: str, position: int) -> ParseError:
+        return ParseError(message, self.line(position))
 
 
 def tokenize(source: _Source) -> list[Token]:
@@ -214,7 +214,7 @@ class _Parser:
             return token
         return None
 
-    def unexpected(self, token: Token | None, expectation: str = "") -> FormatError:
+    def unexpected(self, token: Token | None, expectation: str = "") -> ParseError:
         if token is None:
             return self.source.error(f"unexpected end of file{'; ' + expectation if expectation else ''}",
                                      len(self.source.text))

@@ -28,19 +28,20 @@ Option semantics decided here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from collections.abc import Iterable
 from itertools import repeat
 
-from vocabulary import filter_holds, filter_terms, has_tag, plural_form_id, status_term, translation_statuses
+from vocabulary import filter_holds, filter_terms, has_tag, plural_form_id, translation_statuses
 
 from .banner import banner_lines
 from .charsets import text_codec
 from .catalogue import PRINTF_STYLES, Catalogue, Translation, Unit
+from .document import Entry, ExportDocument
 from .errors import CharsetError, KeyCollision, OptionError
-from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions
-from .plurals import PluralRules, map_plural_forms, plural_rules
+from .options import COLLISION_MODES, LINE_BREAKS, ORDERS, ExportOptions, status_terms
+from .plurals import map_plural_forms, plural_rules
 from .unique import UniqueNames
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
@@ -48,73 +49,6 @@ if TYPE_CHECKING:
     from .registry import FormatSpec
 
 _UNICODE_CHARSETS = {"utf-8", "utf-16", "utf-32", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8-sig"}
-
-
-@dataclass(slots=True)
-class Entry:
-    """One unit as a writer sees it.
-
-    key: the lookup key chosen by the index option (after collision handling); path: the segments to
-    nest it by in formats that expand dotted keys (one segment otherwise); translations: the source's
-    and exported locales' translations after fallback, template and printf handling (possibly the
-    unit's own dict, which writers only read).
-    """
-
-    unit: Unit
-    key: str
-    path: tuple[str, ...] = ()
-    translations: dict[str, Translation] = field(default_factory=dict)
-
-    def translation(self, locale: str | None) -> Translation:
-        """The translation in a locale (untranslated when absent or when locale is None)."""
-        found = self.translations.get(locale) if locale else None
-        return found if found is not None else Translation()
-
-    def plural_forms(self, locale: str | None, forms: list[str]) -> dict[str, str]:
-        """The translated plural forms among `forms`, in that order (a lone text counts as the first)."""
-        translation = self.translation(locale)
-        if translation.plurals:
-            return {name: translation.plurals[name] for name in forms if name in translation.plurals}
-        return {forms[0]: translation.text} if translation.text is not None else {}
-
-
-@dataclass
-class ExportDocument:
-    """Everything a writer needs, with every option already applied."""
-
-    spec: FormatSpec
-    options: ExportOptions
-    source_locale: str
-    locale: str | None  # the target of a single-locale export (None for templates and multi-locale files)
-    locales: list[str]  # the locales whose translations the file holds
-    entries: list[Entry]
-    index: str
-    project: str
-    namespace: str
-    charset: str
-    exported_at: datetime
-    banner: list[str]
-
-    @property
-    def template(self) -> bool:
-        """Whether only source keys are exported."""
-        return self.locale is None and not self.locales
-
-    @property
-    def untranslated_as_empty(self) -> bool:
-        """Whether key/value writers, which never write a null, give an untranslated unit an empty text rather
-        than leaving it out: in a template (keys only), and when the `status` option asked for untranslated
-        units (the keys that need translating)."""
-        return self.template or "untranslated" in status_terms(self.options.status)[0]
-
-    def rules(self, locale: str | None) -> PluralRules:
-        """Plural rules of a locale (of the source locale when None)."""
-        return plural_rules(locale or self.source_locale)
-
-    @property
-    def charset_label(self) -> str:
-        """The charset as an IANA-style name for file headers (UTF-8, ISO-8859-15, windows-1252)."""
-        return charset_label(self.charset)
 
 
 def prepare(catalogue: Catalogue, spec: FormatSpec, options: ExportOptions) -> ExportDocument:
@@ -277,15 +211,6 @@ def _check_options(options: ExportOptions) -> None:
     if options.printf and options.printf not in PRINTF_STYLES:
         raise OptionError(f"printf must be one of {', '.join(PRINTF_STYLES)}, not {options.printf!r}")
     status_terms(options.status)
-
-
-def status_terms(expression: str) -> tuple[set[str], set[str]]:
-    """The status filter's positive and negated terms in canonical form; OptionError naming the accepted ones."""
-    positive, negative = filter_terms(expression)
-    try:
-        return {status_term(term) for term in positive}, {status_term(term) for term in negative}
-    except ValueError as error:
-        raise OptionError(str(error)) from None
 
 
 def _export_locales(catalogue: Catalogue, options: ExportOptions, source: str, template: bool) -> list[str]:
@@ -569,17 +494,6 @@ def _charset(name: str) -> str:
     if codec is None:
         raise CharsetError(f"unknown charset {name[:40]!r}: name a text encoding such as UTF-8 or ISO-8859-1")
     return codec
-
-
-def charset_label(codec_name: str) -> str:
-    """A codec name spelled the way file headers do (UTF-8, ISO-8859-15, windows-1252)."""
-    match = re.fullmatch(r"iso8859-(\d+)", codec_name)
-    if match:
-        return f"ISO-8859-{match.group(1)}"
-    match = re.fullmatch(r"cp(125\d)", codec_name)
-    if match:
-        return f"windows-{match.group(1)}"
-    return codec_name.upper()
 
 
 def check_encodable(entries: list[Entry], charset: str, locales: list[str]) -> None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 
 from .catalogue import Catalogue, Translation
-from .errors import FormatError
+from .document import Entry, ExportDocument
+from .errors import ParseError
 from .icu import parse_plural, plural_message
 from .options import ReadOptions
-from .pipeline import Entry, ExportDocument
 from .reading import CatalogueBuilder, check_line_lengths, plural_translation
 
 _UNICODE = ("utf-8", "utf-16", "utf-32", "utf-8-sig", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
@@ -134,7 +134,7 @@ def read_properties(data: bytes, options: ReadOptions) -> Catalogue:
         raw_key, raw_value = split_entry(content)
         key, value = unescape(raw_key), unescape(raw_value)
         if key in seen:
-            raise FormatError(f"duplicate key {key!r} (first at line {seen[key]})", number)
+            raise ParseError(f"duplicate key {key!r} (first at line {seen[key]})", number)
         seen[key] = number
         _add(builder, key, value, "\n".join(comments))
         comments = []

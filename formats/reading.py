@@ -11,7 +11,7 @@ from vocabulary import canonical_locale, locale_from_posix
 
 from .budget import affordable, check_time, spend
 from .catalogue import Catalogue, Translation, Unit
-from .errors import FormatError, OptionError
+from .errors import OptionError, ParseError
 from .nesting import fold, is_plural_object
 from .options import ReadOptions
 from .plurals import plural_rules, without_repeated_other
@@ -70,10 +70,10 @@ def duplicate_key_warning(key: str, line: int | None, first_line: int | None) ->
 
 
 def require_language(options: ReadOptions, detected: str | None, translated: Callable[[], bool], where: str) -> None:
-    """FormatError when a file holding translations names no language and the caller gave none: its texts
+    """ParseError when a file holding translations names no language and the caller gave none: its texts
     would otherwise be taken for the source locale's. `where`: what in the file would have named it."""
     if requested_locale(options) is None and detected is None and translated():
-        raise FormatError(f"the file does not say its language ({where}); give the locale option")
+        raise ParseError(f"the file does not say its language ({where}); give the locale option")
 
 
 def requested_locale(options: ReadOptions) -> str | None:
@@ -90,11 +90,11 @@ def requested_locale(options: ReadOptions) -> str | None:
 def file_locale(value: str, where: str) -> str:
     """A locale a file names (`ru_RU`, `pt-br`, `sr_RS@latin`, `de_DE.UTF-8`), canonically spelled.
 
-    FormatError (422) naming `where` it was found when the value is no language tag.
+    ParseError (422) naming `where` it was found when the value is no language tag.
     """
     code = locale_from_posix(value)
     if code is None:
-        raise FormatError(f"{where} names {value!r}, which is not a locale code such as fr, fr-FR or fr_FR")
+        raise ParseError(f"{where} names {value!r}, which is not a locale code such as fr, fr-FR or fr_FR")
     return code
 
 
@@ -362,7 +362,7 @@ def add_tree(
 
 
 def check_line_lengths(text: str) -> None:
-    """FormatError naming the first line longer than MAX_LINE_CHARS."""
+    """ParseError naming the first line longer than MAX_LINE_CHARS."""
     if len(text) <= MAX_LINE_CHARS:
         return
     start, number = 0, 1
@@ -370,14 +370,14 @@ def check_line_lengths(text: str) -> None:
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         if end - start > MAX_LINE_CHARS:
-            raise FormatError(f"line is {end - start} characters long {describe('max_line_chars')}", number)
+            raise ParseError(f"line is {end - start} characters long {describe('max_line_chars')}", number)
         start, number = end + 1, number + 1
 
 
 def decode_utf8(data: bytes, what: str) -> str:
-    """UTF-8 file bytes as text (a BOM is dropped); FormatError naming the line of the first bad byte."""
+    """UTF-8 file bytes as text (a BOM is dropped); ParseError naming the line of the first bad byte."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(f"{what} is not valid UTF-8 (byte 0x{data[error.start]:02x})", line) from None
+        raise ParseError(f"{what} is not valid UTF-8 (byte 0x{data[error.start]:02x})", line) from None

@@ -156,9 +156,11 @@ def format_modules() -> list[str]:
 
 android, keyvalue, qt, resx, tmx, xliff = (_FormatModule(f".xml.{name}") for name in
                                            ("android", "keyvalue", "qt", "resx", "tmx", "xliff"))
-csvfmt, gettext, html, ini, js, jsonfmt, php, properties, sql, yamlfmt = (
+csvfmt, gettext, html, ini, js, php, properties, sql, yamlfmt = (
     _FormatModule(f".{name}") for name in
-    ("csvfmt", "gettext", "html", "ini", "js", "jsonfmt", "php", "properties", "sql", "yamlfmt"))
+    ("csvfmt", "gettext", "html", "ini", "js", "php", "properties", "sql", "yamlfmt"))
+arb, chrome, i18next, jed, json_plain = (_FormatModule(f".jsonfmt.{name}") for name in
+                                         ("arb", "chrome", "i18next", "jed", "plain"))
 plist, apple_strings, stringsdict, xcstrings = (_FormatModule(f".apple.{name}") for name in
                                                 ("plist", "strings", "stringsdict", "xcstrings"))
 icu_binary, icu_text = _FormatModule(".resbundle.binary"), _FormatModule(".resbundle.text")
@@ -203,30 +205,30 @@ FORMATS: tuple[FormatSpec, ...] = (
                "GNU gettext compiled binary catalogue (translated messages only)",
                capabilities=Capabilities(notes=False, flags=False, untranslated=False, blank=False, ordered=False),
                archive_path=_GETTEXT_ARCHIVE, **_GETTEXT),
-    FormatSpec("json", "", "JSON", _JSON_TYPE, jsonfmt.read_json, jsonfmt.write_json,
+    FormatSpec("json", "", "JSON", _JSON_TYPE, json_plain.read_json, json_plain.write_json,
                "Key/value JSON object of texts; dotted keys nest unless no-expand",
                capabilities=Capabilities(context=False, notes=False, flags=False, untranslated=False),
                all_locales_variant="multi", single_locale_variant="", nests_keys=True),
-    FormatSpec("json", "multi", "Multi-language JSON", _JSON_TYPE, jsonfmt.read_multi, jsonfmt.write_multi,
+    FormatSpec("json", "multi", "Multi-language JSON", _JSON_TYPE, json_plain.read_multi, json_plain.write_multi,
                "One JSON object per locale, keyed by locale code", capabilities=_KEY_VALUE, multi_locale=True,
                single_locale_variant="", nests_keys=True),
-    FormatSpec("json", "jed", "Jed", _JSON_TYPE, jsonfmt.read_jed, jsonfmt.write_jed,
+    FormatSpec("json", "jed", "Jed", _JSON_TYPE, jed.read_jed, jed.write_jed,
                "Jed 1.x gettext-style JSON (locale_data by domain)",
                capabilities=Capabilities(notes=False, flags=False, untranslated=False, blank=False,
                                          single_form_plurals=False),  # ["text"] is all a one-form plural leaves
                **_GETTEXT),
-    FormatSpec("json", "chrome", "Chrome extension messages", _JSON_TYPE, jsonfmt.read_chrome, jsonfmt.write_chrome,
+    FormatSpec("json", "chrome", "Chrome extension messages", _JSON_TYPE, chrome.read_chrome, chrome.write_chrome,
                "Chrome/WebExtension messages.json: message and description per key",
                capabilities=Capabilities(context=False, flags=False, plurals=False, untranslated=False,
                                          dotted_keys=False),  # Chrome allows [A-Za-z0-9_@] only
-               archive_path="_locales/{locale_}/messages.json", key_filter=jsonfmt.chrome_key),
-    FormatSpec("json", "i18next", "i18next", _JSON_TYPE, jsonfmt.read_i18next, jsonfmt.write_i18next,
+               archive_path="_locales/{locale_}/messages.json", key_filter=chrome.chrome_key),
+    FormatSpec("json", "i18next", "i18next", _JSON_TYPE, i18next.read_i18next, i18next.write_i18next,
                "i18next JSON v4 (plural suffixes _one, _other, ...)", **_I18NEXT),
-    FormatSpec("json", "i18next4", "i18next v4", _JSON_TYPE, jsonfmt.read_i18next, jsonfmt.write_i18next,
+    FormatSpec("json", "i18next4", "i18next v4", _JSON_TYPE, i18next.read_i18next, i18next.write_i18next,
                "i18next JSON v4 (plural suffixes _one, _other, ...)", **_I18NEXT),
-    FormatSpec("json", "i18next3", "i18next v3", _JSON_TYPE, jsonfmt.read_i18next3, jsonfmt.write_i18next3,
+    FormatSpec("json", "i18next3", "i18next v3", _JSON_TYPE, i18next.read_i18next3, i18next.write_i18next3,
                "i18next JSON v3 (plural suffixes _plural or _0, _1, ...)", **_I18NEXT),
-    FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, jsonfmt.read_arb, jsonfmt.write_arb,
+    FormatSpec("arb", "", "Flutter ARB", _JSON_TYPE, arb.read_arb, arb.write_arb,
                "Application Resource Bundle (Flutter): ICU messages with @key metadata",
                capabilities=Capabilities(flags=False, untranslated=False), archive_path="app_{locale_}.arb"),
     FormatSpec("js", "", "JavaScript function", _JS_TYPE, None, js.write_function,

@@ -19,8 +19,9 @@ from dataclasses import astuple, replace
 from typing import TYPE_CHECKING, Hashable, cast
 
 from .catalogue import Catalogue, Unit
+from .document import ExportDocument
 from .options import ExportOptions
-from .pipeline import ExportDocument, document_of, key_identity, keyed_entries, nests_keys
+from .pipeline import document_of, key_identity, keyed_entries, nests_keys
 
 if TYPE_CHECKING:
     from .registry import FormatSpec

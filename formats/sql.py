@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .banner import line_comments
-from .pipeline import ExportDocument
+from .document import ExportDocument
 from .tabular import table_locales, table_rows
 
 _MYSQL_ESCAPES = str.maketrans({

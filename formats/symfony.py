@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .pipeline import Entry, ExportDocument
+from .document import Entry, ExportDocument
 from .plurals import plural_rules
 
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")  # a lone pipe; `||` is Symfony's escaped literal pipe

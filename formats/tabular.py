@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from .pipeline import Entry, ExportDocument
+from .document import Entry, ExportDocument
 from .plurals import CATEGORIES
 
 

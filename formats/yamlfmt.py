@@ -27,10 +27,10 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .catalogue import Catalogue
-from .errors import FormatError
+from .document import ExportDocument
+from .errors import ParseError
 from .nesting import nest
 from .options import ReadOptions
-from .pipeline import ExportDocument
 from .plurals import is_locale_code
 from .reading import CatalogueBuilder, add_tree, check_line_lengths, decode_utf8, duplicate_key_warning
 from .symfony import symfony_plurals, written_values
@@ -60,7 +60,7 @@ def load_yaml(data: bytes) -> tuple[Any, dict[str, str], list[str]]:
 
 
 def _compose(text: str) -> Node | None:
-    """The single document's node graph (aliases shared, nothing constructed); FormatError with the line."""
+    """The single document's node graph (aliases shared, nothing constructed); ParseError with the line."""
     loader = _Loader(text)
     try:
         return loader.get_single_node()
@@ -69,9 +69,9 @@ def _compose(text: str) -> Node | None:
         problem = error.problem or error.context or "invalid YAML"
         if "expected a single document" in str(error.context):
             problem = "more than one YAML document in the file"
-        raise FormatError(f"invalid YAML: {problem}", mark.line + 1 if mark else None) from None
+        raise ParseError(f"invalid YAML: {problem}", mark.line + 1 if mark else None) from None
     except yaml.YAMLError as error:
-        raise FormatError(f"invalid YAML: {error}") from None
+        raise ParseError(f"invalid YAML: {error}") from None
     finally:
         loader.dispose()
 
@@ -104,7 +104,7 @@ class _Walker:
         """The plain value of a node (path: its dotted key, for notes)."""
         self.budget -= 1
         if self.budget < 0:
-            raise FormatError(
+            raise ParseError(
                 "YAML aliases expand to too many nodes (an alias bomb?)", node.start_mark.line + 1
             )
         if isinstance(node, ScalarNode):
@@ -139,7 +139,7 @@ class _Walker:
                 merged.extend(self.merge_sources(value_node, path))
                 continue
             if not isinstance(key_node, ScalarNode):
-                raise FormatError("a mapping key must be a plain value, not a list or mapping",
+                raise ParseError("a mapping key must be a plain value, not a list or mapping",
                                   key_node.start_mark.line + 1)
             key = key_node.value
             line = key_node.start_mark.line
@@ -160,21 +160,21 @@ class _Walker:
         sources = node.value if isinstance(node, SequenceNode) else [node]
         values = [self.value(source, path) for source in sources]
         if not all(isinstance(value, dict) for value in values):
-            raise FormatError("`<<` merges only mappings", node.start_mark.line + 1)
+            raise ParseError("`<<` merges only mappings", node.start_mark.line + 1)
         return values
 
 
-def _tag_error(node: Node) -> FormatError:
+def _tag_error(node: Node) -> ParseError:
     """The refusal of a tag that would construct something other than text."""
     tag = node.tag.replace(_CORE, "!!")
-    return FormatError(f"YAML tag {tag} is not allowed in a translation file", node.start_mark.line + 1)
+    return ParseError(f"YAML tag {tag} is not allowed in a translation file", node.start_mark.line + 1)
 
 
 def _scalar_text(value: Any, key: str) -> str | None:
     """A YAML leaf as text; lists were folded into keys already, so only strings and null remain."""
     if value is None or isinstance(value, str):
         return value
-    raise FormatError(f"key {key!r}: expected text, found {type(value).__name__}")
+    raise ParseError(f"key {key!r}: expected text, found {type(value).__name__}")
 
 
 def _locale_roots(tree: Any) -> bool:
@@ -195,10 +195,10 @@ def _read(data: bytes, options: ReadOptions, variant: str) -> Catalogue:
 def _catalogue(tree: Any, notes: dict[str, str], options: ReadOptions, variant: str) -> Catalogue:
     """The units of a loaded YAML tree."""
     if not isinstance(tree, dict):
-        raise FormatError(f"expected a YAML mapping at the top level, found {type(tree).__name__}")
+        raise ParseError(f"expected a YAML mapping at the top level, found {type(tree).__name__}")
     rails = _locale_roots(tree) and (variant == "rails" or len(tree) == 1)
     if variant == "rails" and tree and not rails:
-        raise FormatError("Rails YAML needs locale codes at the root (e.g. `fr:`), each holding a mapping")
+        raise ParseError("Rails YAML needs locale codes at the root (e.g. `fr:`), each holding a mapping")
     if not rails:
         builder = CatalogueBuilder(options, "id")
         add_tree(builder, symfony_plurals(tree, builder.locale) if variant == "symfony" else tree,

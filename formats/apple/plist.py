@@ -14,11 +14,11 @@ from typing import Any
 from xml.parsers.expat import ExpatError
 
 from ..catalogue import Catalogue, Translation
-from ..errors import ExportError, FormatError
+from ..document import Entry, ExportDocument
+from ..errors import ExportError, ParseError
 from ..nesting import is_plural_object
 from ..nesting import fold
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 
 BINARY_MAGIC = b"bplist00"
@@ -26,24 +26,24 @@ _TRAILER = struct.Struct(">6xBBQQQ")  # the last 32 bytes of a binary plist
 
 
 def load_plist(data: bytes) -> Any:
-    """The value of an XML or binary property list; FormatError names the line or byte where it breaks."""
+    """The value of an XML or binary property list; ParseError names the line or byte where it breaks."""
     if data.startswith(BINARY_MAGIC):
         check_binary_layout(data)
     elif data.lstrip()[:1] not in (b"<", b""):
-        raise FormatError("not a property list: expected XML (<?xml ... <plist>) or binary (bplist00)", 1)
+        raise ParseError("not a property list: expected XML (<?xml ... <plist>) or binary (bplist00)", 1)
     try:
         return plistlib.loads(data)
     except ExpatError as error:
-        raise FormatError(f"invalid XML in property list: {_expat_reason(error)} (column {error.offset})",
+        raise ParseError(f"invalid XML in property list: {_expat_reason(error)} (column {error.offset})",
                           error.lineno) from None
     except (plistlib.InvalidFileException, ValueError, TypeError, KeyError, IndexError, OverflowError,
             struct.error, UnicodeDecodeError, RecursionError) as error:
         kind = "binary property list" if data.startswith(BINARY_MAGIC) else "property list"
-        raise FormatError(f"invalid {kind}: {error or type(error).__name__}") from None
+        raise ParseError(f"invalid {kind}: {error or type(error).__name__}") from None
 
 
 def _expat_reason(error: ExpatError) -> str:
-    """Expat's message without its own ': line x, column y' suffix (the FormatError says the line)."""
+    """Expat's message without its own ': line x, column y' suffix (the ParseError says the line)."""
     return str(error).split(":")[0]
 
 
@@ -55,33 +55,33 @@ def check_binary_layout(data: bytes) -> None:
     """
     size = len(data)
     if size < len(BINARY_MAGIC) + _TRAILER.size:
-        raise FormatError(f"binary property list is truncated: {size} bytes, too short for the 32-byte trailer")
+        raise ParseError(f"binary property list is truncated: {size} bytes, too short for the 32-byte trailer")
     offset_size, ref_size, count, top, table_offset = _TRAILER.unpack_from(data, size - _TRAILER.size)
     trailer_start = size - _TRAILER.size
     if offset_size not in (1, 2, 4, 8) or ref_size not in (1, 2, 4, 8):
-        raise FormatError(f"binary property list is truncated or corrupt: no valid trailer at byte {trailer_start}")
+        raise ParseError(f"binary property list is truncated or corrupt: no valid trailer at byte {trailer_start}")
     table_end = table_offset + count * offset_size
     if table_offset < len(BINARY_MAGIC) or table_end > trailer_start:
-        raise FormatError(
+        raise ParseError(
             f"binary property list is truncated or corrupt: its offset table (bytes {table_offset}-{table_end}) "
             f"does not fit before the trailer at byte {trailer_start}"
         )
     if top >= count:
-        raise FormatError(f"binary property list is corrupt: top object {top} of {count} objects")
+        raise ParseError(f"binary property list is corrupt: top object {top} of {count} objects")
     for index in range(count):
         start = table_offset + index * offset_size
         offset = int.from_bytes(data[start:start + offset_size], "big")
         if not len(BINARY_MAGIC) <= offset < table_offset:
-            raise FormatError(
+            raise ParseError(
                 f"binary property list is truncated or corrupt: object {index} at byte {offset} lies outside "
                 f"the object area (bytes {len(BINARY_MAGIC)}-{table_offset})"
             )
 
 
 def top_dictionary(value: Any, what: str) -> dict[str, Any]:
-    """The top-level dictionary of a property list, or FormatError."""
+    """The top-level dictionary of a property list, or ParseError."""
     if not isinstance(value, dict):
-        raise FormatError(f"{what}: the top level must be a dictionary, found {type(value).__name__}")
+        raise ParseError(f"{what}: the top level must be a dictionary, found {type(value).__name__}")
     return value
 
 

@@ -1,7 +1,7 @@
 """Apple plural rules: the CLDR categories of the locale, with `other` always present."""
 from __future__ import annotations
 
-from ..pipeline import Entry
+from ..document import Entry
 from ..plurals import CATEGORIES, with_other, without_repeated_other
 
 

@@ -18,9 +18,9 @@ from itertools import takewhile
 
 from ..banner import block_comment
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..printf import detect_printf
 from ..reading import QUOTE_OR_BACKSLASH, CatalogueBuilder, ForwardLines
 from .text import decode_text
@@ -46,9 +46,9 @@ class _Scanner:
         """1-based line of the cursor."""
         return self.lines.at(self.position)
 
-    def fail(self, message: str) -> FormatError:
-        """A FormatError at the cursor's line."""
-        return FormatError(message, self.line)
+    def fail(self, message: str) -> ParseError:
+        """A ParseError at the cursor's line."""
+        return ParseError(message, self.line)
 
     def skip_space(self) -> None:
         """Skip whitespace and comments, collecting comment texts."""
@@ -87,7 +87,7 @@ class _Scanner:
         found = self.peek()
         if found != char:
             shown = repr(found) if found else "the end of the file"
-            raise FormatError(f"expected {char!r} {what}, found {shown}", self.text.count("\n", 0, before) + 1)
+            raise ParseError(f"expected {char!r} {what}, found {shown}", self.text.count("\n", 0, before) + 1)
         self.position += 1
 
     def string(self, what: str) -> str:
@@ -110,7 +110,7 @@ class _Scanner:
         while True:
             end = _next_special(text, position)
             if end < 0:
-                raise FormatError("string opened with \" is never closed", self.line)
+                raise ParseError("string opened with \" is never closed", self.line)
             parts.append(text[position:end])
             if text[end] == '"':
                 self.position = end + 1
@@ -163,7 +163,7 @@ def _notes(comments: list[str]) -> str:
 
 
 def parse_strings(text: str) -> list[tuple[str, str, str, int]]:
-    """(key, value, notes, line) for every entry of a .strings text; FormatError names the line."""
+    """(key, value, notes, line) for every entry of a .strings text; ParseError names the line."""
     scanner = _Scanner(text)
     entries: list[tuple[str, str, str, int]] = []
     while not scanner.at_end():

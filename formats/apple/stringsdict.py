@@ -23,9 +23,9 @@ import re
 from typing import Any
 
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
+from ..document import Entry, ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..printf import placeholders
 from ..reading import CatalogueBuilder, plural_translation
 from .plist import load_plist, top_dictionary, xml_plist
@@ -55,7 +55,7 @@ def _add_entry(builder: CatalogueBuilder, key: str, value: Any) -> None:
         builder.add(key, Translation(text=value))
         return
     if not isinstance(value, dict) or not isinstance(value.get(FORMAT_KEY), str):
-        raise FormatError(f"stringsdict entry {key!r}: expected a dictionary with a {FORMAT_KEY} string")
+        raise ParseError(f"stringsdict entry {key!r}: expected a dictionary with a {FORMAT_KEY} string")
     format_key = value[FORMAT_KEY]
     variables = _VARIABLE.findall(format_key)
     if not variables:
@@ -103,10 +103,10 @@ def _add_string_with_variables(builder: CatalogueBuilder, key: str, format_key: 
 def _plural_forms(key: str, name: str, rule: Any, locale: str) -> dict[str, str]:
     """{category: text} of one plural variable."""
     if not isinstance(rule, dict):
-        raise FormatError(f"stringsdict entry {key!r}: the variable {name!r} has no dictionary of plural forms")
+        raise ParseError(f"stringsdict entry {key!r}: the variable {name!r} has no dictionary of plural forms")
     forms = read_plural_forms(rule, locale)
     if not forms:
-        raise FormatError(f"stringsdict entry {key!r}: the variable {name!r} has no plural form (zero ... other)")
+        raise ParseError(f"stringsdict entry {key!r}: the variable {name!r} has no plural form (zero ... other)")
     return forms
 
 

@@ -1,7 +1,7 @@
 """Decoding Apple text files: UTF-8 or UTF-16/32 announced by a byte-order mark, never guessed."""
 from __future__ import annotations
 
-from ..errors import FormatError
+from ..errors import ParseError
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
@@ -21,7 +21,7 @@ def decode_text(data: bytes, what: str) -> str:
     nul = data.find(b"\x00", 0, 4096)
     if nul >= 0:
         order = "little-endian" if nul % 2 else "big-endian"
-        raise FormatError(
+        raise ParseError(
             f"{what} looks like UTF-16 ({order}) without a byte-order mark (NUL byte at offset {nul}); "
             "save it as UTF-8 or as UTF-16 with a BOM"
         )
@@ -29,11 +29,11 @@ def decode_text(data: bytes, what: str) -> str:
 
 
 def _decoded(data: bytes, codec: str, what: str) -> str:
-    """The bytes decoded, or FormatError naming the line (UTF-8) or byte offset where decoding stopped."""
+    """The bytes decoded, or ParseError naming the line (UTF-8) or byte offset where decoding stopped."""
     try:
         return data.decode(codec)
     except UnicodeDecodeError as error:
         if codec.startswith("utf-8"):
             line = data.count(b"\n", 0, error.start) + 1
-            raise FormatError(f"{what} is not valid UTF-8 (byte {error.start})", line) from None
-        raise FormatError(f"{what} is not valid {codec.upper()} (byte {error.start})") from None
+            raise ParseError(f"{what} is not valid UTF-8 (byte {error.start})", line) from None
+        raise ParseError(f"{what} is not valid {codec.upper()} (byte {error.start})") from None

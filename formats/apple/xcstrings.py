@@ -38,10 +38,10 @@ from typing import Any
 from vocabulary import asset_id_of_text, text_of_asset_id
 
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
-from ..jsonfmt import dump_json, load_json
+from ..document import Entry, ExportDocument
+from ..errors import ParseError
+from ..jsoncodec import dump_json, load_json
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 from .plural import (VARIABLE, VARIABLE_OF, VARIABLES, apple_plural_forms, read_plural_forms, variable_shapes,
                      variable_unit_id, variables_by_string)
@@ -68,10 +68,10 @@ def read_xcstrings(data: bytes, options: ReadOptions) -> Catalogue:
     """Every locale of a String Catalog."""
     tree = load_json(data)
     if not isinstance(tree, dict) or not isinstance(tree.get("strings"), dict):
-        raise FormatError('a String Catalog is a JSON object with a "strings" object')
+        raise ParseError('a String Catalog is a JSON object with a "strings" object')
     source = tree.get("sourceLanguage")
     if not isinstance(source, str) or not source.strip():
-        raise FormatError('a String Catalog needs a "sourceLanguage"')
+        raise ParseError('a String Catalog needs a "sourceLanguage"')
     builder = CatalogueBuilder(options, "id", detected_source=source)
     kept, skipped = 0, 0
     for key, record in tree["strings"].items():
@@ -79,7 +79,7 @@ def read_xcstrings(data: bytes, options: ReadOptions) -> Catalogue:
             skipped += 1
             continue
         if not isinstance(record, dict):
-            raise FormatError(f"String Catalog key {key!r}: expected an object")
+            raise ParseError(f"String Catalog key {key!r}: expected an object")
         kept += _add_key(builder, key, record, source)
     catalogue = builder.build({"sourceLanguage": source, "version": str(tree.get("version", ""))})
     if kept:
@@ -95,7 +95,7 @@ def _add_key(builder: CatalogueBuilder, key: str, record: dict[str, Any], source
     """One key with all its localizations; returns how many things were kept in meta unmapped."""
     localizations = record.get("localizations") or {}
     if not isinstance(localizations, dict):
-        raise FormatError(f"String Catalog key {key!r}: \"localizations\" must be an object")
+        raise ParseError(f"String Catalog key {key!r}: \"localizations\" must be an object")
     meta: dict[str, Any] = {
         f"xcstrings.{name}": record[name] for name in ("extractionState", "shouldTranslate") if name in record
     }
@@ -162,10 +162,10 @@ def _substituted(key: str, locale: str, value: Any) -> tuple[Translation, dict[s
 def _string_unit(key: str, locale: str, value: Any) -> tuple[str, str]:
     """(text, flag) of a stringUnit object."""
     if not isinstance(value, dict) or not isinstance(value.get("value"), str):
-        raise FormatError(f'String Catalog key {key!r}, locale {locale!r}: a stringUnit needs a "value" string')
+        raise ParseError(f'String Catalog key {key!r}, locale {locale!r}: a stringUnit needs a "value" string')
     state = value.get("state", "translated")
     if state not in FLAG_OF_STATE:
-        raise FormatError(
+        raise ParseError(
             f"String Catalog key {key!r}, locale {locale!r}: unknown state {state!r} (known: {', '.join(STATES)})"
         )
     return value["value"], FLAG_OF_STATE[state]
@@ -174,7 +174,7 @@ def _string_unit(key: str, locale: str, value: Any) -> tuple[str, str]:
 def _localization(key: str, locale: str, value: Any) -> tuple[Translation | None, bool, dict | None]:
     """(translation, is plural, what was kept unmapped) of one locale's localization."""
     if not isinstance(value, dict):
-        raise FormatError(f"String Catalog key {key!r}, locale {locale!r}: expected an object")
+        raise ParseError(f"String Catalog key {key!r}, locale {locale!r}: expected an object")
     variations = value.get("variations") or {}
     substitutions = value.get("substitutions") or {}
     if isinstance(variations, dict) and isinstance(variations.get("plural"), dict) and len(variations) == 1:
@@ -197,7 +197,7 @@ def _plural_variation(key: str, locale: str, plural: dict[str, Any], **extra: st
     flags: list[str] = []
     for category, variant in plural.items():
         if not isinstance(variant, dict):
-            raise FormatError(f"String Catalog key {key!r}, locale {locale!r}: plural {category!r} must be an object")
+            raise ParseError(f"String Catalog key {key!r}, locale {locale!r}: plural {category!r} must be an object")
         texts[category], flag = _string_unit(key, locale, variant.get("stringUnit"))
         flags.append(flag)
     forms = read_plural_forms(texts, locale)

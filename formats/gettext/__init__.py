@@ -19,7 +19,8 @@ Mapping between the catalogue and gettext:
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
 from .common import FORMAT_FLAGS, Message, header_fields, messages, parse_header
-from .po import _parse_po_fast, decode_po, parse_po, parse_po_lines, po_body, po_head, read_po, write_po
+from .po_reader import _parse_po_fast, decode_po, parse_po, parse_po_lines, read_po
+from .po_writer import po_body, po_head, write_po
 
 __all__ = [
     "FORMAT_FLAGS", "Message", "header_fields", "messages", "parse_header", "parse_mo", "read_mo", "write_mo",

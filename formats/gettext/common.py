@@ -9,9 +9,8 @@ from vocabulary import locale_from_posix
 
 from ..banner import one_line
 from ..catalogue import FLAGS, Catalogue, Translation
-from ..errors import FormatError
+from ..document import Entry, ExportDocument
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..plurals import categories_for_indices, code_for_english_name, is_locale_code, locale_display_name, plural_rules
 from ..reading import CatalogueBuilder, RowParts, require_language
 

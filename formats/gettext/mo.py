@@ -6,9 +6,10 @@ import struct
 
 from ..catalogue import Catalogue
 from ..charsets import text_codec
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument, encode_header_text
+from ..pipeline import encode_header_text
 from .common import Message, catalogue_of, header_fields, messages
 
 _MO_MAGIC = 0x950412DE
@@ -61,11 +62,11 @@ def read_mo(data: bytes, options: ReadOptions) -> Catalogue:
 def parse_mo(data: bytes) -> list[Message]:
     """The messages of an MO file (either byte order)."""
     if len(data) < 28:
-        raise FormatError(f"not an MO file: {len(data)} bytes is shorter than the 28-byte header")
+        raise ParseError(f"not an MO file: {len(data)} bytes is shorter than the 28-byte header")
     order = _mo_byte_order(data)
     revision, count, originals_at, translations_at = struct.unpack(order + "4I", data[4:20])
     if revision >> 16 > 1:
-        raise FormatError(f"unsupported MO revision {revision >> 16}")
+        raise ParseError(f"unsupported MO revision {revision >> 16}")
     raw = [
         (_mo_string(data, order, originals_at, i), _mo_string(data, order, translations_at, i)) for i in range(count)
     ]
@@ -74,22 +75,22 @@ def parse_mo(data: bytes) -> list[Message]:
 
 
 def _mo_byte_order(data: bytes) -> str:
-    """`<` or `>` from the magic number, or FormatError."""
+    """`<` or `>` from the magic number, or ParseError."""
     if struct.unpack("<I", data[:4])[0] == _MO_MAGIC:
         return "<"
     if struct.unpack(">I", data[:4])[0] == _MO_MAGIC:
         return ">"
-    raise FormatError(f"not an MO file: bad magic number 0x{data[:4].hex()}")
+    raise ParseError(f"not an MO file: bad magic number 0x{data[:4].hex()}")
 
 
 def _mo_string(data: bytes, order: str, table_at: int, index: int) -> bytes:
     """String number `index` of a string table, bounds-checked."""
     row_at = table_at + 8 * index
     if row_at + 8 > len(data):
-        raise FormatError(f"MO entry {index + 1}: string table runs past the end of the file")
+        raise ParseError(f"MO entry {index + 1}: string table runs past the end of the file")
     length, offset = struct.unpack(order + "2I", data[row_at:row_at + 8])
     if offset + length > len(data):
-        raise FormatError(f"MO entry {index + 1}: string at offset {offset} runs past the end of the file")
+        raise ParseError(f"MO entry {index + 1}: string at offset {offset} runs past the end of the file")
     return data[offset:offset + length]
 
 
@@ -102,7 +103,7 @@ def _mo_charset(raw: list[tuple[bytes, bytes]]) -> str:
                 name = match.group(1).decode("ascii")
                 codec = text_codec(name)
                 if codec is None:
-                    raise FormatError(f"unknown charset {name[:40]!r} in the MO header: it must name a text "
+                    raise ParseError(f"unknown charset {name[:40]!r} in the MO header: it must name a text "
                                       "encoding")
                 return codec
     return "utf-8"
@@ -113,7 +114,7 @@ def _mo_message(original: bytes, translated: bytes, charset: str, number: int) -
     try:
         key, value = original.decode(charset), translated.decode(charset)
     except (UnicodeDecodeError, LookupError):
-        raise FormatError(f"MO entry {number}: text is not valid {charset}") from None
+        raise ParseError(f"MO entry {number}: text is not valid {charset}") from None
     context, _, msgid = key.rpartition("\x04") if "\x04" in key else (None, "", key)
     msgid, _, plural = msgid.partition("\0")
     return Message(

@@ -39,9 +39,9 @@ from typing import Any
 from limits import MAX_NESTING_DEPTH
 
 from ..catalogue import Catalogue
-from ..errors import ExportError, FormatError
+from ..document import ExportDocument
+from ..errors import ExportError, ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from .tree import Opaque, catalogue_of_tree, tree_of_document
 
 STRING, BINARY, TABLE, ALIAS, TABLE32, TABLE16, STRING_V2, INT, ARRAY, ARRAY16 = range(10)
@@ -68,9 +68,9 @@ class _Reader:
         # tables pointing at each other (a crafted file that would otherwise expand exponentially).
         self.budget = len(data)
 
-    def fail(self, message: str, offset: int) -> FormatError:
-        """FormatError naming the file offset."""
-        return FormatError(f"ICU .res file is truncated or corrupt: {message} (byte {offset} of {len(self.data)})")
+    def fail(self, message: str, offset: int) -> ParseError:
+        """ParseError naming the file offset."""
+        return ParseError(f"ICU .res file is truncated or corrupt: {message} (byte {offset} of {len(self.data)})")
 
     def need(self, offset: int, size: int, what: str) -> None:
         """Fail unless bytes [offset, offset+size) exist."""
@@ -200,20 +200,20 @@ class _Reader:
 def _check_header(data: bytes) -> tuple[int, int]:
     """(header size, format version major) after checking the ICU data header of a ResB file."""
     if len(data) < 24:
-        raise FormatError(f"ICU .res file is truncated: {len(data)} bytes, shorter than its 24-byte header")
+        raise ParseError(f"ICU .res file is truncated: {len(data)} bytes, shorter than its 24-byte header")
     header_size, magic1, magic2 = struct.unpack_from("<HBB", data, 0)
     if (magic1, magic2) != (0xDA, 0x27):
-        raise FormatError("not an ICU .res file: the header does not start with ICU's magic bytes DA 27 (byte 2)")
+        raise ParseError("not an ICU .res file: the header does not start with ICU's magic bytes DA 27 (byte 2)")
     big_endian, charset_family, uchar_size = data[8], data[9], data[10]
     if data[12:16] != b"ResB":
-        raise FormatError(f"not an ICU resource bundle: data format {data[12:16]!r} instead of 'ResB' (byte 12)")
+        raise ParseError(f"not an ICU resource bundle: data format {data[12:16]!r} instead of 'ResB' (byte 12)")
     if big_endian or charset_family or uchar_size != 2:
-        raise FormatError("ICU .res file is big-endian or EBCDIC; only little-endian ASCII bundles are read (byte 8)")
+        raise ParseError("ICU .res file is big-endian or EBCDIC; only little-endian ASCII bundles are read (byte 8)")
     version = data[16]
     if not 1 <= version <= 3:
-        raise FormatError(f"ICU .res formatVersion {version} is not supported (1 to 3 are) (byte 16)")
+        raise ParseError(f"ICU .res formatVersion {version} is not supported (1 to 3 are) (byte 16)")
     if header_size < 24 or header_size + 4 > len(data):
-        raise FormatError(f"ICU .res file is truncated: its header announces {header_size} bytes of "
+        raise ParseError(f"ICU .res file is truncated: its header announces {header_size} bytes of "
                           f"{len(data)} in the file (byte 0)")
     return header_size, version
 
@@ -232,7 +232,7 @@ def read_res(data: bytes, options: ReadOptions) -> Catalogue:
             raise reader.fail(f"the bundle announces {4 * indexes[_BUNDLE_TOP]} bytes of data but only "
                               f"{len(data) - base} follow the header", len(data))
         if length > _ATTRIBUTES and indexes[_ATTRIBUTES] & _POOL_FLAGS:
-            raise FormatError("ICU .res file uses a pool bundle (genrb --usePoolBundle), which is not supported")
+            raise ParseError("ICU .res file uses a pool bundle (genrb --usePoolBundle), which is not supported")
         reader.keys_limit = 4 * indexes[_KEYS_TOP]
         reader.units16 = base + reader.keys_limit
         reader.units16_end = base + 4 * indexes[_16BIT_TOP] if length > _16BIT_TOP else reader.units16

@@ -26,9 +26,9 @@ from typing import Any
 
 from ..banner import line_comments
 from ..catalogue import Catalogue
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..reading import QUOTE_OR_BACKSLASH, ForwardLines
 from .tree import Opaque, bundle_name, catalogue_of_tree, locale_of_bundle, tree_of_document
 
@@ -54,9 +54,9 @@ class _Parser:
         """1-based line of the cursor."""
         return self.lines.at(self.position)
 
-    def fail(self, message: str) -> FormatError:
-        """A FormatError at the cursor."""
-        return FormatError(message, self.line)
+    def fail(self, message: str) -> ParseError:
+        """A ParseError at the cursor."""
+        return ParseError(message, self.line)
 
     def skip(self) -> None:
         """Skip whitespace and comments, remembering the comments."""
@@ -90,7 +90,7 @@ class _Parser:
         found = self.peek()
         if found != char:
             shown = repr(found) if found else "the end of the file"
-            raise FormatError(f"expected {char!r} {context}, found {shown}", self.text.count("\n", 0, before) + 1)
+            raise ParseError(f"expected {char!r} {context}, found {shown}", self.text.count("\n", 0, before) + 1)
         self.position += 1
 
     def word(self, what: str) -> str:
@@ -111,7 +111,7 @@ class _Parser:
         while True:
             special = QUOTE_OR_BACKSLASH.search(text, position)
             if special is None:
-                raise FormatError('string opened with " is never closed', self.line)
+                raise ParseError('string opened with " is never closed', self.line)
             end = special.start()
             parts.append(text[position:end])
             if text[end] == '"':
@@ -167,7 +167,7 @@ class _Parser:
             value = self.value(kind, f"{name_prefix}{key}.")
             self.expect("}", f"to close the resource {key!r} opened on line {line}")
             if key in table:
-                raise FormatError(f"duplicate key {key!r}", line)
+                raise ParseError(f"duplicate key {key!r}", line)
             table[key] = value
             if notes and isinstance(value, str):
                 self.notes[name_prefix + key] = notes
@@ -275,11 +275,11 @@ def read_txt(data: bytes, options: ReadOptions) -> Catalogue:
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         data = data.decode("utf-16").encode("utf-8")
     elif b"\x00" in data[:4096]:
-        raise FormatError("ICU resource source looks like UTF-16 without a byte-order mark")
+        raise ParseError("ICU resource source looks like UTF-16 without a byte-order mark")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise FormatError(f"ICU resource source is not valid UTF-8 (byte {error.start})",
+        raise ParseError(f"ICU resource source is not valid UTF-8 (byte {error.start})",
                           data.count(b"\n", 0, error.start) + 1) from None
     parser = _Parser(text)
     name, tree = parser.bundle()

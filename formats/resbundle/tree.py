@@ -14,10 +14,10 @@ from typing import Any, Iterator
 from vocabulary import locale_from_posix
 
 from ..catalogue import Catalogue, Translation
+from ..document import Entry, ExportDocument
 from ..icu import parse_plural, plural_message
 from ..nesting import nest
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 
 # Characters ICU allows in keys (the "invariant" set genrb accepts, without the double quote).

@@ -19,9 +19,9 @@ from copy import deepcopy
 from lxml import etree
 
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
+from ..document import Entry, ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
@@ -53,7 +53,7 @@ def read_android(data: bytes, options: ReadOptions) -> Catalogue:
     """`<resources>` of strings, plurals and string arrays."""
     root = parse_xml(data, "Android XML")
     if local_name(root) != "resources":
-        raise FormatError(f"expected a <resources> root element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected a <resources> root element, found <{local_name(root)}>", root.sourceline)
     builder = CatalogueBuilder(options, "id")
     for element in root:
         kind = local_name(element)
@@ -61,7 +61,7 @@ def read_android(data: bytes, options: ReadOptions) -> Catalogue:
             continue
         name = element.get("name")
         if not name:
-            raise FormatError(f"<{kind}> without a name attribute", element.sourceline)
+            raise ParseError(f"<{kind}> without a name attribute", element.sourceline)
         notes = _preceding_comments(element)
         if kind == "string":
             text, html = android_text(element)

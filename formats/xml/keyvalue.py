@@ -13,9 +13,9 @@ import re
 from typing import Callable
 
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import LINE_BREAKS, ReadOptions
-from ..pipeline import ExportDocument
 from ..reading import CatalogueBuilder
 from .parsing import banner_comment, verified, comment, escape_attribute, escape_text, local_name, parse_xml, plain_text
 
@@ -28,14 +28,14 @@ def _read_pairs(data: bytes, options: ReadOptions, what: str, root_name: str, it
     """Elements `<item key_attribute=key>text</item>` under `<root_name>` as units."""
     root = parse_xml(data, what, known_dtds)
     if local_name(root) != root_name:
-        raise FormatError(f"expected a <{root_name}> root element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected a <{root_name}> root element, found <{local_name(root)}>", root.sourceline)
     builder = CatalogueBuilder(options, "id")
     for element in root:
         if local_name(element) != item:
             continue
         key = element.get(key_attribute)
         if key is None:
-            raise FormatError(f"<{item}> without a {key_attribute} attribute", element.sourceline)
+            raise ParseError(f"<{item}> without a {key_attribute} attribute", element.sourceline)
         text = plain_text(element)
         builder.add(text if builder.by_text and text else key, Translation(text))
     return builder.build()

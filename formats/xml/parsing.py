@@ -3,7 +3,7 @@
 lxml parses with entity resolution, DTD loading, DTD validation and network access all off and without
 libxml2's `huge_tree` relaxation, after a size check. What the parser leaves behind is then judged:
 - an external DTD (`<!DOCTYPE x SYSTEM ...>`) or an external entity (XXE, including parameter
-  entities) is refused with a FormatError: nothing outside the document is ever read;
+  entities) is refused with a ParseError: nothing outside the document is ever read;
 - internal entities (`<!ENTITY foo "Foo">`, legitimate in Android resources) are expanded here, not by
   libxml2, with a budget on the characters they may add, so a "billion laughs" file fails in
   microseconds instead of exhausting memory.
@@ -16,7 +16,7 @@ from lxml import etree
 
 from limits import MAX_ENTITY_CHARS, MAX_ENTITY_DEPTH, MAX_XML_BYTES, describe
 
-from ..errors import ExportError, FormatError, TooLarge
+from ..errors import ExportError, ParseError, TooLarge
 from ..reading import file_locale
 
 _ENTITY_REFERENCE = re.compile(r"&([A-Za-z_][\w.\-]*);")
@@ -36,7 +36,7 @@ def _parser() -> etree.XMLParser:
 
 
 def parse_xml(data: bytes, what: str, known_dtds: frozenset[str] = frozenset()) -> etree._Element:
-    """The root element of an XML document; FormatError (4xx) for broken or unsafe input, TooLarge above the limit.
+    """The root element of an XML document; ParseError (4xx) for broken or unsafe input, TooLarge above the limit.
 
     known_dtds: system identifiers of the format's own DTD (`tmx14.dtd`), accepted in a DOCTYPE because
     they are never loaded; any other external DTD is refused.
@@ -44,14 +44,14 @@ def parse_xml(data: bytes, what: str, known_dtds: frozenset[str] = frozenset()) 
     if len(data) > MAX_XML_BYTES:
         raise TooLarge(f"{what} file is {len(data)} bytes; XML files are limited to {MAX_XML_BYTES} bytes")
     if not data.strip():
-        raise FormatError(f"{what} file is empty")
+        raise ParseError(f"{what} file is empty")
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:
         line = error.lineno if error.lineno else None
-        raise FormatError(f"{what} is not well-formed XML: {_syntax_message(error)}", line) from None
+        raise ParseError(f"{what} is not well-formed XML: {_syntax_message(error)}", line) from None
     except ValueError as error:  # e.g. a str with an encoding declaration; kept for completeness
-        raise FormatError(f"{what} is not valid XML: {error}") from None
+        raise ParseError(f"{what} is not valid XML: {error}") from None
     _expand_entities(root, _declared_entities(root, what, known_dtds), what)
     return root
 
@@ -62,17 +62,17 @@ def _syntax_message(error: etree.XMLSyntaxError) -> str:
 
 
 def _declared_entities(root: etree._Element, what: str, known_dtds: frozenset[str]) -> dict[str, str]:
-    """Internal entity name -> replacement text; FormatError for external DTDs and external entities."""
+    """Internal entity name -> replacement text; ParseError for external DTDs and external entities."""
     info = root.getroottree().docinfo
     if (info.system_url or info.public_id) and info.system_url not in known_dtds:
-        raise FormatError(f"{what} refers to an external DTD ({info.system_url or info.public_id}); not allowed")
+        raise ParseError(f"{what} refers to an external DTD ({info.system_url or info.public_id}); not allowed")
     dtd = info.internalDTD
     if dtd is None:
         return {}
     table: dict[str, str] = {}
     for entity in dtd.entities():
         if entity.system_url or entity.content is None:
-            raise FormatError(
+            raise ParseError(
                 f"{what} declares the external entity {entity.name!r} ({entity.system_url}); "
                 "external entities are never resolved"
             )
@@ -97,16 +97,16 @@ class _Expander:
             self._done[name] = text
         self.budget -= len(text)
         if self.budget < 0:
-            raise FormatError(f"{self.what}: entity expansion exceeds {MAX_ENTITY_CHARS} characters (entity bomb?) "
+            raise ParseError(f"{self.what}: entity expansion exceeds {MAX_ENTITY_CHARS} characters (entity bomb?) "
                               f"{describe('max_entity_chars')}")
         return text
 
     def _resolve(self, name: str, depth: int) -> str:
         """Expand the references inside one entity's replacement text."""
         if name not in self.table:
-            raise FormatError(f"{self.what} uses the undeclared entity &{name};")
+            raise ParseError(f"{self.what} uses the undeclared entity &{name};")
         if depth > MAX_ENTITY_DEPTH:
-            raise FormatError(f"{self.what}: entities nest deeper than {MAX_ENTITY_DEPTH} levels "
+            raise ParseError(f"{self.what}: entities nest deeper than {MAX_ENTITY_DEPTH} levels "
                               f"{describe('max_entity_depth')}")
         return _ENTITY_REFERENCE.sub(lambda match: self.expand(match.group(1), depth + 1), self.table[name])
 
@@ -287,6 +287,6 @@ def well_formed_fragment(text: str, allowed: frozenset[str] | None = None) -> bo
 
 def named_locale(value: str | None, where: str) -> str | None:
     """A locale an XML file names (`fr_FR`, `pt-br`), spelled like `?locale=` through the readers' one rule;
-    None when absent; FormatError naming `where` when it is not a locale code."""
+    None when absent; ParseError naming `where` when it is not a locale code."""
     value = (value or "").strip()
     return file_locale(value, where) if value else None

@@ -17,9 +17,9 @@ import re
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation
-from ..errors import FormatError
+from ..document import Entry, ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..reading import CatalogueBuilder, plural_translation
 from ..plurals import plural_rules
 from .parsing import (
@@ -39,7 +39,7 @@ def read_ts(data: bytes, options: ReadOptions) -> Catalogue:
     """Contexts of messages; numerus messages become plural units."""
     root = parse_xml(data, "TS")
     if local_name(root) != "TS":
-        raise FormatError(f"expected a <TS> root element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected a <TS> root element, found <{local_name(root)}>", root.sourceline)
     builder = CatalogueBuilder(
         options, "text", detected_locale=named_locale(root.get("language"), "<TS language>"),
         detected_source=named_locale(root.get("sourcelanguage"), "<TS sourcelanguage>"),

@@ -9,9 +9,9 @@
 from __future__ import annotations
 
 from ..catalogue import Catalogue, Translation
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..plurals import locale_display_name
 from .parsing import (
     banner_comment, verified, child, children, escape_attribute, escape_text, named_locale, local_name, parse_xml,
@@ -79,7 +79,7 @@ def read_resx(data: bytes, options: ReadOptions) -> Catalogue:
     """Every text `<data>` as a unit; resheaders become catalogue headers."""
     root = parse_xml(data, "ResX")
     if local_name(root) != "root":
-        raise FormatError(f"expected a <root> element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected a <root> element, found <{local_name(root)}>", root.sourceline)
     headers = {item.get("name", ""): plain_text(child(item, "value")) for item in children(root, "resheader")}
     metadata = {item.get("name", ""): plain_text(child(item, "value")) for item in children(root, "metadata")}
     locale = named_locale(metadata.get("locoLocaleCode"), "<metadata locoLocaleCode>")
@@ -89,7 +89,7 @@ def read_resx(data: bytes, options: ReadOptions) -> Catalogue:
             continue  # a binary or serialized resource, not a string
         name = item.get("name")
         if not name:
-            raise FormatError("<data> without a name attribute", item.sourceline)
+            raise ParseError("<data> without a name attribute", item.sourceline)
         value = child(item, "value")
         text = plain_text(value) if value is not None else ""
         key = text if builder.by_text and text else name

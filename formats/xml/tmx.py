@@ -14,9 +14,9 @@ from __future__ import annotations
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation, Unit
-from ..errors import FormatError
+from ..document import ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import ExportDocument
 from ..plurals import CATEGORIES
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
@@ -38,10 +38,10 @@ def read_tmx(data: bytes, options: ReadOptions) -> Catalogue:
     """Every `<tu>` as a unit holding each `<tuv>`'s language."""
     root = parse_xml(data, "TMX", known_dtds=TMX_DTDS)
     if local_name(root) != "tmx":
-        raise FormatError(f"expected a <tmx> root element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected a <tmx> root element, found <{local_name(root)}>", root.sourceline)
     header, body = child(root, "header"), child(root, "body")
     if body is None:
-        raise FormatError("TMX has no <body>", root.sourceline)
+        raise ParseError("TMX has no <body>", root.sourceline)
     header_fields = {name: header.get(name) for name in _HEADER_FIELDS if header is not None and header.get(name)}
     file_source = named_locale(header_fields.get("srclang", "").replace("*all*", ""), "<header srclang>")
     builder = CatalogueBuilder(options, "id", detected_source=file_source)
@@ -69,7 +69,7 @@ def _read_tu(builder: CatalogueBuilder, tu: etree._Element, file_source: str | N
     for tuv in children(tu, "tuv"):
         code = named_locale(xml_attribute(tuv, "lang") or tuv.get("lang"), "<tuv xml:lang>")
         if not code:
-            raise FormatError("<tuv> without xml:lang", tuv.sourceline)
+            raise ParseError("<tuv> without xml:lang", tuv.sourceline)
         locale = builder.source_locale if code == source else code
         seg, tuv_props = child(tuv, "seg"), _props(tuv)
         if tuv_props.get("x-untranslated") == "yes":
@@ -82,7 +82,7 @@ def _read_tu(builder: CatalogueBuilder, tu: etree._Element, file_source: str | N
     if builder.by_text and source_text and source_text.text:
         key = source_text.text
     if not key:
-        raise FormatError("<tu> without tuid or source text", tu.sourceline)
+        raise ParseError("<tu> without tuid or source text", tu.sourceline)
     notes = "\n".join(plain_text(note) for note in children(tu, "note"))
     context = props.get("x-context", "")
     category = props.get("x-plural")

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from ..catalogue import FLAGS, Catalogue, Translation
-from ..errors import FormatError
+from ..document import Entry, ExportDocument
+from ..errors import ParseError
 from ..options import ReadOptions
-from ..pipeline import Entry, ExportDocument
 from ..plurals import CATEGORIES, plural_rules
 from ..reading import CatalogueBuilder, plural_translation
 from .parsing import (
@@ -99,12 +99,12 @@ def read_xliff(data: bytes, options: ReadOptions) -> Catalogue:
     """XLIFF 1.2 (any style) or 2.0; several `<file>` elements with different target languages are several locales."""
     root = parse_xml(data, "XLIFF")
     if local_name(root) != "xliff":
-        raise FormatError(f"expected an <xliff> root element, found <{local_name(root)}>", root.sourceline)
+        raise ParseError(f"expected an <xliff> root element, found <{local_name(root)}>", root.sourceline)
     if root.tag == f"{{{NAMESPACE_20}}}xliff" or root.get("version", "").startswith("2"):
         return _read_xliff2(root, options)
     files = children(root, "file")
     if not files:
-        raise FormatError("XLIFF holds no <file> element", root.sourceline)
+        raise ParseError("XLIFF holds no <file> element", root.sourceline)
     languages = [named_locale(file.get("target-language"), "<file target-language>") for file in files]
     targets = list(dict.fromkeys(code for code in languages if code))
     builder = CatalogueBuilder(
@@ -161,7 +161,7 @@ def _collect_plural_group(group: etree._Element, locale: str, by_text: bool, rec
     found_messages = [_message(element) for element in forms]
     messages = [message for message in found_messages if message is not None]
     if not messages or len(messages) != len(found_messages):
-        raise FormatError("a plural <group> holds a <trans-unit> without <source>", group.sourceline)
+        raise ParseError("a plural <group> holds a <trans-unit> without <source>", group.sourceline)
     key = group.get("resname") or group.get("id") or ""
     if by_text and messages[0].source:
         key = messages[0].source
@@ -204,7 +204,7 @@ def _unit_key(element: etree._Element) -> str:
     """The asset ID of a trans-unit: resname when present (Loco writes `loco:<hex>` IDs), else its id."""
     key = element.get("resname") or element.get("id")
     if not key:
-        raise FormatError("<trans-unit> without id or resname", element.sourceline)
+        raise ParseError("<trans-unit> without id or resname", element.sourceline)
     return key
 
 
@@ -214,7 +214,7 @@ def _message(element: etree._Element) -> _Record | None:
     if source_element is None and target_element is None:
         return None
     if source_element is None:
-        raise FormatError(f"<trans-unit id={element.get('id')!r}> has a <target> but no <source>", element.sourceline)
+        raise ParseError(f"<trans-unit id={element.get('id')!r}> has a <target> but no <source>", element.sourceline)
     found = _Record(key="", locale="")
     found.source, markup = _content(source_element)
     if target_element is not None:
@@ -302,7 +302,7 @@ def _collect2(container: etree._Element, locale: str, by_text: bool, records: di
             source = "".join(text for text, _ in sources)
             key = source if by_text and source else element.get("name") or element.get("id") or ""
             if not key:
-                raise FormatError("<unit> without id or name", element.sourceline)
+                raise ParseError("<unit> without id or name", element.sourceline)
             record = _record(records, key, "", locale)
             record.source = source
             record.markup = any(markup for _, markup in sources + targets)

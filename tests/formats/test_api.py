@@ -9,7 +9,7 @@ import pytest
 
 import formats
 from formats import (
-    FORMATS, Catalogue, ExportOptions, FormatError, NothingExtracted, OptionError, ReadOptions, Translation, Unit,
+    FORMATS, Catalogue, ExportOptions, NothingExtracted, OptionError, ParseError, ReadOptions, Translation, Unit,
     UnsupportedFormat, convert, export_file, read_file, supported,
 )
 from formats.registry import lookup
@@ -68,10 +68,10 @@ def test_supported_describes_every_registered_format() -> None:
 
 
 def test_error_classes_carry_http_statuses() -> None:
-    assert FormatError("x").http_status == 422
+    assert ParseError("x").http_status == 422
     assert UnsupportedFormat("x").http_status == 400
     assert NothingExtracted("x").http_status == 204
-    error = FormatError("unterminated string", 12)
+    error = ParseError("unterminated string", 12)
     assert (str(error), error.line, error.reason) == ("line 12: unterminated string", 12, "unterminated string")
 
 
@@ -102,7 +102,7 @@ def test_convert_checks_the_target_before_parsing() -> None:
 
 
 def test_convert_reports_broken_source_as_format_error() -> None:
-    with pytest.raises(FormatError, match="line 1"):
+    with pytest.raises(ParseError, match="line 1"):
         convert("po", "json", "", b'msgid "unterminated\n', ReadOptions(locale="fr"), ExportOptions())
 
 

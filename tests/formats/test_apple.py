@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file
+from formats import Catalogue, ParseError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file
 from tests.support import corpus_path, require_tool
 
 from .samples import options, rich_catalogue, run_tool
@@ -56,7 +56,7 @@ def test_sfparse_rejects_what_our_reader_rejects(tmp_path: Path) -> None:
     sfparse = require_tool("sfparse")
     broken = b'"a" = "b"\n"c" = "d";\n'
     assert run_tool(sfparse, write(tmp_path, "bad.strings", broken)).returncode != 0
-    with pytest.raises(FormatError, match=r"line 1: expected ';' after the value of 'a', found '\"'"):
+    with pytest.raises(ParseError, match=r"line 1: expected ';' after the value of 'a', found '\"'"):
         read("strings", broken, locale="fr")
 
 
@@ -96,7 +96,7 @@ def test_strings_read_utf16_and_utf8_with_bom(codec: str) -> None:
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
 def test_strings_utf16_without_bom_is_refused_naming_the_byte(codec: str) -> None:
-    with pytest.raises(FormatError, match=r"UTF-16 .*without a byte-order mark \(NUL byte at offset [01]\)"):
+    with pytest.raises(ParseError, match=r"UTF-16 .*without a byte-order mark \(NUL byte at offset [01]\)"):
         read("strings", '"a" = "b";\n'.encode(codec), locale="fr")
 
 
@@ -108,7 +108,7 @@ def test_strings_utf16_without_bom_is_refused_naming_the_byte(codec: str) -> Non
     (b'"a" = ;\n', r"line 1: expected the value of 'a'"),
 ])
 def test_broken_strings_name_the_line(data: bytes, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read("strings", data, locale="fr")
 
 
@@ -253,7 +253,7 @@ def test_plist_reads_nested_dictionaries_and_arrays_as_dotted_keys() -> None:
 @pytest.mark.parametrize("cut", [8, 20, 40, -1, -8, -31])
 def test_truncated_binary_plist_is_refused_naming_the_bytes(cut: int) -> None:
     data = exported("bplist", "fr")
-    with pytest.raises(FormatError, match=r"binary property list is (truncated|corrupt).*(byte|bytes)"):
+    with pytest.raises(ParseError, match=r"binary property list is (truncated|corrupt).*(byte|bytes)"):
         read("bplist", data[:cut], locale="fr")
 
 
@@ -265,7 +265,7 @@ def test_truncated_binary_plist_is_refused_naming_the_bytes(cut: int) -> None:
     (plistlib.dumps(["a", "b"]), r"top level must be a dictionary, found list"),
 ])
 def test_broken_plists_are_clear_errors(data: bytes, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read("plist", data, locale="fr")
 
 
@@ -395,7 +395,7 @@ def test_xcstrings_device_variations_are_kept_and_reported() -> None:
     (b'{"sourceLanguage": "en", "strings": {"a": ', r"line 1: invalid JSON"),
 ])
 def test_broken_xcstrings_are_clear_errors(data: bytes, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read("xcstrings", data)
 
 
@@ -436,7 +436,7 @@ def test_xcode_shaped_catalog_round_trips_byte_for_byte() -> None:
 
 @pytest.mark.parametrize("ext", ["bplist", "strings", "stringsdict", "xcstrings"])
 def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
-    """Flipped bytes give a FormatError or a catalogue, never another exception (which would be a 500)."""
+    """Flipped bytes give a ParseError or a catalogue, never another exception (which would be a 500)."""
     import random
     data = export_file(rich_catalogue(("fr",)), ext, "", options(locale="fr")).data
     generator = random.Random(11)
@@ -446,7 +446,7 @@ def test_corrupted_files_fail_only_with_format_errors(ext: str) -> None:
             corrupted[generator.randrange(len(corrupted))] = generator.randrange(256)
         try:
             read(ext, bytes(corrupted), locale="fr")
-        except FormatError:
+        except ParseError:
             pass
 
 

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from formats import FormatError, ReadOptions, read_file
+from formats import ParseError, ReadOptions, read_file
 from tests.support import corpus_path
 
 from .samples import export_text, plural_texts, rich_catalogue
@@ -78,7 +78,7 @@ def test_multi_locale_round_trip_keeps_every_locale() -> None:
     ],
 )
 def test_broken_csv_raises_format_error(text: str, reason: str, line: int | None) -> None:
-    with pytest.raises(FormatError, match=reason) as caught:
+    with pytest.raises(ParseError, match=reason) as caught:
         read_file("csv", "", text.encode(), ReadOptions())
     if line is not None:
         assert caught.value.line == line

@@ -9,12 +9,12 @@ import polib
 import pytest
 
 from formats import (
-    Catalogue, CharsetError, FormatError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file,
+    Catalogue, CharsetError, ParseError, ReadOptions, Translation, Unit, export_file, plural_rules, read_file,
 )
 from formats.errors import FormatsError
 from formats.gettext import _parse_po_fast, decode_po, parse_po, parse_po_lines
 from formats.gettext.common import catalogue_of
-from formats.gettext.po import _scan_po
+from formats.gettext.po_reader import _scan_po
 from tests.support import corpus_path, require_tool
 
 from .samples import PLURAL_LOCALES, export_text, options, plural_texts, rich_catalogue, run_tool
@@ -244,7 +244,7 @@ def test_language_given_as_an_english_name_is_understood() -> None:
 
 def test_file_without_language_needs_the_locale_option() -> None:
     text = PO_BY_TEXT.replace('"Language: de\\n"\n', "")
-    with pytest.raises(FormatError, match="give the locale option"):
+    with pytest.raises(ParseError, match="give the locale option"):
         read_file("po", "", text.encode(), ReadOptions())
     assert read_file("po", "", text.encode(), ReadOptions(locale="de")).locales == ["en", "de"]
 
@@ -271,7 +271,7 @@ def test_dos_and_mac_line_endings_are_read(ending: str) -> None:
     ],
 )
 def test_broken_po_raises_format_error_naming_the_line(text: str, line: int, reason: str) -> None:
-    with pytest.raises(FormatError, match=reason) as caught:
+    with pytest.raises(ParseError, match=reason) as caught:
         read_file("po", "", text.encode(), ReadOptions(locale="fr"))
     assert caught.value.line == line
     assert f"line {line}" in str(caught.value)
@@ -279,7 +279,7 @@ def test_broken_po_raises_format_error_naming_the_line(text: str, line: int, rea
 
 def test_undecodable_bytes_raise_format_error_naming_the_line() -> None:
     data = b'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "a"\nmsgstr "\xff"\n'
-    with pytest.raises(FormatError, match="line 5"):
+    with pytest.raises(ParseError, match="line 5"):
         read_file("po", "", data, ReadOptions(locale="fr"))
 
 
@@ -402,7 +402,7 @@ def test_mo_with_big_endian_byte_order_is_read() -> None:
      (struct.pack("<7I", 0x950412DE, 0, 5, 28, 68, 0, 108), "runs past the end")],
 )
 def test_broken_mo_raises_format_error(data: bytes, reason: str) -> None:
-    with pytest.raises(FormatError, match=reason):
+    with pytest.raises(ParseError, match=reason):
         read_file("mo", "", data, ReadOptions(locale="fr"))
 
 
@@ -455,7 +455,7 @@ def test_corpus_loco_translate_russian_po_with_three_forms() -> None:
 
 
 def test_corpus_iso_8859_15_po_is_decoded() -> None:
-    with pytest.raises(FormatError, match="give the locale option"):
+    with pytest.raises(ParseError, match="give the locale option"):
         read_corpus("po/polib__test_iso-8859-15.po")
     read = read_corpus("po/polib__test_iso-8859-15.po", locale="fr")
     assert len(read.units) == 5
@@ -522,7 +522,7 @@ def test_every_gettext_corpus_file_imports_or_explains_why_not(folder: str) -> N
     for path in files:
         try:
             read = read_file(path.suffix[1:], "", path.read_bytes(), ReadOptions())
-        except FormatError as error:
+        except ParseError as error:
             assert "locale" in str(error), f"{path.name}: unexpected error {error}"
             read = read_file(path.suffix[1:], "", path.read_bytes(), ReadOptions(locale="fr"))
         assert read.units, path.name

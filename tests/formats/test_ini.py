@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formats import Catalogue, ExportError, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, ExportError, ParseError, ReadOptions, Translation, Unit, export_file, read_file
 from formats.ini import ini_key
 
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
@@ -123,12 +123,12 @@ later = "section again"
     (b'a = "open\n', r"line 1: unterminated or malformed quoted value"),
 ])
 def test_broken_ini_is_a_format_error(data: bytes, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read_file("ini", "", data, ReadOptions(locale="fr"))
 
 
 def test_a_ten_megabyte_line_is_refused() -> None:
-    with pytest.raises(FormatError, match="line 1: line is"):
+    with pytest.raises(ParseError, match="line 1: line is"):
         read_file("ini", "", b"a = " + b"x" * (10 << 20), ReadOptions(locale="fr"))
 
 
@@ -210,7 +210,7 @@ def test_a_value_that_starts_with_a_quoted_word_is_read_as_the_text_it_is() -> N
 
 
 def test_a_quote_never_closed_names_the_line_it_opened_on() -> None:
-    with pytest.raises(FormatError, match="line 2: unterminated"):
+    with pytest.raises(ParseError, match="line 2: unterminated"):
         read_file("ini", "", b'a = 1\nb = "open\nc = 2\n', ReadOptions(locale="fr"))
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from formats.plurals import with_other
-from formats import Catalogue, CharsetError, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, CharsetError, ParseError, ReadOptions, Translation, Unit, export_file, read_file
 from formats.properties import has_arguments
 from tests.support import corpus_path
 
@@ -115,12 +115,12 @@ def test_reading_separators_continuations_comments_and_latin1() -> None:
 
 
 def test_duplicate_key_is_a_format_error() -> None:
-    with pytest.raises(FormatError, match=r"line 3: duplicate key 'a' \(first at line 1\)"):
+    with pytest.raises(ParseError, match=r"line 3: duplicate key 'a' \(first at line 1\)"):
         read_file("properties", "", b"a = 1\nb = 2\na = 3\n", ReadOptions(locale="fr"))
 
 
 def test_a_ten_megabyte_line_is_refused() -> None:
-    with pytest.raises(FormatError, match="line 2: line is"):
+    with pytest.raises(ParseError, match="line 2: line is"):
         read_file("properties", "", b"a = 1\nb = " + b"x" * (10 << 20), ReadOptions(locale="fr"))
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, ParseError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import corpus_path
 
 from .samples import export_text, options, plural_texts, rich_catalogue
@@ -117,7 +117,7 @@ def test_broken_json_raises_format_error(data: bytes, reason: str | None, line: 
         read = read_file("json", "", data, ReadOptions(locale="fr"))
         assert [u.id for u in read.units] == ["a.0", "c.0.0", "c.0.1"]
         return
-    with pytest.raises(FormatError, match=reason) as caught:
+    with pytest.raises(ParseError, match=reason) as caught:
         read_file("json", "", data, ReadOptions(locale="fr"))
     assert caught.value.line == line
 
@@ -261,7 +261,7 @@ def test_every_json_corpus_file_imports_or_explains_why_not(folder: str, ext: st
     for path in files:
         try:
             read = read_file(ext, "", path.read_bytes(), ReadOptions(locale="fr"))
-        except FormatError as error:  # pragma: no cover - every current file imports
+        except ParseError as error:  # pragma: no cover - every current file imports
             pytest.fail(f"{path.name}: {error}")
         assert read.units, path.name
 
@@ -271,5 +271,5 @@ def test_a_jed_domain_whose_header_names_no_language_reads_into_the_locale_given
     data = json.dumps({"domain": "messages", "locale_data": {"messages": {"": header, "Hello": ["Bonjour"]}}})
     catalogue = read_file("json", "jed", data.encode(), ReadOptions(locale="fr"))
     assert catalogue.unit("Hello").translation("fr").text == "Bonjour"
-    with pytest.raises(FormatError, match="does not say its language .no lang in the header of domain 'messages'"):
+    with pytest.raises(ParseError, match="does not say its language .no lang in the header of domain 'messages'"):
         read_file("json", "jed", data.encode(), ReadOptions())

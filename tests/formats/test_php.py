@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file, restore_keys
+from formats import Catalogue, ParseError, ReadOptions, Translation, Unit, export_file, read_file, restore_keys
 from tests.support import corpus_path
 
 from .samples import PLURAL_LOCALES, options, plural_texts, rich_catalogue
@@ -173,12 +173,12 @@ def test_reading_variables_returned_and_defines() -> None:
     ("<?php\nreturn " + "[" * 100 + "]" * 100 + ";", r"nested deeper than 64"),
 ])
 def test_code_and_broken_php_are_format_errors(source: str, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read_php(source)
 
 
 def test_a_ten_megabyte_line_is_refused() -> None:
-    with pytest.raises(FormatError, match="line 2: line is"):
+    with pytest.raises(ParseError, match="line 2: line is"):
         read_file("php", "", b"<?php\nreturn ['a' => '" + b"x" * (10 << 20) + b"'];", ReadOptions(locale="fr"))
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import Catalogue, FormatError, ReadOptions, Translation, Unit, export_file, read_file
+from formats import Catalogue, ParseError, ReadOptions, Translation, Unit, export_file, read_file
 from tests.support import require_tool
 
 from .samples import options, rich_catalogue, run_tool
@@ -141,12 +141,12 @@ def test_txt_of_the_source_template_is_a_root_bundle(tmp_path: Path) -> None:
 @pytest.mark.parametrize("cut", [1, 10, 23, 31, 40, 100, -1, -30])
 def test_truncated_res_is_refused_naming_the_byte(cut: int) -> None:
     data = export_file(bundle_catalogue(), "res", "", options(locale="fr")).data
-    with pytest.raises(FormatError, match=r"(truncated|corrupt).*(byte|bytes) \d+|\d+ bytes"):
+    with pytest.raises(ParseError, match=r"(truncated|corrupt).*(byte|bytes) \d+|\d+ bytes"):
         read_file("res", "", data[:cut] if cut > 0 else data[:len(data) + cut], ReadOptions(locale="fr"))
 
 
 def test_res_with_a_foreign_header_is_refused() -> None:
-    with pytest.raises(FormatError, match="not an ICU .res file"):
+    with pytest.raises(ParseError, match="not an ICU .res file"):
         read_file("res", "", b"\x20\x00" + b"\x00" * 60, ReadOptions(locale="fr"))
 
 
@@ -159,7 +159,7 @@ def test_res_with_a_foreign_header_is_refused() -> None:
     ('fr { a { "x" } }'.encode("utf-16-le"), r"UTF-16 without a byte-order mark"),
 ])
 def test_broken_txt_names_the_line(data: bytes, message: str) -> None:
-    with pytest.raises(FormatError, match=message):
+    with pytest.raises(ParseError, match=message):
         read_file("txt", "", data, ReadOptions())
 
 
@@ -173,7 +173,7 @@ def test_keys_outside_icus_invariant_characters_are_replaced(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("ext", ["res", "txt"])
 def test_corrupted_bundles_fail_only_with_format_errors(ext: str) -> None:
-    """Flipped bytes anywhere give a FormatError or a catalogue, never another exception or a hang."""
+    """Flipped bytes anywhere give a ParseError or a catalogue, never another exception or a hang."""
     import random
     data = export_file(rich_catalogue(("fr",)), ext, "", options(locale="fr")).data
     generator = random.Random(7)
@@ -183,7 +183,7 @@ def test_corrupted_bundles_fail_only_with_format_errors(ext: str) -> None:
             corrupted[generator.randrange(len(corrupted))] = generator.randrange(256)
         try:
             read_file(ext, "", bytes(corrupted), ReadOptions(locale="fr"))
-        except FormatError:
+        except ParseError:
             pass
 
 
@@ -198,7 +198,7 @@ def test_tables_referring_to_each_other_are_refused() -> None:
     table = struct.pack("<i2i2I", 2, 32, 34, root, root)
     indexes = [7, keys_top, table_at + 5, table_at + 5, 2, 0, keys_top]
     data = _data_header() + struct.pack("<I7i", root, *indexes) + keys + table
-    with pytest.raises(FormatError, match="loop"):
+    with pytest.raises(ParseError, match="loop"):
         read_file("res", "", data, ReadOptions(locale="fr"))
 
 

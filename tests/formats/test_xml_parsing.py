@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from formats import FormatError, ReadOptions, read_file
+from formats import ParseError, ReadOptions, read_file
 from formats.errors import TooLarge
 from formats.xml import parsing
 from formats.xml.parsing import parse_xml
@@ -56,7 +56,7 @@ def xxe_documents(secret: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("case", ["external entity", "parameter entity", "external DTD", "public DTD", "network DTD"])
 def test_xxe_is_a_format_error_and_never_reads_the_file(secret_file: Path, case: str) -> None:
     data = xxe_documents(secret_file)[case]
-    with pytest.raises(FormatError) as raised:
+    with pytest.raises(ParseError) as raised:
         parse_xml(data, "Test")
     assert 400 <= raised.value.http_status < 500
     assert SECRET not in raised.value.message
@@ -65,7 +65,7 @@ def test_xxe_is_a_format_error_and_never_reads_the_file(secret_file: Path, case:
 @pytest.mark.parametrize(("ext", "variant"), XML_READERS)
 def test_every_xml_reader_refuses_an_external_entity(secret_file: Path, ext: str, variant: str) -> None:
     data = xxe_documents(secret_file)["external entity"]
-    with pytest.raises(FormatError, match="external entity"):
+    with pytest.raises(ParseError, match="external entity"):
         read_file(ext, variant, data, ReadOptions(locale="fr"))
 
 
@@ -73,7 +73,7 @@ def test_every_xml_reader_refuses_an_external_entity(secret_file: Path, ext: str
 def test_billion_laughs_fails_fast_in_every_reader(ext: str, variant: str) -> None:
     started = time.monotonic()
     # libxml2's own amplification guard or our expansion budget, whichever trips first: both are 4xx.
-    with pytest.raises(FormatError, match="entity expansion|amplification"):
+    with pytest.raises(ParseError, match="entity expansion|amplification"):
         read_file(ext, variant, BILLION_LAUGHS, ReadOptions(locale="fr"))
     assert time.monotonic() - started < 5  # generous: it fails after ~100k characters, not 10^9
 
@@ -81,7 +81,7 @@ def test_billion_laughs_fails_fast_in_every_reader(ext: str, variant: str) -> No
 def test_quadratic_blowup_hits_the_same_budget() -> None:
     big = "x" * 50_000
     data = f'<!DOCTYPE r [<!ENTITY a "{big}">]><r>{"&a;" * 10}</r>'.encode()
-    with pytest.raises(FormatError, match="entity expansion"):
+    with pytest.raises(ParseError, match="entity expansion"):
         parse_xml(data, "Test")
 
 
@@ -92,7 +92,7 @@ def test_internal_entities_are_expanded_within_the_budget() -> None:
 
 
 def test_undeclared_entity_is_a_format_error() -> None:
-    with pytest.raises(FormatError):
+    with pytest.raises(ParseError):
         parse_xml(b"<r>&nope;</r>", "Test")
 
 
@@ -103,7 +103,7 @@ def test_a_doctype_without_declarations_is_fine() -> None:
 def test_a_known_dtd_is_accepted_but_never_loaded(secret_file: Path) -> None:
     data = b'<!DOCTYPE tmx SYSTEM "tmx14.dtd"><tmx version="1.4"><body/></tmx>'
     assert parse_xml(data, "TMX", known_dtds=frozenset({"tmx14.dtd"})).tag == "tmx"
-    with pytest.raises(FormatError, match="external DTD"):
+    with pytest.raises(ParseError, match="external DTD"):
         parse_xml(data, "TMX")
 
 
@@ -115,7 +115,7 @@ def test_files_above_the_size_limit_are_refused_before_parsing(monkeypatch: pyte
 
 
 def test_broken_xml_names_the_line() -> None:
-    with pytest.raises(FormatError) as raised:
+    with pytest.raises(ParseError) as raised:
         read_file("xlf", "", b'<?xml version="1.0"?>\n<xliff version="1.2">\n<file>\n</xliff>', ReadOptions())
     assert raised.value.line == 4 and "not well-formed" in raised.value.message
 
@@ -125,13 +125,13 @@ def test_broken_xml_names_the_line() -> None:
     ("xml", "java", "properties"), ("xml", "tizen", "string_table"),
 ])
 def test_the_wrong_root_element_is_named(ext: str, variant: str, root: str) -> None:
-    with pytest.raises(FormatError, match=f"<{root}>"):
+    with pytest.raises(ParseError, match=f"<{root}>"):
         read_file(ext, variant, b"<html><body/></html>", ReadOptions(locale="fr"))
 
 
 @pytest.mark.parametrize(("ext", "variant"), XML_READERS)
 def test_empty_input_is_a_format_error(ext: str, variant: str) -> None:
-    with pytest.raises(FormatError, match="empty"):
+    with pytest.raises(ParseError, match="empty"):
         read_file(ext, variant, b"  \n", ReadOptions(locale="fr"))
 
 
@@ -146,5 +146,5 @@ def test_locales_named_in_files_are_spelled_like_the_locale_parameter(raw, spell
 def test_a_file_naming_no_locale_code_is_a_format_error() -> None:
     data = (b'<xliff version="1.2"><file original="f" source-language="en" target-language="not a locale!" '
             b'datatype="x"><body/></file></xliff>')
-    with pytest.raises(FormatError, match="target-language"):
+    with pytest.raises(ParseError, match="target-language"):
         read_file("xlf", "", data, ReadOptions())

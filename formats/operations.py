@@ -12,7 +12,7 @@ from vocabulary import first_unencodable, unencodable_reason
 
 from .budget import parse_budget
 from .catalogue import Catalogue
-from .errors import FormatError, LimitExceeded, NothingExtracted
+from .errors import LimitExceeded, NothingExtracted, ParseError
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .pipeline import finish, prepare
 from .registry import FormatSpec, lookup, spec_for_all_locales
@@ -54,7 +54,7 @@ def export_file(
 
 def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None = None,
               budget: str = "parse_seconds") -> Catalogue:
-    """Parse a file of (ext, variant) into a catalogue; FormatError when it is broken, LimitExceeded when it
+    """Parse a file of (ext, variant) into a catalogue; ParseError when it is broken, LimitExceeded when it
     goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
@@ -73,11 +73,11 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     return catalogue
 
 
-def _unencodable(text: str) -> FormatError:
+def _unencodable(text: str) -> ParseError:
     """A text of the file UTF-8 cannot encode: its escapes spell a lone surrogate (JSON `"\\ud800"`,
     `.strings` `\\UD800`, PHP `\\u{d800}`...). Refused for every reader at once: no file or repository
     could keep it."""
-    return FormatError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
+    return ParseError(f"the file holds a text that cannot be kept: {unencodable_reason(text)}")
 
 
 def restore_keys(catalogue: Catalogue, ext: str, variant: str, known_ids: Iterable[str]) -> None:
