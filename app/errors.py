@@ -6,12 +6,29 @@ import json
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
-from formats.errors import FormatsError
-from storage.errors import StorageError, storage_fault
+from formats.errors import (CharsetError, ExportError, FormatsError, KeyCollision, LimitExceeded, NothingExtracted,
+                            OptionError, ParseError, TooLarge, UnsupportedFormat)
+from storage.errors import (Busy, Conflict, DiskFull, Invalid, NotFound, StorageError, StorageUnavailable,
+                            storage_fault)
 
 from limits import describe
 
 from .jsonio import render
+
+
+# How the API answers each error of the layers below: they say what went wrong, this table alone says which
+# HTTP status that is. An error takes the status of its nearest class here (a subclass may differ from its base).
+STATUS_OF: dict[type[Exception], int] = {
+    StorageError: 400, NotFound: 404, Conflict: 409, Invalid: 422, Busy: 503, DiskFull: 507,
+    StorageUnavailable: 503,
+    FormatsError: 400, ParseError: 422, TooLarge: 413, UnsupportedFormat: 400, NothingExtracted: 204,
+    OptionError: 400, ExportError: 400, CharsetError: 406, KeyCollision: 409, LimitExceeded: 422,
+}
+
+
+def status_of_error(error: StorageError | FormatsError) -> int:
+    """The HTTP status that answers an error of storage or formats."""
+    return next(STATUS_OF[cls] for cls in type(error).__mro__ if cls in STATUS_OF)
 
 
 class ApiError(Exception):
@@ -51,11 +68,11 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(StorageError)
     def _storage_error(error: StorageError):
-        return error_response(error.status, error.message)
+        return error_response(status_of_error(error), error.message)
 
     @app.errorhandler(FormatsError)
     def _format_error(error: FormatsError):
-        return error_response(error.http_status, error.message)
+        return error_response(status_of_error(error), error.message)
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
@@ -72,7 +89,7 @@ def register_error_handlers(app: Flask) -> None:
         if fault is None:
             return _unexpected(error)
         app.logger.warning("storage fault: %s", fault.message)
-        return error_response(fault.status, fault.message, {"Retry-After": "60"})
+        return error_response(status_of_error(fault), fault.message, {"Retry-After": "60"})
 
     @app.errorhandler(RecursionError)
     def _too_deep(error: RecursionError):

@@ -1,10 +1,9 @@
-"""Errors raised by the storage layer; the HTTP layer maps each to a status code."""
+"""Errors raised by the storage layer: each says what went wrong; the HTTP layer alone maps them to statuses
+(app/errors.py)."""
 
 
 class StorageError(Exception):
-    """Base class; `status` is the HTTP status the API answers with."""
-
-    status = 400
+    """Base class: a request storage refuses as it stands."""
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -12,29 +11,31 @@ class StorageError(Exception):
 
 
 class NotFound(StorageError):
-    status = 404
+    """What the request names does not exist."""
 
 
 class Conflict(StorageError):
-    status = 409
+    """The request contradicts what exists (a duplicate, a moved head)."""
 
 
 class Invalid(StorageError):
-    status = 422
+    """A value storage would not keep."""
 
 
 class Busy(StorageError):
     """Someone else (a git process) holds a lock long enough that the write gives up; retrying later works."""
 
-    status = 503
-
 
 class StorageFault(StorageError):
-    """The disk refused a write (full, read-only, not permitted); `status` says which."""
+    """The disk refused a write: nothing was changed, and retrying later may work."""
 
-    def __init__(self, message: str, status: int):
-        super().__init__(message)
-        self.status = status
+
+class DiskFull(StorageFault):
+    """The data directory has no space (or quota) left."""
+
+
+class StorageUnavailable(StorageFault):
+    """The data directory cannot be written (read-only, not permitted, input/output error)."""
 
 
 def storage_fault(error: OSError) -> StorageFault | None:
@@ -43,14 +44,13 @@ def storage_fault(error: OSError) -> StorageFault | None:
 
     reason = error.strerror or str(error)
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return StorageFault(f"Insufficient storage: the data directory is full ({reason}); nothing was "
-                            "changed", 507)
+        return DiskFull(f"Insufficient storage: the data directory is full ({reason}); nothing was changed")
     if error.errno == errno.EROFS:
-        return StorageFault(f"Storage unavailable: the data directory is read-only ({reason}); nothing "
-                            "was changed", 503)
+        return StorageUnavailable(f"Storage unavailable: the data directory is read-only ({reason}); nothing "
+                                  "was changed")
     if error.errno in (errno.EACCES, errno.EPERM):
-        return StorageFault(f"Storage unavailable: the data directory is not writable ({reason}); nothing "
-                            "was changed", 503)
+        return StorageUnavailable(f"Storage unavailable: the data directory is not writable ({reason}); nothing "
+                                  "was changed")
     if error.errno == errno.EIO:
-        return StorageFault(f"Storage unavailable: input/output error ({reason})", 503)
+        return StorageUnavailable(f"Storage unavailable: input/output error ({reason})")
     return None

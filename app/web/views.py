@@ -14,7 +14,7 @@ from storage.snapshot import Snapshot
 
 from ..context import project, snapshot
 from ..edits import clear_flag, save_translation, set_flag
-from ..errors import ApiError
+from ..errors import ApiError, status_of_error
 from ..locales import resolve_project_locale, text_direction
 from vocabulary import FLAG_LABELS
 
@@ -73,7 +73,7 @@ def _api_error(error: ApiError):
 
 @bp.errorhandler(StorageError)
 def _storage_error(error: StorageError):
-    return _error_page(error.status, error.message)
+    return _error_page(status_of_error(error), error.message)
 
 
 @bp.errorhandler(HTTPException)

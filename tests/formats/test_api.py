@@ -67,10 +67,7 @@ def test_supported_describes_every_registered_format() -> None:
     assert next(r for r in records if r["ext"] == "csv")["multi_locale"] is True
 
 
-def test_error_classes_carry_http_statuses() -> None:
-    assert ParseError("x").http_status == 422
-    assert UnsupportedFormat("x").http_status == 400
-    assert NothingExtracted("x").http_status == 204
+def test_a_parse_error_names_its_line_in_the_text_and_keeps_it() -> None:
     error = ParseError("unterminated string", 12)
     assert (str(error), error.line, error.reason) == ("line 12: unterminated string", 12, "unterminated string")
 
