@@ -1,7 +1,6 @@
 """The Flask application: thin routes over `storage/` (projects in Git) and `formats/` (file readers/writers)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -13,22 +12,11 @@ from limits import LIMITS, MAX_BODY_BYTES, describe
 from storage.keys import KeyStore
 from storage.store import Store
 
+from .datadir import data_path, default_data_dir
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard
-from .versioning import register_versioning
 from .relay import WriterRelay
-
-API_VERSION = "1.0.29"
-
-
-def default_data_dir() -> Path:
-    return data_path(os.environ.get("GLOSS_DATA") or "data")
-
-
-def data_path(given: str | Path) -> Path:
-    """The data directory as an absolute path, fixed once at startup: paths derived from it end up where the
-    working directory no longer applies (core.hooksPath, which git resolves from the repository)."""
-    return Path(given).absolute()
+from .versioning import API_VERSION, register_versioning
 
 
 def register_body_limit(app: Flask) -> None:

@@ -11,7 +11,7 @@ from storage.keys import ACCESS_TYPES, KeyStore
 from storage.sessions import SessionStore
 from storage.store import Store
 
-from . import data_path, default_data_dir
+from .datadir import data_path, default_data_dir
 
 
 def base_url(host: str, port: int) -> str:

@@ -14,7 +14,7 @@ def save_translation(asset_id: str, locale: str, text: str) -> Snapshot:
     """Store `text` as the translation (the next revision); an empty text marks it untranslated (Loco 1.0.29)."""
     if text == "":
         with write(f"Untranslate {asset_id} [{locale}]", Action.UNTRANSLATE,
-                   [("Asset", asset_id), ("Locale", locale)]) as tx:
+                   about(asset_id, locale)) as tx:
             if tx.translation(asset_id, locale) is not None:
                 ops.untranslate(tx, asset_id, locale)
         return tx.result

@@ -16,6 +16,7 @@ from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_
 import limits
 
 from .jsonio import render
+from .versioning import API_VERSION
 
 bp = Blueprint("openapi", __name__)
 
@@ -506,8 +507,6 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
 
 
 def build_document() -> dict[str, Any]:
-    from . import API_VERSION
-
     return {
         "openapi": "3.1.0",
         "info": {"title": "Gloss API", "version": API_VERSION,

@@ -9,6 +9,8 @@ from limits import MAX_API_VERSION_CHARS, describe
 
 from .errors import ApiError
 
+# The Loco API version Gloss implements (its answers name it; older 1.x versions may be asked for).
+API_VERSION = "1.0.29"
 VERSION = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
 
 

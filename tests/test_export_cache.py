@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-import app.routes.transfer as transfer
+import app.exports as exports
 from app.exchange import snapshot_catalogue
 from formats import FORMATS, ExportOptions, RenderCache, export_file
 from tests.api import Api
@@ -67,7 +67,7 @@ def _export(client, api: Api, path: str, cached: bool, monkeypatch) -> tuple[int
     separator = "&" if "?" in path else "?"
     with monkeypatch.context() as patch:
         if not cached:
-            patch.setattr(transfer, "EXPORT_CACHE", None)
+            patch.setattr(exports, "EXPORT_CACHE", None)
         response = client.get(f"{path}{separator}ref={ref}", **auth(api.key))
     return response.status_code, response.data
 
@@ -91,7 +91,7 @@ def test_po_exports_after_each_write_match_uncached_exports(client, chunky, monk
                 assert _export(client, chunky, url, True, monkeypatch) == _export(client, chunky, url, False,
                                                                                    monkeypatch), (method, path, url)
         _write(chunky, method, path, kwargs)
-    assert transfer.EXPORT_CACHE.size > 0  # the cached path was taken
+    assert exports.EXPORT_CACHE.size > 0  # the cached path was taken
 
 
 def test_po_archive_after_writes_matches_an_uncached_archive(client, chunky, monkeypatch):

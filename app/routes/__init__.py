@@ -12,8 +12,9 @@ def is_api_rule(rule: str) -> bool:
 
 
 def register_routes(app: Flask) -> None:
-    from .. import openapi
-    from . import about, assets, history, locales, tags, transfer, translations
+    from ..openapi import bp as openapi_bp
+    from . import about, assets, exports, history, locales, tags, transfer, translations
 
-    for module in (about, openapi, assets, translations, locales, tags, transfer, history):
-        app.register_blueprint(module.bp)
+    for blueprint in (about.bp, openapi_bp, assets.bp, translations.bp, locales.bp, tags.bp, exports.bp, transfer.bp,
+                      history.bp):
+        app.register_blueprint(blueprint)

@@ -11,6 +11,7 @@ from ..auth import requires
 from ..context import base_url, project
 from ..errors import ApiError
 from ..jsonio import render
+from ..versioning import API_VERSION
 
 bp = Blueprint("about", __name__)
 BUILD = os.environ.get("GLOSS_BUILD", "gloss-dev")
@@ -19,8 +20,6 @@ BUILD = os.environ.get("GLOSS_BUILD", "gloss-dev")
 @bp.get("/api/ping")
 @bp.get("/api/ping.json")
 def ping():
-    from .. import API_VERSION
-
     return render({"version": API_VERSION, "build": BUILD})
 
 

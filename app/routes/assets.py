@@ -4,7 +4,6 @@ from __future__ import annotations
 from flask import Blueprint, g, request
 
 from storage import operations as ops
-from storage.snapshot import Snapshot
 from storage.trailers import Action, about
 from vocabulary import tag_filter
 
@@ -12,18 +11,11 @@ from ..auth import requires
 from ..context import now, path_value, snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, render_list, success
+from ..lookup import find_asset
 from ..records import SEPARATOR, asset_list, asset_record
 from ..requests import form_fields, json_object
 
 bp = Blueprint("assets", __name__)
-
-
-def find_asset(snap: Snapshot, asset_id: str) -> str:
-    """The asset a path names; `x.json` may be the asset `x` or, failing that, the asset `x.json`."""
-    found = path_value(asset_id, snap.has_asset)
-    if found is None:
-        raise ApiError(404, "Asset not in project")
-    return found
 
 
 @bp.get("/api/assets")

@@ -12,10 +12,10 @@ from ..context import snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import display_name, parse_locale_code
+from ..lookup import find_locale
 from ..qa import check_translation
 from ..records import locale_progress_detail, locale_record, status_of
 from ..requests import form_fields, json_object
-from .translations import find_locale
 
 bp = Blueprint("locales", __name__)
 

@@ -1,212 +1,29 @@
-"""Export, import (sync and async) and convert (spec §4.3, §4.7, §4.8; loco-compat §3.8–3.11)."""
+"""Import (sync and async) and convert (spec §4.7, §4.8; loco-compat §3.9–3.11)."""
 from __future__ import annotations
 
-import io
-import tarfile
 import threading
-import zipfile
-from datetime import datetime, timezone
-from email.utils import format_datetime, parsedate_to_datetime
 
 from flask import Blueprint, Response, current_app, g, request
 
 import formats
-from formats.registry import archive_path, archive_per_locale, lookup
+from formats.registry import lookup
 from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
-from storage.project import release_free_memory
-from storage.snapshot import Snapshot
 from storage.trailers import Action, Trailer
 
 from ..auth import requires
-from ..context import committer_identity, is_live_key, now, project, snapshot, store
+from ..context import committer_identity, is_live_key, now, project, store
 from ..errors import ApiError
-from ..exchange import EXPORT_CACHE, Importer, ImportOptions, snapshot_catalogue
+from ..exchange import Importer, ImportOptions
+from ..exports import attachment, format_variant
 from ..jsonio import render
-from ..locales import parse_locale_code, resolve_project_locale
+from ..locales import parse_locale_code
 from ..records import locale_record
 from ..requests import flag_arg, form_fields
 
 bp = Blueprint("transfer", __name__)
-
-
-@bp.teardown_request
-def _release_export_memory(_error: BaseException | None) -> None:
-    """An export's temporaries are gone by now: give their pages back (a 100k export peaks at hundreds
-    of MB, which a worker would otherwise keep resident)."""
-    if request.path.startswith("/api/export/"):
-        release_free_memory()
-
-
-# ----------------------------------------------------------------------------- export
-def _variant(ext: str) -> str:
-    """The `format` parameter; `format=json` on .json (or po on .po) means the default variant."""
-    variant = request.args.get("format", "").strip()
-    return "" if variant.lower() == ext.lower() else variant
-
-
-def _project_locale(snap: Snapshot, code: str, what: str) -> str:
-    found = resolve_project_locale(code, [record["code"] for record in snap.locales()])
-    if found is None:
-        raise ApiError(404 if what == "locale" else 400, f"{what.capitalize()} locale {code!r} not in project"
-                       if what != "locale" else "Locale not in project")
-    return found
-
-
-def export_options(snap: Snapshot, **overrides) -> formats.ExportOptions:
-    """Every export query parameter, read once for all formats."""
-    args = request.args
-    source = _project_locale(snap, args["source"], "source") if args.get("source") else None
-    fallback = _project_locale(snap, args["fallback"], "fallback") if args.get("fallback") else ""
-    options = formats.ExportOptions(
-        source_locale=source, index=args.get("index") or None, namespace=args.get("namespace", ""),
-        yaml_prefix=args.get("yaml-prefix", ""),
-        order=args.get("order") or "created", status=args.get("status", ""), filter=args.get("filter", ""),
-        fallback=fallback, printf=args.get("printf", ""), charset=args.get("charset") or "",
-        breaks=args.get("breaks") or "Unix", no_comments=flag_arg("no-comments"),
-        no_expand=flag_arg("no-expand") or flag_arg("no-folding"), collisions=args.get("collisions") or "auto",
-        escape_formulas=flag_arg("escape-formulas"), project_name=snap.name, exported_at=_exported_at(snap),
-        exported_by=g.key.user_name)
-    for name, value in overrides.items():
-        setattr(options, name, value)
-    return options
-
-
-def _exported_at(snap: Snapshot) -> datetime:
-    """Now; for a time-travel export (`?ref=`), the time of its commit, so that it reads as made back then."""
-    if "ref" in request.args:
-        return _last_modified(snap)
-    return datetime.now(timezone.utc).replace(microsecond=0)
-
-
-def _last_modified(snap: Snapshot) -> datetime:
-    commit = project().repo.read_commit(snap.commit)
-    return datetime.fromtimestamp(commit.commit_time, timezone.utc)
-
-
-def _not_modified(snap: Snapshot) -> Response | None:
-    """304 when the client's copy (If-Modified-Since) is as new as the project's last commit."""
-    header = request.headers.get("If-Modified-Since")
-    if not header:
-        return None
-    try:
-        since = parsedate_to_datetime(header)
-    except (TypeError, ValueError):
-        return None
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=timezone.utc)
-    if _last_modified(snap) <= since:
-        response = Response(status=304)
-        response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
-        return response
-    return None
-
-
-def attachment(filename: str) -> str:
-    """A Content-Disposition value; path segments may carry control characters or quotes (`JSON%0A`)."""
-    safe = "".join(ch for ch in filename if ch.isprintable() and ch not in '"\\')
-    return f'attachment; filename="{safe}"'
-
-
-def _file_response(data: bytes, content_type: str, filename: str, snap: Snapshot) -> Response:
-    response = Response(data, status=200, content_type=content_type)
-    response.headers["Content-Disposition"] = attachment(filename)
-    response.headers["Last-Modified"] = format_datetime(_last_modified(snap), usegmt=True)
-    return response
-
-
-def _export(snap: Snapshot, ext: str, options: formats.ExportOptions, filename: str,
-            variant: str | None = None) -> Response:
-    cached = _not_modified(snap)
-    if cached is not None:
-        return cached
-    variant = _variant(ext) if variant is None else variant
-    exported = formats.export_file(snapshot_catalogue(snap), ext, variant, options, EXPORT_CACHE)
-    return _file_response(exported.data, exported.content_type, filename, snap)
-
-
-@bp.get("/api/export/locale/<locale>.<ext>")
-@requires("export")
-def export_locale(locale: str, ext: str):
-    snap = snapshot()
-    locale = _project_locale(snap, locale, "locale")
-    options = export_options(snap, locale=locale)
-    # the whole project's catalogue, shared by every export of this snapshot (the options pick the locale)
-    return _export(snap, ext, options, f"{g.key.project}-{locale}.{ext}")
-
-
-@bp.get("/api/export/template.<ext>")
-@requires("export")
-def export_template(ext: str):
-    snap = snapshot()
-    # the whole project's catalogue, as for every other export: a template reads its source texts only,
-    # and a catalogue of its own would hold a second set of units (45 MB at 100k assets)
-    return _export(snap, ext, export_options(snap, template=True), f"{g.key.project}.{ext}")
-
-
-@bp.get("/api/export/all.<ext>")
-@requires("export")
-def export_all(ext: str):
-    """Every locale in one file; the format decides what a single-locale project gets (Loco's flat all.json)."""
-    snap = snapshot()
-    return _export(snap, ext, export_options(snap, all_locales=True), f"{g.key.project}.{ext}")
-
-
-@bp.get("/api/export/archive/<ext>.zip")
-@bp.get("/api/export/archive/<ext>.tar")
-@requires("export")
-def export_archive(ext: str):
-    snap = snapshot()
-    cached = _not_modified(snap)
-    if cached is not None:
-        return cached
-    variant = _variant(ext)
-    spec = lookup(ext, variant, writing=True)
-    kind = request.path.rsplit(".", 1)[1]
-    files: list[tuple[str, bytes]] = []
-    catalogue = snapshot_catalogue(snap)  # built once for every locale (and shared with the other exports)
-    if spec.multi_locale and not archive_per_locale(spec):  # one file holds every locale (xcstrings)
-        options = export_options(snap, all_locales=True)
-        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
-        files.append((_member_path(spec, "", ext), exported.data))
-    for record in snap.locales() if not files else ():
-        code = record["code"]
-        options = export_options(snap, locale=code)
-        exported = formats.export_file(catalogue, ext, variant, options, EXPORT_CACHE)
-        files.append((_member_path(spec, code, ext), exported.data))
-    if len({name for name, _ in files}) != len(files):
-        raise formats.OptionError("path must name the locale (e.g. {locale}): several locales would share a file")
-    stamp = _exported_at(snap)
-    comment = f"Exported from Gloss project {snap.name} at {stamp.isoformat()}"
-    if kind == "zip":
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.comment = comment.encode("utf-8")
-            for name, data in files:
-                archive.writestr(zipfile.ZipInfo(name, stamp.timetuple()[:6]), data, zipfile.ZIP_DEFLATED,
-                                 _zip_level(len(data)))
-        return _file_response(buffer.getvalue(), "application/zip", f"{g.key.project}-{ext}.zip", snap)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name, data in files:
-            info = tarfile.TarInfo(name)
-            info.size, info.mtime = len(data), int(stamp.timestamp())
-            archive.addfile(info, io.BytesIO(data))
-    return _file_response(buffer.getvalue(), "application/x-tar", f"{g.key.project}-{ext}.tar", snap)
-
-
-def _member_path(spec, locale: str, ext: str) -> str:
-    """A locale's file name in the archive: the request's `path` pattern ([doc DOCS-paths]), else the format's."""
-    return archive_path(spec, locale, g.key.project, ext.lower(), request.args.get("path", ""),
-                        request.args.get("namespace", ""))
-
-
-def _zip_level(size: int) -> int:
-    """zlib's level for an archive member: the fastest beyond 1 MB, where the default level 6 costs 80 ms
-    per 9 MB PO file (400 ms of a 100k-asset po.zip) for a result about 15% smaller; 6 below."""
-    return 1 if size > 1024 * 1024 else 6
 
 
 # ----------------------------------------------------------------------------- import
@@ -265,7 +82,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
 @bp.post("/api/import/<ext>")
 @requires("write")
 def import_file(ext: str):
-    variant = _variant(ext)
+    variant = format_variant(ext)
     options, read_options = import_options(ext, variant)
     data = request.get_data(cache=False)
     if not data.strip():
@@ -394,10 +211,10 @@ def _convert(from_ext: str, name: str, ext: str) -> Response:
                                    charset=args.get("charset") or "", breaks=args.get("breaks") or "Unix",
                                    collisions=args.get("collisions") or "auto", project_name=stem,
                                    escape_formulas=flag_arg("escape-formulas"),
-                                   all_locales=_variant(ext) == "multi")
+                                   all_locales=format_variant(ext) == "multi")
     try:  # in a child process killed at convert_seconds: past it, this thread is free and nothing burns on
         converted = formats.run_within("convert_seconds", "converting the file", formats.convert, from_ext, ext,
-                                       _variant(ext), data, read_options, export, "", "convert_seconds")
+                                       format_variant(ext), data, read_options, export, "", "convert_seconds")
     except formats.NothingExtracted:
         return Response(status=204)
     response = Response(converted.data, status=200, content_type=converted.content_type)

@@ -15,18 +15,11 @@ from ..edits import clear_flag, save_translation, set_flag
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
+from ..lookup import find_asset, find_locale
 from ..records import revision_record, translation_record
 from ..requests import form_fields, raw_text
-from .assets import find_asset
 
 bp = Blueprint("translations", __name__)
-
-
-def find_locale(snap: Snapshot, code: str) -> str:
-    found = resolve_project_locale(code, [record["code"] for record in snap.locales()])
-    if found is None:
-        raise ApiError(404, "Locale not in project")
-    return found
 
 
 def split_legacy(snap: Snapshot, path: str) -> tuple[str, str] | None:

@@ -15,11 +15,12 @@ from storage.snapshot import Snapshot
 from ..context import project, snapshot
 from ..edits import clear_flag, save_translation, set_flag
 from ..errors import ApiError, status_of_error
-from ..locales import resolve_project_locale, text_direction
+from ..locales import text_direction
+from ..lookup import find_asset, find_locale
 from vocabulary import FLAG_LABELS
 
 from ..records import asset_record, locale_record, revision_record, translation_record
-from ..routes import transfer
+from ..exports import all_locales_file, locale_file
 from .worddiff import word_diff
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
 
@@ -92,16 +93,11 @@ def _locale_arg(snap: Snapshot, value: str) -> str:
     """A locale filter: empty, or a project locale in any spelling (`fr_FR` finds `fr-FR`)."""
     if not value:
         return ""
-    found = resolve_project_locale(value, [record["code"] for record in snap.locales()])
-    if found is None:
-        raise ApiError(404, "Locale not in project")
-    return found
+    return find_locale(snap, value)
 
 
 def _asset_arg(snap: Snapshot, value: str) -> str:
-    if not snap.has_asset(value):
-        raise ApiError(404, "Asset not in project")
-    return value
+    return find_asset(snap, value, exact=True)
 
 
 # ----------------------------------------------------------------------------- sign-in
@@ -162,13 +158,13 @@ def overview():
 @web_requires("export")
 def download_locale(locale: str, ext: str):
     """The API's export, authenticated by the session (the key never goes into a link)."""
-    return transfer.export_locale.__wrapped__(locale=locale, ext=ext)
+    return locale_file(locale, ext)
 
 
 @bp.get("/download/all.<ext>")
 @web_requires("export")
 def download_all(ext: str):
-    return transfer.export_all.__wrapped__(ext=ext)
+    return all_locales_file(ext)
 
 
 # ----------------------------------------------------------------------------- changes
