@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 from functools import wraps
-from typing import Callable
+from typing import Any, Callable
 
 from flask import current_app, g, request
 
@@ -56,21 +56,31 @@ def authenticate() -> ApiKey:
     return record
 
 
-def requires(kind: str) -> Callable:
-    """Route decorator: authenticate, check the key type against the route's kind, set g.key and g.actor."""
+def guarded(kind: str, key_of_request: Callable[[], Any], refusal: str, marker: str) -> Callable:
+    """The core of `requires` (API routes) and `web_requires` (pages): the request's key, from
+    `key_of_request` (which may answer instead, e.g. with a redirect to sign in), must be allowed `kind`
+    (403 with `refusal`); the view then runs with g.key and g.actor set. `marker`: the attribute naming the
+    kind on the view, which route table tests (and the OpenAPI description) read."""
     assert kind in KINDS
 
     def decorate(view: Callable) -> Callable:
         @wraps(view)
         def wrapper(*args, **kwargs):
-            record = authenticate()
-            if not record.may(kind):
-                raise ApiError(403, "Insufficient privileges")
-            g.key = record
-            g.actor = record.actor()
+            found = key_of_request()
+            if not isinstance(found, ApiKey):
+                return found
+            if not found.may(kind):
+                raise ApiError(403, refusal)
+            g.key = found
+            g.actor = found.actor()
             return view(*args, **kwargs)
 
-        wrapper.gloss_kind = kind  # read by the route table test and the OpenAPI description
+        setattr(wrapper, marker, kind)
         return wrapper
 
     return decorate
+
+
+def requires(kind: str) -> Callable:
+    """Route decorator: authenticate the API key, check its type against the route's kind."""
+    return guarded(kind, authenticate, "Insufficient privileges", "gloss_kind")

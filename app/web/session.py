@@ -14,17 +14,17 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import timedelta
-from functools import wraps
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from flask import Flask, current_app, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
 from limits import SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS
-from storage.keys import KINDS, ApiKey
+from storage.keys import ApiKey
 from storage.sessions import Lifetime, SessionStore
 
+from ..auth import guarded
 from ..errors import ApiError
 
 SECRET_FILE = "web-secret"
@@ -125,28 +125,19 @@ def may(kind: str) -> bool:
     return key is not None and key.may(kind)
 
 
+def session_key() -> Any:
+    """The signed-in session's key; signed out, a redirect to the sign-in page (GET) or 401."""
+    record = signed_in_key()
+    if record is None:
+        if request.method == "GET":
+            return redirect(url_for("web.home"))
+        raise ApiError(401, "You are not signed in")
+    return record
+
+
 def web_requires(kind: str) -> Callable:
     """Page decorator: the session's key must allow `kind`; signed-out GETs go to the sign-in page."""
-    assert kind in KINDS
-
-    def decorate(view: Callable) -> Callable:
-        @wraps(view)
-        def wrapper(*args, **kwargs):
-            record = signed_in_key()
-            if record is None:
-                if request.method == "GET":
-                    return redirect(url_for("web.home"))
-                raise ApiError(401, "You are not signed in")
-            g.key = record
-            g.actor = record.actor()
-            if not may(kind):
-                raise ApiError(403, "Your key does not allow this")
-            return view(*args, **kwargs)
-
-        wrapper.gloss_web_kind = kind  # read by the web route table test
-        return wrapper
-
-    return decorate
+    return guarded(kind, session_key, "Your key does not allow this", "gloss_web_kind")
 
 
 # ----------------------------------------------------------------------------- configuration
