@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, g, request
 
 from storage import operations as ops
-from storage.trailers import Action, about
+from storage.trailers import Action, Trailer, about
 from vocabulary import tag_filter
 
 from ..auth import requires
@@ -44,7 +44,7 @@ def create_asset():
     with write(f"Add asset {asset_id or text[:60]}", Action.CREATE_ASSET) as tx:
         if not asset_id:
             asset_id = ops.unique_asset_id(tx, text)
-        tx.trailers.append(("Asset", asset_id))
+        tx.trailers.append((Trailer.ASSET, asset_id))
         ops.create_asset(tx, asset_id, now(), text=text, type=fields.get("type") or "text",
                          context=fields.get("context", ""), notes=fields.get("notes", ""),
                          default=fields.get("default") or "translated", actor=g.actor)
@@ -101,7 +101,7 @@ def create_plural(asset_id: str):
     pid = ops.check_addressable(fields.get("pid", "").strip()) if fields.get("pid", "").strip() else ""
     with write(f"Add plural form to {asset_id}", Action.ADD_PLURAL, about(asset_id)) as tx:
         pid = ops.add_plural(tx, asset_id, now(), pid=pid, text=fields.get("text"), actor=g.actor)
-        tx.trailers.append(("Plural", pid))
+        tx.trailers.append((Trailer.PLURAL, pid))
     return render(asset_record(tx.result, pid))
 
 

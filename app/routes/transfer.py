@@ -75,7 +75,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
         report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
-        tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
+        tx.trailers.append((Trailer.LOCALE, ",".join(sorted(report.locales)) or "-"))
     return report, tx.result
 
 
