@@ -1,0 +1,24 @@
+"""Gloss's store: every project a Git repository of canonical per-locale JSON catalogues, every write one commit.
+Knows nothing of Flask (app/) and nothing of file formats (formats/); tests/test_architecture.py keeps it so.
+
+What the package offers (what app/ may use):
+
+    store.Store               the data directory: create, list and open projects (an LRU within limits.py's budget)
+    project.Project           one project: `snapshot()` / `snapshot_at(commit)` to read, `transaction(...)` to write
+                              one commit (or nothing), under a lock shared by threads and processes
+    snapshot.Snapshot         an immutable view of a project at one commit: assets, locales, translations
+    transaction.Transaction   the changes of one write, on top of a snapshot
+    operations                the domain writes on a transaction (assets, plurals, tags, locales, translations)
+    fields                    the rule each stored field obeys, shared by the API's writes and a push's checks
+    history, diff             revisions of a translation, changes between commits (read back from Git)
+    receive                   what a `git push` does: checks before any ref moves, the key-level merge
+    keys, sessions, jobs      API keys (hashed), dashboard sessions, asynchronous import jobs: outside every repository
+    trailers                  the `Key: value` lines every commit message ends with, and the actions they name
+    errors                    what went wrong (NotFound, Conflict, Invalid, Busy, faults of the disk); app/ alone maps
+                              them to HTTP statuses
+
+Inside (not for app/): gitrepo.GitRepo, the one front over Git's own seams in storage/git/ (objects and packs,
+refs and durability, working tree, maintenance, queries of the `git` command); journal (where the branch goes,
+durable with the commit's pack); canonical (the catalogue files' one-entry-per-line encoding); checks and replay
+(a push's validation and merge); textchanges (derived index of which commit changed which translation).
+"""
