@@ -233,9 +233,12 @@ class Project:
                 current = Snapshot.load(self.repo, head, current, self.derived) if head else Snapshot.empty()
                 self._snapshot = current
                 self._save_derived_soon()
-                keep_out_of_collector(current)
-                if previous is None and len(current) >= FREEZE_AT:  # a first, whole load
-                    release_free_memory()
+                # A first load reads its chunks later, when requests use them: it has made next to nothing for
+                # the collector to freeze, and the collection before the freeze (40-400 ms over the modules a
+                # new worker just imported) was most of a cold open's first answer. The next load freezes what
+                # the requests made meanwhile.
+                if previous is not None:
+                    keep_out_of_collector(current)
         return current
 
     def snapshot_at(self, commit: bytes) -> Snapshot:
