@@ -153,6 +153,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace `path` with `data` through a temp file in the same directory and a rename."""
     fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o644)  # as git's own files (mkstemp makes it 0600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(temp, path)

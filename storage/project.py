@@ -100,6 +100,9 @@ PAST_SNAPSHOTS = 8  # older snapshots kept per process for `?ref=` reads
 # Seconds between a snapshot load (or a value noted for storage.derived) and the save of the derived data: the
 # requests after a cold open compute most of it (progress, the asset list), and one save then writes it all.
 SAVE_DERIVED_AFTER = 3.0
+# Projects from about this many assets keep their derived data (a smaller one opens cold in milliseconds: files
+# and timers for each of thousands of small projects would cost more than they save).
+PERSIST_DERIVED_AT = 5000
 
 
 def check_writable_paths(paths) -> None:
@@ -231,6 +234,8 @@ class Project:
             if current is None or current.commit != head:
                 previous = current
                 current = Snapshot.load(self.repo, head, current, self.derived) if head else Snapshot.empty()
+                if not self._keeps_derived(current):
+                    current.persisted = None  # nothing is noted for it (nor kept in memory) or saved
                 self._snapshot = current
                 self._save_derived_soon()
                 # A first load reads its chunks later, when requests use them: it has made next to nothing for
@@ -268,7 +273,16 @@ class Project:
         finally:
             self._save_timer = None
 
+    @staticmethod
+    def _keeps_derived(snapshot: Snapshot) -> bool:
+        """Whether the project is big enough to persist its derived data (PERSIST_DERIVED_AT), by its number of
+        chunks: len() would read a lazy snapshot's asset chunks."""
+        return len(snapshot.asset_chunks) * snapshot.chunk_size >= PERSIST_DERIVED_AT
+
     def _save_derived_soon(self) -> None:
+        snapshot = self._snapshot
+        if snapshot is None or snapshot.persisted is None:
+            return
         if self._save_timer is None:
             timer = self._save_timer = threading.Timer(SAVE_DERIVED_AFTER, self._save_in_background)
             timer.daemon = True

@@ -28,6 +28,7 @@ READS = ("/api/assets", "/api/assets?filter=urgent", "/api/locales", "/api/local
 def no_timed_saves(monkeypatch):
     """Saves happen when a test asks for them (Project.save_derived), never behind its back."""
     monkeypatch.setattr(storage.project, "SAVE_DERIVED_AFTER", 3600.0)
+    monkeypatch.setattr(storage.project, "PERSIST_DERIVED_AT", 0)  # this project is small
 
 
 @pytest.fixture
