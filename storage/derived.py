@@ -9,8 +9,7 @@ its tree, so neither a clone nor `git fsck` sees them), one per part:
 
 where the body is `marshal(entries)`, compressed by zlib (codec `z`) when that is small enough to decompress
 in a few milliseconds (the index: 3 MB at 100k assets), else as it is (codec `-`: decompressing the asset
-lists' 40 MB took 200 ms, most of a cold list), and 
-where `entries` maps a key `(kind, extra, blob ids)` to a value (anything `marshal` writes). A value keyed by
+lists' 40 MB took 200 ms, most of a cold list). `entries` maps a key `(kind, extra, blob ids)` to a value (anything `marshal` writes). A value keyed by
 blob ids is right for every commit that has those blobs: a file written at an older commit still serves the
 chunks that did not change since, and the others are computed from Git. Derived data only, never the truth:
 a missing, torn, garbled (its CRC) or foreign (another Python's marshal) file is ignored and written again;
@@ -37,11 +36,9 @@ MAGIC = b"gloss-derived"
 PYTHON = f"{sys.implementation.cache_tag}-{marshal.version}".encode()  # marshal's format follows Python's
 PREFIX = "gloss-derived-"  # in .git
 INDEX = "index"
+COMPRESS_BELOW = 8 * 1024 * 1024  # bytes of marshalled entries
 
 Key = tuple[str, Any, tuple[bytes | None, ...]]  # (kind, anything marshal-able and hashable, blob ids)
-
-
-COMPRESS_BELOW = 8 * 1024 * 1024  # bytes of marshalled entries
 
 
 def encode(entries: dict[Key, Any]) -> bytes:
@@ -124,9 +121,6 @@ class DerivedStore:
             else:
                 return
         self.on_put()
-
-    def pending(self) -> bool:
-        return any(self._added.values())
 
     def save(self, blobs: Iterable[bytes]) -> None:
         """Write each part that got new values, keeping only the entries whose blob ids are all among `blobs`

@@ -70,7 +70,7 @@ def keep_out_of_collector(snapshot: Snapshot) -> None:
     that no cyclic garbage (a request's, say) gets frozen with them and kept for the life of the process;
     that full collection is cheap, as it only scans what was created since the last freeze.
     """
-    if len(snapshot) >= FREEZE_AT:
+    if snapshot.assets_in_memory() >= FREEZE_AT:
         gc.collect()
         gc.freeze()
 

@@ -205,6 +205,14 @@ class Snapshot:
             return sum(len(chunk) for chunk in self.asset_chunks.values())
         return len(self._asset_index)
 
+    def assets_in_memory(self) -> int:
+        """About how many assets have a chunk read into memory (asset or locale chunk, counted at chunk_size),
+        without reading a lazy chunk (as len() may): what a freeze of the collector would take in."""
+        numbers = {number for number, chunk in self.asset_chunks.items() if chunk.loaded}
+        for chunks in self.locale_chunks.values():
+            numbers.update(number for number, chunk in chunks.items() if chunk.loaded)
+        return len(numbers) * self.chunk_size
+
     def has_asset(self, asset_id: str) -> bool:
         return asset_id in self.asset_index
 
