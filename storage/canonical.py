@@ -14,6 +14,9 @@ import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .derived import packed_count, unpack_strings
+
+
 _decoder = json.JSONDecoder()
 
 
@@ -104,10 +107,10 @@ class Chunk:
     __slots__ = ("_loaded", "_source", "_known_keys", "_parsed", "_bytes", "derived", "origin")
 
     def __init__(self, lines: dict[str, str] | None, source: Callable[[], bytes] | None = None,
-                 keys: tuple[str, ...] | None = None):
+                 keys: "str | tuple[str, ...] | None" = None):
         self._loaded = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order; None: not read yet
         self._source = source  # reads the file's bytes, for a chunk whose lines are read on first use
-        self._known_keys = keys  # its keys in order, when known without reading it (a persisted index)
+        self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
@@ -116,10 +119,28 @@ class Chunk:
         self.origin: tuple[Chunk, tuple[str, ...]] | None = None
 
     @classmethod
-    def lazy(cls, source: Callable[[], bytes], keys: tuple[str, ...] | None = None) -> "Chunk":
-        """A chunk whose file is read and split on first use (a cold open reads only what it needs); `keys`,
-        when known (storage.derived), answer keys() and len() without reading it."""
+    def lazy(cls, source: Callable[[], bytes], keys: str | tuple[str, ...] | None = None) -> "Chunk":
+        """A chunk whose file is read and split on first use (a cold open reads only what it needs).
+
+        `keys`, when known (storage.derived keeps them per blob): the keys in order, as a tuple or packed
+        (joined by newlines, split when first needed: a cold open does not make 300k strings). They answer
+        keys() and len() without reading the file, and spare the reading a decode of each line's key.
+        """
         return cls(None, source, keys)
+
+    def _keys_known(self) -> tuple[str, ...] | None:
+        known = self._known_keys
+        return unpack_strings(known) if known is not None else None
+
+    def _read(self, source: Callable[[], bytes]) -> dict[str, str]:
+        """The lines of a lazy chunk's file, keyed by the known keys when they match them in number (they were
+        taken from this very blob), else by decoding each line's key."""
+        known = self._keys_known()
+        if known is not None:
+            lines = split_lines(source().decode("utf-8"))
+            if len(lines) == len(known):
+                return dict(zip(map(sys.intern, known), lines))
+        return Chunk.parse(source())._loaded  # type: ignore[return-value]
 
     @property
     def _lines(self) -> dict[str, str]:
@@ -128,7 +149,7 @@ class Chunk:
             source = self._source
             if source is None:  # another thread read it meanwhile (it sets _loaded before clearing _source)
                 return self._loaded  # type: ignore[return-value]
-            lines = self._loaded = Chunk.parse(source())._loaded
+            lines = self._loaded = self._read(source)
             self._source = self._known_keys = None
         return lines  # type: ignore[return-value]
 
@@ -220,14 +241,16 @@ class Chunk:
 
     def __len__(self) -> int:
         known = self._known_keys
-        return len(known) if known is not None and self._loaded is None else len(self._lines)
+        if known is not None and self._loaded is None:
+            return packed_count(known)
+        return len(self._lines)
 
     def __contains__(self, key: str) -> bool:
         return key in self._lines
 
     def keys(self) -> Iterator[str]:
-        known = self._known_keys
-        return iter(known if known is not None and self._loaded is None else self._lines)
+        known = self._keys_known() if self._loaded is None else None
+        return iter(known if known is not None else self._lines)
 
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)

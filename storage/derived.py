@@ -81,6 +81,13 @@ def unpack_strings(packed: str | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(packed)
 
 
+def packed_count(packed: str | tuple[str, ...]) -> int:
+    """How many strings pack_strings was given, without splitting them."""
+    if isinstance(packed, str):
+        return packed.count("\n") + 1 if packed else 0
+    return len(packed)
+
+
 class DerivedStore:
     """The persisted derived data of one repository: values read on demand, new ones saved by `save`."""
 

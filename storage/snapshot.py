@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from vocabulary import is_canonical_locale
 
 from .canonical import EMPTY, PERSISTED, Chunk
-from .derived import INDEX, DerivedStore, Key, pack_strings, unpack_strings
+from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid
 from .gitrepo import GitRepo
 
@@ -151,7 +151,7 @@ class Snapshot:
                 return previous_chunk
             if previous_chunk is not None and previous_chunk.loaded:
                 return Chunk.parse(repo.read_raw(blob), previous_chunk)  # keeps the lineage
-            return lazy_chunk(repo, blob, derived, path.startswith(ASSETS_DIR + "/"))
+            return lazy_chunk(repo, blob, derived)
 
         if previous.files.get(PROJECT_FILE) == files[PROJECT_FILE]:
             meta = previous.meta
@@ -252,10 +252,9 @@ class Snapshot:
             yield from chunks[number].items()
 
 
-def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None, holds_assets: bool) -> Chunk:
+def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk:
     """The chunk of blob `blob`, read on first use, with the derived data persisted for it."""
-    packed = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None and holds_assets else None
-    keys = unpack_strings(packed) if packed is not None else None
+    keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
     chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
     if derived is not None:
         for name, version in PERSISTED.items():
@@ -266,25 +265,27 @@ def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None, holds_a
 
 
 def chunk_keys_key(blob: bytes) -> Key:
-    """Where storage.derived keeps the asset IDs of the asset chunk of blob `blob`."""
+    """Where storage.derived keeps the keys of the chunk of blob `blob` (packed: see Chunk.lazy)."""
     return ("keys", None, (blob,))
 
 
 def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
-    """Note what `snapshot` knows that `derived` lacks (asset IDs per asset chunk, PERSISTED values), then save."""
+    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, PERSISTED values), then save."""
     for path, blob in snapshot.files.items():
         parts = path.split("/")
         number = chunk_number(parts[-1])
         if parts[0] == ASSETS_DIR:
             chunk = snapshot.asset_chunks.get(number)  # type: ignore[arg-type]
-            if chunk is not None and not derived.has(INDEX, chunk_keys_key(blob)):
-                derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
         elif parts[0] == LOCALES_DIR:
             chunk = snapshot.locale_chunks.get(parts[1], {}).get(number)  # type: ignore[arg-type]
         else:
             continue
+        if chunk is None:
+            continue
+        if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
+            derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
         for name, version in PERSISTED.items():
-            if chunk is not None and name in chunk.derived:
+            if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
     derived.save(snapshot.files.values())
 
