@@ -151,7 +151,7 @@ class Chunk:
                 return self._loaded  # type: ignore[return-value]
             lines = self._loaded = self._read(source)
             self._source = self._known_keys = None
-        return lines  # type: ignore[return-value]
+        return lines
 
     @property
     def loaded(self) -> bool:

@@ -109,8 +109,9 @@ class Snapshot:
         """Read `commit`, reusing every chunk whose blob is unchanged since `previous`.
 
         The other chunks are read when first used (a changed chunk `previous` had read is read at once, to keep
-        its lineage), with what `derived` persisted for their blobs: the asset IDs of an asset chunk (the asset
-        index is built without reading any), the values of canonical.PERSISTED (progress counts …).
+        its lineage), with what `derived` persisted for their blobs: their keys (the asset index is then built
+        without reading any chunk, and a chunk is read without decoding each line's key), the values of
+        canonical.PERSISTED (progress counts …).
         """
         previous = previous or cls.empty()
         root = repo.read_commit(commit).tree
