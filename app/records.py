@@ -10,8 +10,8 @@ from itertools import accumulate, groupby
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, Chunk
-from storage.snapshot import Snapshot
+from storage.canonical import DERIVATIONS, PERSISTED, Chunk
+from storage.snapshot import Snapshot, asset_path, locale_path
 from vocabulary import translation_statuses
 
 
@@ -194,6 +194,10 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
     cached: ChunkList | None = chunk.derived.get(ASSET_LIST)
     if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
+        found = _persisted_list(snapshot, number, codes, sources)
+        if found is not None:
+            chunk.derived[ASSET_LIST] = found
+            return found
         changed = None
     elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
         return cached
@@ -208,7 +212,37 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     else:
         _rebuild_changed(snapshot, chunk, changed, cached, builder)
     built = chunk.derived[ASSET_LIST] = builder.build(codes, chunk, sources)
+    key = _list_key(snapshot, number, codes)
+    if key is not None and snapshot.persisted is not None:
+        snapshot.persisted.put(LISTS, key, (built.tags, built.body, built.starts.tobytes()))
     return built
+
+
+LISTS = "asset-lists"  # the storage.derived part that keeps them: 40 MB at 100k assets, read on the first list
+
+
+def _list_key(snapshot: Snapshot, number: int, codes: tuple[str, ...]):
+    """The persisted key of one asset chunk's list: the blob ids of the chunks it is made from (None when the
+    snapshot's file table is not final, as in a transaction)."""
+    asset_blob = snapshot.files.get(asset_path(number)) if snapshot.commit is not None else None
+    if asset_blob is None:
+        return None
+    return ASSET_LIST, codes, (asset_blob, *(snapshot.files.get(locale_path(code, number)) for code in codes))
+
+
+def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
+                    sources: tuple[Chunk | None, ...]) -> ChunkList | None:
+    """The chunk's list as a process saved it for the same chunk files (storage.derived), if one did."""
+    key = _list_key(snapshot, number, codes)
+    if key is None or snapshot.persisted is None:
+        return None
+    found = snapshot.persisted.get(LISTS, key)
+    if found is None:
+        return None
+    tags, body, starts = found
+    chunk = snapshot.asset_chunks[number]  # its keys are the list's IDs: the key holds its blob id
+    return ChunkList(codes, chunk, sources, list(chunk.keys()), list(tags), body,
+                     array("q", starts))
 
 
 def _rebuild_changed(snapshot: Snapshot, chunk: Chunk, changed: set[str], cached: ChunkList,
@@ -299,6 +333,7 @@ def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ..
 
 
 DERIVATIONS["progress"] = _updated_progress
+PERSISTED["progress"] = 1  # a function of the chunk's bytes alone: kept by storage.derived
 
 
 def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,9 @@ import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .derived import packed_count, unpack_strings
+
+
 _decoder = json.JSONDecoder()
 
 
@@ -82,6 +85,11 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
 # versions made before anyone reads them (a commit group) never needs a full recount.
 DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...]], Any]] = {}
 
+# The derived data of DERIVATIONS that is a function of the chunk's bytes alone and is persisted (storage.derived)
+# under the chunk's blob id: name -> version (raise it when the function changes: older values are then ignored).
+# Values must be what `marshal` writes. A snapshot loaded cold gets them at once, without reading the chunk.
+PERSISTED: dict[str, int] = {}
+
 
 def split_lines(text: str) -> list[str]:
     """The entry lines of a canonical file, without their separating commas."""
@@ -96,16 +104,59 @@ def split_lines(text: str) -> list[str]:
 class Chunk:
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
-    __slots__ = ("_lines", "_parsed", "_bytes", "derived", "origin")
+    __slots__ = ("_loaded", "_source", "_known_keys", "_parsed", "_bytes", "derived", "origin")
 
-    def __init__(self, lines: dict[str, str]):
-        self._lines = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order
+    def __init__(self, lines: dict[str, str] | None, source: Callable[[], bytes] | None = None,
+                 keys: "str | tuple[str, ...] | None" = None):
+        self._loaded = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order; None: not read yet
+        self._source = source  # reads the file's bytes, for a chunk whose lines are read on first use
+        self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
         # (the chunk this one was made from, the keys that differ): lets callers update derived data
         # instead of recomputing it. One level only: making a chunk drops its parent's own origin.
         self.origin: tuple[Chunk, tuple[str, ...]] | None = None
+
+    @classmethod
+    def lazy(cls, source: Callable[[], bytes], keys: str | tuple[str, ...] | None = None) -> "Chunk":
+        """A chunk whose file is read and split on first use (a cold open reads only what it needs).
+
+        `keys`, when known (storage.derived keeps them per blob): the keys in order, as a tuple or packed
+        (joined by newlines, split when first needed: a cold open does not make 300k strings). They answer
+        keys() and len() without reading the file, and spare the reading a decode of each line's key.
+        """
+        return cls(None, source, keys)
+
+    def _keys_known(self) -> tuple[str, ...] | None:
+        known = self._known_keys
+        return unpack_strings(known) if known is not None else None
+
+    def _read(self, source: Callable[[], bytes]) -> dict[str, str]:
+        """The lines of a lazy chunk's file, keyed by the known keys when they match them in number (they were
+        taken from this very blob), else by decoding each line's key."""
+        known = self._keys_known()
+        if known is not None:
+            lines = split_lines(source().decode("utf-8"))
+            if len(lines) == len(known):
+                return dict(zip(map(sys.intern, known), lines))
+        return Chunk.parse(source())._loaded  # type: ignore[return-value]
+
+    @property
+    def _lines(self) -> dict[str, str]:
+        lines = self._loaded
+        if lines is None:  # two threads may both read it: the same lines, either is kept
+            source = self._source
+            if source is None:  # another thread read it meanwhile (it sets _loaded before clearing _source)
+                return self._loaded  # type: ignore[return-value]
+            lines = self._loaded = self._read(source)
+            self._source = self._known_keys = None
+        return lines
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the lines are in memory (a lazy chunk not read yet is not)."""
+        return self._loaded is not None
 
     @classmethod
     def parse(cls, data: bytes, previous: "Chunk | None" = None) -> "Chunk":
@@ -189,13 +240,17 @@ class Chunk:
         self._carry_derived(parent, self.origin[1])
 
     def __len__(self) -> int:
+        known = self._known_keys
+        if known is not None and self._loaded is None:
+            return packed_count(known)
         return len(self._lines)
 
     def __contains__(self, key: str) -> bool:
         return key in self._lines
 
     def keys(self) -> Iterator[str]:
-        return iter(self._lines)
+        known = self._keys_known() if self._loaded is None else None
+        return iter(known if known is not None else self._lines)
 
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)

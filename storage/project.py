@@ -17,10 +17,11 @@ from typing import Any, Iterator
 from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from . import textchanges
+from .derived import DerivedStore
 from .errors import Invalid
 from .fields import IsLiveKey, check_file_size
 from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
-from .snapshot import Snapshot, is_layout_path
+from .snapshot import Snapshot, is_layout_path, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
 
@@ -70,7 +71,7 @@ def keep_out_of_collector(snapshot: Snapshot) -> None:
     that no cyclic garbage (a request's, say) gets frozen with them and kept for the life of the process;
     that full collection is cheap, as it only scans what was created since the last freeze.
     """
-    if len(snapshot.asset_index) >= FREEZE_AT:
+    if snapshot.assets_in_memory() >= FREEZE_AT:
         gc.collect()
         gc.freeze()
 
@@ -97,6 +98,12 @@ def release_free_memory() -> None:
 
 
 PAST_SNAPSHOTS = 8  # older snapshots kept per process for `?ref=` reads
+# Seconds between a snapshot load (or a value noted for storage.derived) and the save of the derived data: the
+# requests after a cold open compute most of it (progress, the asset list), and one save then writes it all.
+SAVE_DERIVED_AFTER = 3.0
+# Projects from about this many assets keep their derived data (a smaller one opens cold in milliseconds: files
+# and timers for each of thousands of small projects would cost more than they save).
+PERSIST_DERIVED_AT = 5000
 
 
 def check_writable_paths(paths) -> None:
@@ -171,6 +178,8 @@ class Project:
         self.repo.derived_data.append(textchanges.update)  # what diffs read (see there)
         self.committer = committer
         self._snapshot: Snapshot | None = None
+        self.derived = DerivedStore(self.repo.git_dir, on_put=self._save_derived_soon)  # see storage.derived
+        self._save_timer: threading.Timer | None = None
         self._past: OrderedDict[bytes, Snapshot] = OrderedDict()  # time-travel snapshots, newest used last
         self._refresh_lock = threading.Lock()
         self._thread_lock = threading.Lock()  # one writer thread of this process at a time
@@ -198,7 +207,7 @@ class Project:
     def cached_assets(self) -> int:
         """The size of the snapshot kept in memory, in assets (the store's measure of a project's memory)."""
         snapshot = self._snapshot
-        return len(snapshot.asset_index) if snapshot is not None else 0
+        return len(snapshot) if snapshot is not None else 0
 
     def writing(self) -> bool:
         """Whether a writer of this process holds the project (its commit group may hold the project lock)."""
@@ -225,11 +234,17 @@ class Project:
             current = self._snapshot
             if current is None or current.commit != head:
                 previous = current
-                current = Snapshot.load(self.repo, head, current) if head else Snapshot.empty()
+                current = Snapshot.load(self.repo, head, current, self.derived) if head else Snapshot.empty()
+                if not self._keeps_derived(current):
+                    current.persisted = None  # nothing is noted for it (nor kept in memory) or saved
                 self._snapshot = current
-                keep_out_of_collector(current)
-                if previous is None and len(current.asset_index) >= FREEZE_AT:  # a first, whole load
-                    release_free_memory()
+                self._save_derived_soon()
+                # A first load reads its chunks later, when requests use them: it has made next to nothing for
+                # the collector to freeze, and the collection before the freeze (40-400 ms over the modules a
+                # new worker just imported) was most of a cold open's first answer. The next load freezes what
+                # the requests made meanwhile.
+                if previous is not None:
+                    keep_out_of_collector(current)
         return current
 
     def snapshot_at(self, commit: bytes) -> Snapshot:
@@ -242,12 +257,43 @@ class Project:
             if found is not None:
                 self._past.move_to_end(commit)
                 return found
-        found = Snapshot.load(self.repo, commit, head)
+        found = Snapshot.load(self.repo, commit, head, self.derived)
         with self._refresh_lock:
             self._past[commit] = found
             while len(self._past) > PAST_SNAPSHOTS:
                 self._past.popitem(last=False)
         return found
+
+    def save_derived(self) -> None:
+        """Persist what the current snapshot's derived data adds to storage.derived (a timer calls it after a
+        load; a cold open in any process then reads it instead of computing it)."""
+        snapshot = self._snapshot
+        try:
+            if snapshot is not None and snapshot.commit is not None:
+                persist_derived(snapshot, self.derived)
+        finally:
+            self._save_timer = None
+
+    @staticmethod
+    def _keeps_derived(snapshot: Snapshot) -> bool:
+        """Whether the project is big enough to persist its derived data (PERSIST_DERIVED_AT), by its number of
+        chunks: len() would read a lazy snapshot's asset chunks."""
+        return len(snapshot.asset_chunks) * snapshot.chunk_size >= PERSIST_DERIVED_AT
+
+    def _save_derived_soon(self) -> None:
+        snapshot = self._snapshot
+        if snapshot is None or snapshot.persisted is None:
+            return
+        if self._save_timer is None:
+            timer = self._save_timer = threading.Timer(SAVE_DERIVED_AFTER, self._save_in_background)
+            timer.daemon = True
+            timer.start()
+
+    def _save_in_background(self) -> None:
+        try:
+            self.save_derived()
+        except Exception as error:  # derived data only: the next load tries again
+            log.warning("project %s: derived data not saved (%s)", self.id, error)
 
     # ----------------------------------------------------------------- writes
     @contextmanager
@@ -381,6 +427,7 @@ class Project:
             parents = ([base.commit] if base.commit else []) + tx.merge_parents
             commit = self.repo.write_commit(trees[""], parents, author, committer, message, when)
         snapshot.commit, snapshot.files, snapshot.trees = commit, files, trees
+        snapshot.persisted = base.persisted
         group.add(snapshot, objects, changed)
         return snapshot
 

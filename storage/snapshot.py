@@ -12,11 +12,13 @@ one chunk file, whatever the size of the project. A translation lives in the chu
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Iterator
 
 from vocabulary import is_canonical_locale
 
-from .canonical import EMPTY, Chunk
+from .canonical import EMPTY, PERSISTED, Chunk
+from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid
 from .gitrepo import GitRepo
 
@@ -75,16 +77,26 @@ class Snapshot:
 
     def __init__(self, commit: bytes | None, meta: dict[str, Any], files: dict[str, bytes],
                  asset_chunks: dict[int, Chunk], locale_chunks: dict[str, dict[int, Chunk]],
-                 asset_index: dict[str, int], trees: dict[str, bytes] | None = None):
+                 asset_index: dict[str, int] | None, trees: dict[str, bytes] | None = None):
         self.commit = commit
         self.meta = meta
         self.files = files  # path -> blob id of every file in the commit
         self.trees = trees or {}  # directory ("" = root) -> tree id
         self.asset_chunks = asset_chunks
         self.locale_chunks = locale_chunks
-        self.asset_index = asset_index  # asset id -> chunk number
+        self._asset_index = asset_index  # asset id -> chunk number; None: built on first use
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
         self.memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
+        self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
+
+    @property
+    def asset_index(self) -> dict[str, int]:
+        """Asset ID -> the number of its chunk; built on first use (a cold open's first answer, the locales
+        and their progress, needs none: 100k insertions were half of it)."""
+        index = self._asset_index
+        if index is None:
+            index = self._asset_index = build_asset_index(self.asset_chunks)
+        return index
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -92,8 +104,15 @@ class Snapshot:
         return cls(None, {}, {}, {}, {}, {}, {})
 
     @classmethod
-    def load(cls, repo: GitRepo, commit: bytes, previous: "Snapshot | None" = None) -> "Snapshot":
-        """Read `commit`, reusing every chunk whose blob is unchanged since `previous`."""
+    def load(cls, repo: GitRepo, commit: bytes, previous: "Snapshot | None" = None,
+             derived: DerivedStore | None = None) -> "Snapshot":
+        """Read `commit`, reusing every chunk whose blob is unchanged since `previous`.
+
+        The other chunks are read when first used (a changed chunk `previous` had read is read at once, to keep
+        its lineage), with what `derived` persisted for their blobs: their keys (the asset index is then built
+        without reading any chunk, and a chunk is read without decoding each line's key), the values of
+        canonical.PERSISTED (progress counts …).
+        """
         previous = previous or cls.empty()
         root = repo.read_commit(commit).tree
         files: dict[str, bytes] = {}
@@ -128,9 +147,12 @@ class Snapshot:
                             files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
 
         def chunk_at(path: str, previous_chunk: Chunk | None) -> Chunk:
-            if previous_chunk is not None and previous.files.get(path) == files[path]:
+            blob = files[path]
+            if previous_chunk is not None and previous.files.get(path) == blob:
                 return previous_chunk
-            return Chunk.parse(repo.read_raw(files[path]), previous_chunk)  # keeps the lineage
+            if previous_chunk is not None and previous_chunk.loaded:
+                return Chunk.parse(repo.read_raw(blob), previous_chunk)  # keeps the lineage
+            return lazy_chunk(repo, blob, derived)
 
         if previous.files.get(PROJECT_FILE) == files[PROJECT_FILE]:
             meta = previous.meta
@@ -149,11 +171,12 @@ class Snapshot:
             elif parts[0] == LOCALES_DIR:
                 old = previous.locale_chunks.get(parts[1], {}).get(number)
                 locale_chunks.setdefault(parts[1], {})[number] = chunk_at(path, old)
-        if assets_changed or asset_chunks.keys() != previous.asset_chunks.keys():
-            asset_index = build_asset_index(asset_chunks)
-        else:
-            asset_index = previous.asset_index
-        return cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees)
+        asset_index = None  # built on first use
+        if not assets_changed and asset_chunks.keys() == previous.asset_chunks.keys():
+            asset_index = previous._asset_index
+        snapshot = cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees)
+        snapshot.persisted = derived
+        return snapshot
 
     # ----------------------------------------------------------------- project
     @property
@@ -179,7 +202,17 @@ class Snapshot:
 
     # ----------------------------------------------------------------- assets
     def __len__(self) -> int:
-        return len(self.asset_index)
+        if self._asset_index is None:  # without building the index: lazy chunks know their length
+            return sum(len(chunk) for chunk in self.asset_chunks.values())
+        return len(self._asset_index)
+
+    def assets_in_memory(self) -> int:
+        """About how many assets have a chunk read into memory (asset or locale chunk, counted at chunk_size),
+        without reading a lazy chunk (as len() may): what a freeze of the collector would take in."""
+        numbers = {number for number, chunk in self.asset_chunks.items() if chunk.loaded}
+        for chunks in self.locale_chunks.values():
+            numbers.update(number for number, chunk in chunks.items() if chunk.loaded)
+        return len(numbers) * self.chunk_size
 
     def has_asset(self, asset_id: str) -> bool:
         return asset_id in self.asset_index
@@ -220,9 +253,46 @@ class Snapshot:
             yield from chunks[number].items()
 
 
+def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk:
+    """The chunk of blob `blob`, read on first use, with the derived data persisted for it."""
+    keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
+    chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
+    if derived is not None:
+        for name, version in PERSISTED.items():
+            value = derived.get(INDEX, (name, version, (blob,)))
+            if value is not None:
+                chunk.derived[name] = value
+    return chunk
+
+
+def chunk_keys_key(blob: bytes) -> Key:
+    """Where storage.derived keeps the keys of the chunk of blob `blob` (packed: see Chunk.lazy)."""
+    return ("keys", None, (blob,))
+
+
+def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
+    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, PERSISTED values), then save."""
+    for path, blob in snapshot.files.items():
+        parts = path.split("/")
+        number = chunk_number(parts[-1])
+        if parts[0] == ASSETS_DIR:
+            chunk = snapshot.asset_chunks.get(number)  # type: ignore[arg-type]
+        elif parts[0] == LOCALES_DIR:
+            chunk = snapshot.locale_chunks.get(parts[1], {}).get(number)  # type: ignore[arg-type]
+        else:
+            continue
+        if chunk is None:
+            continue
+        if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
+            derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
+        for name, version in PERSISTED.items():
+            if name in chunk.derived:
+                derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
+    derived.save(snapshot.files.values())
+
+
 def build_asset_index(asset_chunks: dict[int, Chunk]) -> dict[str, int]:
     index: dict[str, int] = {}
     for number, chunk in asset_chunks.items():
-        for asset_id in chunk.keys():
-            index[asset_id] = number
+        index.update(dict.fromkeys(chunk.keys(), number))  # in C: a loop in Python was 75 ms at 100k assets
     return index

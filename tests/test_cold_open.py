@@ -1,0 +1,197 @@
+"""Cold opens read derived data persisted in .git (storage.derived): the same answers as a project opened without
+it, a stale or damaged file never served, nothing of it in the Git tree. Each `create_app` on the data directory
+stands for a worker process that opens the project for the first time."""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import app.jsonio as jsonio
+import storage.project
+from app import create_app
+from storage import derived
+from tests.api import Api
+from tests.support import git
+
+# when an export was made (in a PO file's comment and header): the only part of an answer that may differ
+EXPORT_TIME = re.compile(rb"Exported at: [^\n]*|\d{4}-\d\d-\d\d \d\d:\d\d[+-]\d{4}")
+ASSETS = 30  # three chunks of ten
+READS = ("/api/assets", "/api/assets?filter=urgent", "/api/locales", "/api/locales/fr/progress",
+         "/api/locales/de/progress", "/api/translations/a5/fr", "/api/assets/a12",
+         "/api/export/locale/fr.po", "/api/export/all.json")
+
+
+@pytest.fixture(autouse=True)
+def no_timed_saves(monkeypatch):
+    """Saves happen when a test asks for them (Project.save_derived), never behind its back."""
+    monkeypatch.setattr(storage.project, "SAVE_DERIVED_AFTER", 3600.0)
+    monkeypatch.setattr(storage.project, "PERSIST_DERIVED_AT", 0)  # this project is small
+
+
+@pytest.fixture
+def project(client, store, keystore):
+    """30 assets in chunks of 10, French translated (some flagged), German half, a few tagged."""
+    project = store.create_project("Cold", "en", "English", chunk_size=10)
+    key, _ = keystore.create(project.id, "full", "Tester", "tester@example.com")
+    api = Api(client, key)
+    for code in ("fr", "de"):
+        assert api.post("/api/locales", data={"code": code})[0] in (200, 201)
+    for i in range(ASSETS):
+        assert api.post("/api/assets", data={"id": f"a{i}", "text": f"Text number {i}"})[0] == 201
+        assert api.post(f"/api/translations/a{i}/fr", data=f"Texte numéro {i}".encode())[0] == 200
+        if i % 2:
+            assert api.post(f"/api/translations/a{i}/de", data=f"Text Nummer {i}".encode())[0] == 200
+    for i in (3, 14, 25):
+        assert api.post(f"/api/translations/a{i}/fr/flag", data={"flag": "fuzzy"})[0] == 200
+        assert api.post(f"/api/assets/a{i}/tags", data={"name": "urgent"})[0] == 200
+    return project, key
+
+
+def worker(data_dir: Path):
+    """A new app on the data directory: a process that has not opened the project yet."""
+    return create_app(data_dir, testing=True)
+
+
+def answers(app, key: str) -> dict[str, bytes]:
+    client = app.test_client()
+    found = {}
+    for path in READS:
+        response = client.get(path, headers={"Authorization": f"Loco {key}"})
+        assert response.status_code == 200, (path, response.data[:200])
+        found[path] = EXPORT_TIME.sub(b"(exported at)", response.data)
+    return found
+
+
+def cache_files(project) -> list[Path]:
+    return sorted(project.path.joinpath(".git").glob(derived.PREFIX + "*"))
+
+
+def drop_cache(project) -> None:
+    for path in cache_files(project):
+        path.unlink()
+
+
+def save(app, project_id: str) -> None:
+    app.extensions["gloss.store"].project(project_id).save_derived()
+
+
+def truth(data_dir: Path, project, key: str) -> dict[str, bytes]:
+    """The answers of a process that opens the project without any persisted derived data (which is kept)."""
+    kept = {path: path.read_bytes() for path in cache_files(project)}
+    drop_cache(project)
+    try:
+        return answers(worker(data_dir), key)
+    finally:
+        drop_cache(project)
+        for path, data in kept.items():
+            path.write_bytes(data)
+
+
+@pytest.fixture
+def rendered(monkeypatch) -> list[str]:
+    """The IDs of the Asset records rendered for a list (`jsonio.pretty_item`)."""
+    seen: list[str] = []
+    render = jsonio.pretty_item
+
+    def counting(value):
+        seen.append(value["id"])
+        return render(value)
+
+    monkeypatch.setattr(jsonio, "pretty_item", counting)
+    return seen
+
+
+def test_a_project_opened_with_the_persisted_cache_answers_as_one_opened_without(data_dir, project, rendered):
+    project, key = project
+    first = worker(data_dir)
+    expected = answers(first, key)
+    save(first, project.id)
+    assert [path.name for path in cache_files(project)] == ["gloss-derived-asset-lists", "gloss-derived-index"]
+    rendered.clear()
+    second = worker(data_dir)
+    client = second.test_client()
+    assert client.get("/api/locales", headers={"Authorization": f"Loco {key}"}).status_code == 200
+    snapshot = second.extensions["gloss.store"].project(project.id).snapshot()
+    # the locales and their progress came from the file: no chunk was read
+    assert not any(chunk.loaded for chunks in snapshot.locale_chunks.values() for chunk in chunks.values())
+    assert not any(chunk.loaded for chunk in snapshot.asset_chunks.values())
+    assert answers(second, key) == expected
+    assert rendered == []  # the list's renderings came from the file too
+
+
+def test_a_cache_from_another_commit_serves_the_unchanged_chunks_and_recomputes_the_others(
+        data_dir, project, rendered):
+    project, key = project
+    first = worker(data_dir)
+    answers(first, key)
+    save(first, project.id)
+    writer = Api(worker(data_dir).test_client(), key)  # another process writes: the file is from an older commit
+    assert writer.post("/api/translations/a12/de", data="Neu".encode())[0] == 200
+    assert writer.post("/api/translations/a13/fr/flag", data={"flag": "fuzzy"})[0] == 200
+    assert writer.post("/api/assets", data={"id": "new", "text": "New one"})[0] == 201
+    rendered.clear()
+    opened = answers(worker(data_dir), key)
+    assert sorted(set(rendered)) == sorted([f"a{i}" for i in range(10, 20)] + [f"a{i}" for i in range(30)][30:]
+                                           + ["new"])  # only the chunks that changed
+    assert opened == truth(data_dir, project, key)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "empty", "garbage", "another Python",
+                                    "header only"])
+def test_a_corrupt_or_truncated_cache_file_is_ignored_and_written_again(data_dir, project, damage):
+    project, key = project
+    first = worker(data_dir)
+    expected = answers(first, key)
+    save(first, project.id)
+    for path in cache_files(project):
+        data = path.read_bytes()
+        header, _, body = data.partition(b"\n")
+        damaged = {
+            "truncated": data[:len(data) // 2],
+            "flipped byte": data[:-20] + bytes([data[-20] ^ 0x40]) + data[-19:],
+            "empty": b"",
+            "garbage": b"\x00\xff" * 500,
+            "another Python": header.replace(derived.PYTHON, b"cpython-00-4") + b"\n" + body,
+            "header only": header + b"\n",
+        }[damage]
+        path.write_bytes(damaged)
+        assert derived.decode(damaged) == {}
+    opened = worker(data_dir)
+    assert answers(opened, key) == expected
+    save(opened, project.id)
+    assert all(derived.decode(path.read_bytes()) for path in cache_files(project))  # whole again
+
+
+def test_the_cache_never_enters_the_git_tree(data_dir, project, tmp_path):
+    project, key = project
+    first = worker(data_dir)
+    answers(first, key)
+    save(first, project.id)
+    assert len(cache_files(project)) == 2
+    assert "gloss-derived" not in git(project.path, "ls-tree", "-r", "--name-only", "HEAD")
+    assert git(project.path, "status", "--porcelain") == ""
+    fsck = subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=project.path, capture_output=True,
+                          text=True)
+    assert fsck.returncode == 0 and fsck.stdout == "", fsck.stdout + fsck.stderr
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project.path), str(clone))
+    assert not [path for path in clone.rglob("*") if "gloss-derived" in path.name]
+
+
+def test_the_cache_is_right_after_writes_by_another_worker(data_dir, project):
+    project, key = project
+    reader = worker(data_dir)
+    answers(reader, key)
+    save(reader, project.id)
+    writer = Api(worker(data_dir).test_client(), key)
+    for i in range(0, ASSETS, 4):
+        assert writer.post(f"/api/translations/a{i}/de", data=f"Wort {i}".encode())[0] == 200
+    assert writer.delete("/api/translations/a1/fr")[0] == 200
+    assert writer.post("/api/assets/a2/tags", data={"name": "urgent"})[0] == 200
+    expected = truth(data_dir, project, key)
+    assert answers(reader, key) == expected  # the reader moved to the new head with its cached data
+    save(reader, project.id)  # and persisted what it now knows
+    assert answers(worker(data_dir), key) == expected
