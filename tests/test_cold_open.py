@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import app.jsonio as jsonio
 import storage.project
 from app import create_app
 from storage import derived
 from tests.api import Api
+from tests.test_asset_list_bursts import rendered  # noqa: F401 - the fixture (IDs of the list entries rendered)
 from tests.support import git
 
 # when an export was made (in a PO file's comment and header): the only part of an answer that may differ
@@ -88,20 +88,6 @@ def truth(data_dir: Path, project, key: str) -> dict[str, bytes]:
         drop_cache(project)
         for path, data in kept.items():
             path.write_bytes(data)
-
-
-@pytest.fixture
-def rendered(monkeypatch) -> list[str]:
-    """The IDs of the Asset records rendered for a list (`jsonio.pretty_item`)."""
-    seen: list[str] = []
-    render = jsonio.pretty_item
-
-    def counting(value):
-        seen.append(value["id"])
-        return render(value)
-
-    monkeypatch.setattr(jsonio, "pretty_item", counting)
-    return seen
 
 
 def test_a_project_opened_with_the_persisted_cache_answers_as_one_opened_without(data_dir, project, rendered):
