@@ -45,12 +45,19 @@ MAX_LINE_CHARS = 1024 * 1024
 # references of one document may add together, and entities referring to entities.
 MAX_ENTITY_CHARS = 100_000
 MAX_ENTITY_DEPTH = 8
-# The HTTP server's own bounds, per worker process: the request line (414 beyond), one header line and the
-# whole header block (431 beyond), and connections open at once (more wait in the listen backlog).
+# The HTTP server's own bounds, per worker process: the request line (414 beyond) and one header line (431
+# beyond), gunicorn's own, kept; the whole header block (431 beyond); and connections open at once (more wait
+# in the listen backlog): far beyond what slow clients need to be harmless (issue 19 asks for 200), and within
+# the descriptors a worker raises its soft limit to (a spooled body holds a second one).
 MAX_REQUEST_LINE_BYTES = 4094
 MAX_HEADER_LINE_BYTES = 8190
 MAX_HEADER_BYTES = 64 * 1024
 MAX_CONNECTIONS = 1000
+# A connection that sends nothing for this long (keep-alive, or a client that stopped sending) is closed; a
+# request being answered never is, however long a clone takes.
+IDLE_CONNECTION_SECONDS = 120
+# A finished import job's status is kept this long (swept when a new job starts).
+JOB_KEEP_SECONDS = 7 * 24 * 3600
 # Dashboard sessions: signed out after this long without a request, and this long after signing in whatever
 # the activity ($GLOSS_SESSION_IDLE_HOURS / $GLOSS_SESSION_MAX_HOURS or the config file change them).
 SESSION_IDLE_SECONDS = 12 * 3600
@@ -103,6 +110,8 @@ LIMITS: dict[str, object] = {
     "max_header_line_bytes": MAX_HEADER_LINE_BYTES,
     "max_header_bytes": MAX_HEADER_BYTES,
     "max_connections": MAX_CONNECTIONS,
+    "idle_connection_seconds": IDLE_CONNECTION_SECONDS,
+    "job_keep_seconds": JOB_KEEP_SECONDS,
     "session_idle_seconds": SESSION_IDLE_SECONDS,
     "session_max_seconds": SESSION_MAX_SECONDS,
     "max_plural_formula_chars": MAX_PLURAL_FORMULA_CHARS,
@@ -129,6 +138,11 @@ LIMITS: dict[str, object] = {
 MAX_HOOK_REQUEST_BYTES = 16 * MiB
 MAX_RELAYED_BODY_BYTES = 1 * MiB
 MAX_RELAY_HEADER_LINE_BYTES = 64 * 1024
+# How long a hook's request may take to arrive, and how long a relayed write may wait for its answer (its
+# project's lock and commit group, as a local write would) after the writer took it within a second.
+HOOK_READ_SECONDS = 60.0
+RELAY_CONNECT_SECONDS = 1.0
+RELAY_ANSWER_SECONDS = 300.0
 
 
 def describe(name: str) -> str:

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from limits import GIT_REQUEST_SECONDS, MAX_FILE_BYTES, MAX_HOOK_REQUEST_BYTES, MAX_PUSH_BYTES, describe
+from limits import (GIT_REQUEST_SECONDS, HOOK_READ_SECONDS, MAX_FILE_BYTES, MAX_HOOK_REQUEST_BYTES, MAX_PUSH_BYTES,
+                    describe)
 from storage.errors import NotFound, StorageError
 from storage.gitrepo import remove_stale_dirs
 from storage.keys import ApiKey, KeyStore
@@ -54,7 +55,6 @@ SPOOL_BYTES = 8 * 1024 * 1024  # pushes up to this size are held in memory, larg
 PUSH_TOO_LARGE = f"Request body too large {describe('max_push_bytes')}; nothing was stored"
 HOOK_SCRIPT = Path(__file__).resolve().parent / "githooks.py"
 HOOK_POLL = 1.0  # seconds between the hook thread's looks at whether its push is over
-HOOK_READ_TIMEOUT = 60.0  # a hook sends its request at once
 REPO_PATH = re.compile(r"^/([a-z0-9][a-z0-9-]{0,62})\.git(/info/refs|/git-upload-pack|/git-receive-pack)$")
 WANT_ID = re.compile(rb"^[0-9a-f]{40}$")
 SERVICES = ("git-upload-pack", "git-receive-pack")
@@ -326,7 +326,7 @@ class HookChannel:
 
     def _reply(self, connection: socket.socket) -> None:
         try:
-            connection.settimeout(HOOK_READ_TIMEOUT)
+            connection.settimeout(HOOK_READ_SECONDS)
             request = json.loads(_read_line(connection))
             if not hmac.compare_digest(str(request.pop("token", "")).encode(), self.token.encode()):
                 raise PermissionError("wrong hook token")

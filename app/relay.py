@@ -27,15 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from limits import MAX_RELAY_HEADER_LINE_BYTES, MAX_RELAYED_BODY_BYTES
+from limits import MAX_RELAY_HEADER_LINE_BYTES, MAX_RELAYED_BODY_BYTES, RELAY_ANSWER_SECONDS, RELAY_CONNECT_SECONDS
 
 from .errors import error_bytes
 
 FORWARDED_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 # Imports can run for seconds (or as jobs of their own) and conversions write nothing: made where received.
 NOT_FORWARDED = ("/api/import", "/api/convert")
-CONNECT_TIMEOUT = 1.0
-ANSWER_TIMEOUT = 300.0  # a write waits for its project's lock and commit group, as a local write would
 ANSWER_THREADS = 32  # writes handed over at once (beyond them they queue); each worker has a few API threads
 # The parts of a request's environment that describe it (headers are the HTTP_ ones).
 ENVIRON_KEYS = ("REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH",
@@ -96,7 +94,7 @@ class WriterRelay:
         # keep the connection open, or the other worker would wait for the end of the answer forever
         reader = connection.makefile("rb")
         try:
-            connection.settimeout(ANSWER_TIMEOUT)
+            connection.settimeout(RELAY_ANSWER_SECONDS)
             try:
                 header = json.loads(reader.readline(MAX_RELAY_HEADER_LINE_BYTES))
                 if not hmac.compare_digest(str(header.get("token", "")).encode(), token.encode()):
@@ -163,12 +161,12 @@ class WriterRelay:
         described = {key: value for key, value in environ.items()
                      if (key in ENVIRON_KEYS or key.startswith("HTTP_")) and isinstance(value, (str, bool))}
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            connection.settimeout(CONNECT_TIMEOUT)
+            connection.settimeout(RELAY_CONNECT_SECONDS)
             try:
                 connection.connect(info["address"])
             except OSError:
                 raise WriterUnreachable() from None  # nothing was sent: the write is made here
-            connection.settimeout(ANSWER_TIMEOUT)
+            connection.settimeout(RELAY_ANSWER_SECONDS)
             connection.sendall(json.dumps({"token": info["token"], "environ": described}).encode() + b"\n" + body)
             with connection.makefile("rb") as reader:
                 line = reader.readline(MAX_RELAY_HEADER_LINE_BYTES)

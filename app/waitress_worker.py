@@ -30,18 +30,12 @@ from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
 from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
-from limits import (LIMITS, MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_HEADER_LINE_BYTES, MAX_REQUEST_LINE_BYTES,
+from limits import (IDLE_CONNECTION_SECONDS, LIMITS, MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_HEADER_LINE_BYTES, MAX_REQUEST_LINE_BYTES,
                     describe)
 
 from .errors import error_bytes
 from .middleware import body_limit
 
-# Open connections per worker: far beyond what slow clients need to be harmless (issue 19 asks for 200), and
-# within the descriptors the worker raises its soft limit to (a spooled body holds a second one).
-# gunicorn's own bounds, kept: a request line (414 beyond) and one header line (431 beyond).
-# Idle connections (keep-alive, or a client that stopped sending) close after this; a request being answered
-# never does, however long a clone takes.
-IDLE_SECONDS = 120
 LOOP_TURN = 1.0  # seconds: the heartbeat and a SIGTERM are noticed within this
 
 
@@ -180,7 +174,7 @@ class WaitressWorker(Worker):
         app = AccessLog(self.wsgi, self._log_access) if self.cfg.accesslog else self.wsgi
         server = create_server(
             app, map=socket_map, sockets=[listener.sock for listener in self.sockets],
-            threads=self.cfg.threads, connection_limit=MAX_CONNECTIONS, channel_timeout=IDLE_SECONDS,
+            threads=self.cfg.threads, connection_limit=MAX_CONNECTIONS, channel_timeout=IDLE_CONNECTION_SECONDS,
             max_request_header_size=MAX_HEADER_BYTES, asyncore_use_poll=True,  # select() stops at 1024 fds
             ident="gloss", trusted_proxy="127.0.0.1", trusted_proxy_headers={"x-forwarded-proto"},
             clear_untrusted_proxy_headers=True)

@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Callable
 
+from limits import JOB_KEEP_SECONDS
+
 from .errors import Invalid, NotFound
 
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
-KEEP_SECONDS = 7 * 24 * 3600  # finished jobs older than this are swept when a new one starts
 INTERRUPTED = "The import was interrupted (the server process stopped) before it committed; nothing was imported"
 COMMITTED = "The import was committed; the server process stopped before it could report the details"
 
@@ -126,7 +127,7 @@ class JobStore:
             self.update(job, progress=100, error=INTERRUPTED)
 
     def _sweep(self) -> None:
-        limit = time.time() - KEEP_SECONDS
+        limit = time.time() - JOB_KEEP_SECONDS
         for path in self.directory.glob("*.json"):
             try:
                 if path.stat().st_mtime < limit:
