@@ -29,7 +29,7 @@ def project() -> Project:
     return store().project(g.key.project)
 
 
-def snapshot() -> Snapshot:
+def current_snapshot() -> Snapshot:
     """The project as the request sees it: at `?ref=` (time travel, reads only), else at its latest commit."""
     ref = request.args.get("ref")
     if ref is None:

@@ -8,7 +8,7 @@ from storage.trailers import Action, Trailer, about
 from vocabulary import tag_filter
 
 from ..auth import requires
-from ..context import now, path_value, snapshot, write
+from ..context import current_snapshot, now, path_value, write
 from ..errors import ApiError
 from ..jsonio import render, render_list, success
 from ..lookup import find_asset
@@ -23,10 +23,10 @@ bp = Blueprint("assets", __name__)
 @requires("read")
 def list_assets():
     expression = request.args.get("filter", "")
-    snap = snapshot()
-    ids, parts = asset_list(snap, tag_filter(expression) if expression.strip() else None)
+    snapshot = current_snapshot()
+    ids, parts = asset_list(snapshot, tag_filter(expression) if expression.strip() else None)
     if "ugly" in request.args:  # rare: the records are built again rather than kept beside their renderings
-        return render([asset_record(snap, asset_id) for asset_id in ids])
+        return render([asset_record(snapshot, asset_id) for asset_id in ids])
     return render_list(parts, SEPARATOR)
 
 
@@ -55,15 +55,15 @@ def create_asset():
 @bp.get("/api/assets/<path:asset_id>")
 @requires("read")
 def get_asset(asset_id: str):
-    snap = snapshot()
-    return render(asset_record(snap, find_asset(snap, asset_id)))
+    snapshot = current_snapshot()
+    return render(asset_record(snapshot, find_asset(snapshot, asset_id)))
 
 
 @bp.patch("/api/assets/<path:asset_id>.json")
 @bp.patch("/api/assets/<path:asset_id>")
 @requires("write")
 def patch_asset(asset_id: str):
-    asset_id = find_asset(snapshot(), asset_id)
+    asset_id = find_asset(current_snapshot(), asset_id)
     changes = json_object()
     if isinstance(changes.get("id"), str):
         ops.check_addressable(changes["id"])
@@ -76,7 +76,7 @@ def patch_asset(asset_id: str):
 @bp.delete("/api/assets/<path:asset_id>")
 @requires("write")
 def delete_asset(asset_id: str):
-    asset_id = find_asset(snapshot(), asset_id)
+    asset_id = find_asset(current_snapshot(), asset_id)
     with write(f"Delete asset {asset_id}", Action.DELETE_ASSET, about(asset_id)) as tx:
         ops.delete_asset(tx, asset_id)
     return success("Asset deleted")
@@ -87,16 +87,16 @@ def delete_asset(asset_id: str):
 @bp.get("/api/assets/<path:asset_id>/plurals.json")
 @requires("read")
 def list_plurals(asset_id: str):
-    snap = snapshot()
-    asset = snap.asset(find_asset(snap, asset_id))
-    return render([asset_record(snap, member) for member in asset.get("plurals", [])])
+    snapshot = current_snapshot()
+    asset = snapshot.asset(find_asset(snapshot, asset_id))
+    return render([asset_record(snapshot, member) for member in asset.get("plurals", [])])
 
 
 @bp.post("/api/assets/<path:asset_id>/plurals")
 @bp.post("/api/assets/<path:asset_id>/plurals.json")
 @requires("write")
 def create_plural(asset_id: str):
-    asset_id = find_asset(snapshot(), asset_id)
+    asset_id = find_asset(current_snapshot(), asset_id)
     fields = form_fields()
     pid = ops.check_addressable(fields.get("pid", "").strip()) if fields.get("pid", "").strip() else ""
     with write(f"Add plural form to {asset_id}", Action.ADD_PLURAL, about(asset_id)) as tx:
@@ -109,9 +109,9 @@ def create_plural(asset_id: str):
 @bp.delete("/api/assets/<path:asset_id>/plurals/<path:pid>")
 @requires("write")
 def unlink_plural(asset_id: str, pid: str):
-    snap = snapshot()
-    asset_id = find_asset(snap, asset_id)
-    pid = path_value(pid, snap.asset(asset_id).get("plurals", []).__contains__) or pid
+    snapshot = current_snapshot()
+    asset_id = find_asset(snapshot, asset_id)
+    pid = path_value(pid, snapshot.asset(asset_id).get("plurals", []).__contains__) or pid
     with write(f"Unlink plural {pid} from {asset_id}", Action.UNLINK_PLURAL, about(asset_id, plural=pid)) as tx:
         ops.unlink_plural(tx, asset_id, pid, now())
     return success("Plural form unlinked")
@@ -122,7 +122,7 @@ def unlink_plural(asset_id: str, pid: str):
 @bp.post("/api/assets/<path:asset_id>/tags.json")
 @requires("write")
 def tag_asset(asset_id: str):
-    asset_id = find_asset(snapshot(), asset_id)
+    asset_id = find_asset(current_snapshot(), asset_id)
     name = form_fields().get("name", "")
     if not name.strip():
         raise ApiError(400, "Form field name (the tag) is required")
@@ -135,9 +135,9 @@ def tag_asset(asset_id: str):
 @bp.delete("/api/assets/<path:asset_id>/tags/<path:tag>")
 @requires("write")
 def untag_asset(asset_id: str, tag: str):
-    snap = snapshot()
-    asset_id = find_asset(snap, asset_id)
-    tag = path_value(tag, snap.asset(asset_id).get("tags", []).__contains__) or tag
+    snapshot = current_snapshot()
+    asset_id = find_asset(snapshot, asset_id)
+    tag = path_value(tag, snapshot.asset(asset_id).get("tags", []).__contains__) or tag
     with write(f"Untag {asset_id} {tag}", Action.UNTAG_ASSET, about(asset_id, tag=tag)) as tx:
         ops.untag_asset(tx, asset_id, tag, now())
     return success(f'Tag "{tag}" removed')

@@ -15,10 +15,10 @@ bp = Blueprint("history", __name__)
 EMPTY_TREE = b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: what a first commit is compared with
 
 
-def _parent_of(snap: Snapshot) -> Snapshot:
-    """The version before `snap` (its first parent): the default `from`, so that a bare /api/diff shows the
+def _parent_of(snapshot: Snapshot) -> Snapshot:
+    """The version before `snapshot` (its first parent): the default `from`, so that a bare /api/diff shows the
     latest change."""
-    parents = project().repo.read_commit(snap.commit).parents
+    parents = project().repo.read_commit(snapshot.commit).parents
     return project().snapshot_at(parents[0]) if parents else Snapshot.empty()
 DIFF_FORMATS = ("", "json", "diff")
 

@@ -8,7 +8,7 @@ from storage.trailers import Action, about
 from vocabulary import tag_filter
 
 from ..auth import requires
-from ..context import snapshot, write
+from ..context import current_snapshot, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import display_name, parse_locale_code
@@ -24,8 +24,8 @@ bp = Blueprint("locales", __name__)
 @bp.get("/api/locales.json")
 @requires("export")
 def list_locales():
-    snap = snapshot()
-    return render([locale_record(snap, record["code"]) for record in snap.locales()])
+    snapshot = current_snapshot()
+    return render([locale_record(snapshot, record["code"]) for record in snapshot.locales()])
 
 
 @bp.post("/api/locales")
@@ -45,8 +45,8 @@ def create_locale():
 @bp.get("/api/locales/<locale>.json")
 @requires("read")
 def get_locale(locale: str):
-    snap = snapshot()
-    return render(locale_record(snap, find_locale(snap, locale)))
+    snapshot = current_snapshot()
+    return render(locale_record(snapshot, find_locale(snapshot, locale)))
 
 
 PATCHABLE_LOCALE_FIELDS = ("code", "name")
@@ -56,7 +56,7 @@ PATCHABLE_LOCALE_FIELDS = ("code", "name")
 @bp.patch("/api/locales/<locale>.json")
 @requires("write")
 def patch_locale(locale: str):
-    locale = find_locale(snapshot(), locale)
+    locale = find_locale(current_snapshot(), locale)
     changes = json_object()
     unknown = sorted(set(changes) - set(PATCHABLE_LOCALE_FIELDS))
     if unknown:
@@ -76,7 +76,7 @@ def patch_locale(locale: str):
 @bp.delete("/api/locales/<locale>.json")
 @requires("write")
 def delete_locale(locale: str):
-    locale = find_locale(snapshot(), locale)
+    locale = find_locale(current_snapshot(), locale)
     with write(f"Delete locale {locale}", Action.DELETE_LOCALE, about(locale=locale)) as tx:
         ops.delete_locale(tx, locale)
     return success("Locale deleted")
@@ -86,13 +86,13 @@ def delete_locale(locale: str):
 @bp.get("/api/locales/<locale>/errors.json")
 @requires("read")
 def locale_errors(locale: str):
-    snap = snapshot()
-    locale = find_locale(snap, locale)
-    source_locale = snap.source_locale
+    snapshot = current_snapshot()
+    locale = find_locale(snapshot, locale)
+    source_locale = snapshot.source_locale
     found = []
-    for asset_id, entry in snap.translations(locale):
-        asset = snap.asset(asset_id)
-        source_entry = snap.translation(asset_id, source_locale)
+    for asset_id, entry in snapshot.translations(locale):
+        asset = snapshot.asset(asset_id)
+        source_entry = snapshot.translation(asset_id, source_locale)
         source = source_entry["text"] if source_entry else None
         errors = check_translation(asset, source, entry["text"], locale == source_locale)
         if errors:
@@ -107,16 +107,16 @@ def locale_errors(locale: str):
 @bp.get("/api/locales/<locale>/progress.json")
 @requires("read")
 def locale_progress(locale: str):
-    snap = snapshot()
-    locale = find_locale(snap, locale)
+    snapshot = current_snapshot()
+    locale = find_locale(snapshot, locale)
     expression = request.args.get("filter", "")
     if not expression:
-        return render(locale_progress_detail(snap, locale))
+        return render(locale_progress_detail(snapshot, locale))
     matches = tag_filter(expression)
     counts: dict[str, int] = {"translated": 0, "untranslated": 0}
-    for asset_id, asset in snap.assets():
+    for asset_id, asset in snapshot.assets():
         if matches(asset.get("tags", [])):
-            entry = snap.translation(asset_id, locale)
+            entry = snapshot.translation(asset_id, locale)
             status = status_of(entry)
             counts["translated" if entry is not None else "untranslated"] += 1
             if entry is not None and entry.get("flag"):

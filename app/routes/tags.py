@@ -7,7 +7,7 @@ from storage import operations as ops
 from storage.trailers import Action, about
 
 from ..auth import requires
-from ..context import now, path_value, snapshot, write
+from ..context import current_snapshot, now, path_value, write
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..requests import form_fields, json_object, raw_text
@@ -16,7 +16,7 @@ bp = Blueprint("tags", __name__)
 
 
 def find_tag(tag: str) -> str:
-    found = path_value(tag, snapshot().tags().__contains__)
+    found = path_value(tag, current_snapshot().tags().__contains__)
     if found is None:
         raise ApiError(404, "Tag not in project")
     return found
@@ -26,7 +26,7 @@ def find_tag(tag: str) -> str:
 @bp.get("/api/tags.json")
 @requires("read")
 def list_tags():
-    return render(snapshot().tags())
+    return render(current_snapshot().tags())
 
 
 @bp.post("/api/tags")

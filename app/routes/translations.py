@@ -10,7 +10,7 @@ from storage.trailers import Action, about
 from vocabulary import FLAG_LABELS
 
 from ..auth import requires
-from ..context import project, snapshot, write
+from ..context import current_snapshot, project, write
 from ..edits import clear_flag, save_translation, set_flag
 from ..errors import ApiError
 from ..jsonio import render, success
@@ -22,10 +22,10 @@ from ..requests import form_fields, raw_text
 bp = Blueprint("translations", __name__)
 
 
-def split_legacy(snap: Snapshot, path: str) -> tuple[str, str] | None:
+def split_legacy(snapshot: Snapshot, path: str) -> tuple[str, str] | None:
     """`{id}/{locale}.json` (the pre-1.0.5 spelling) as (asset, locale), when that reading fits the project."""
     asset_id, sep, code = path.rpartition("/")
-    if sep and snap.has_asset(asset_id) and resolve_project_locale(code, [r["code"] for r in snap.locales()]):
+    if sep and snapshot.has_asset(asset_id) and resolve_project_locale(code, [r["code"] for r in snapshot.locales()]):
         return asset_id, code
     return None
 
@@ -34,21 +34,21 @@ def split_legacy(snap: Snapshot, path: str) -> tuple[str, str] | None:
 @bp.get("/api/translations/<path:asset_id>")
 @requires("read")
 def list_translations(asset_id: str):
-    snap = snapshot()
-    if not snap.has_asset(asset_id) and not snap.has_asset(asset_id + ".json"):
-        legacy = split_legacy(snap, asset_id)
+    snapshot = current_snapshot()
+    if not snapshot.has_asset(asset_id) and not snapshot.has_asset(asset_id + ".json"):
+        legacy = split_legacy(snapshot, asset_id)
         if legacy:
-            return render(translation_record(snap, legacy[0], find_locale(snap, legacy[1])))
-    asset_id = find_asset(snap, asset_id)
-    return render([translation_record(snap, asset_id, record["code"]) for record in snap.locales()])
+            return render(translation_record(snapshot, legacy[0], find_locale(snapshot, legacy[1])))
+    asset_id = find_asset(snapshot, asset_id)
+    return render([translation_record(snapshot, asset_id, record["code"]) for record in snapshot.locales()])
 
 
 @bp.get("/api/translations/<path:asset_id>/<locale>")
 @requires("read")
 def get_translation(asset_id: str, locale: str):
-    snap = snapshot()
-    asset_id, locale = find_asset(snap, asset_id), find_locale(snap, _strip_json(locale))
-    return render(translation_record(snap, asset_id, locale))
+    snapshot = current_snapshot()
+    asset_id, locale = find_asset(snapshot, asset_id), find_locale(snapshot, _strip_json(locale))
+    return render(translation_record(snapshot, asset_id, locale))
 
 
 def _strip_json(code: str) -> str:
@@ -59,26 +59,26 @@ def _strip_json(code: str) -> str:
 @bp.post("/api/translations/<path:asset_id>.json")
 @requires("write")
 def translate(asset_id: str, locale: str | None = None):
-    snap = snapshot()
-    asset_id, locale = _target(snap, asset_id, locale)
+    snapshot = current_snapshot()
+    asset_id, locale = _target(snapshot, asset_id, locale)
     return render(translation_record(save_translation(asset_id, locale, raw_text()), asset_id, locale))
 
 
-def _target(snap: Snapshot, asset_id: str, locale: str | None) -> tuple[str, str]:
+def _target(snapshot: Snapshot, asset_id: str, locale: str | None) -> tuple[str, str]:
     """(asset, locale) from `{id}/{locale}` or the legacy `{id}/{locale}.json` path."""
     if locale is None:
-        legacy = split_legacy(snap, asset_id)
+        legacy = split_legacy(snapshot, asset_id)
         if legacy is None:
             raise ApiError(404, "Not found: use /api/translations/{id}/{locale}")
         asset_id, locale = legacy
-    return find_asset(snap, asset_id), find_locale(snap, _strip_json(locale))
+    return find_asset(snapshot, asset_id), find_locale(snapshot, _strip_json(locale))
 
 
 @bp.delete("/api/translations/<path:asset_id>/<locale>")
 @bp.delete("/api/translations/<path:asset_id>.json")
 @requires("write")
 def untranslate(asset_id: str, locale: str | None = None):
-    asset_id, locale = _target(snapshot(), asset_id, locale)
+    asset_id, locale = _target(current_snapshot(), asset_id, locale)
     with write(f"Erase {asset_id} [{locale}]", Action.UNTRANSLATE, about(asset_id, locale)) as tx:
         ops.untranslate(tx, asset_id, locale)
     return success(f"{tx.result.locale(locale)['name']} translation deleted")
@@ -88,7 +88,7 @@ def untranslate(asset_id: str, locale: str | None = None):
 @bp.post("/api/translations/<path:asset_id>/<locale>/flag.json")
 @requires("write")
 def flag(asset_id: str, locale: str):
-    asset_id, locale = _target(snapshot(), asset_id, locale)
+    asset_id, locale = _target(current_snapshot(), asset_id, locale)
     name = (form_fields().get("flag") or "fuzzy").strip().lower()
     set_flag(asset_id, locale, name)
     return success(f'Flagged as "{FLAG_LABELS[name]}"')
@@ -98,7 +98,7 @@ def flag(asset_id: str, locale: str):
 @bp.delete("/api/translations/<path:asset_id>/<locale>/flag.json")
 @requires("write")
 def unflag(asset_id: str, locale: str):
-    asset_id, locale = _target(snapshot(), asset_id, locale)
+    asset_id, locale = _target(current_snapshot(), asset_id, locale)
     clear_flag(asset_id, locale)
     return success("Unflagged")
 
@@ -107,6 +107,6 @@ def unflag(asset_id: str, locale: str):
 @bp.get("/api/translations/<path:asset_id>/<locale>/revisions.json")
 @requires("read")
 def list_revisions(asset_id: str, locale: str):
-    snap = snapshot()
-    asset_id, locale = _target(snap, asset_id, locale)
-    return render([revision_record(entry) for entry in revisions(project(), asset_id, locale, snapshot=snap)])
+    snapshot = current_snapshot()
+    asset_id, locale = _target(snapshot, asset_id, locale)
+    return render([revision_record(entry) for entry in revisions(project(), asset_id, locale, snapshot=snapshot)])

@@ -12,7 +12,7 @@ from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
 
-from ..context import project, snapshot
+from ..context import current_snapshot, project
 from ..edits import clear_flag, save_translation, set_flag
 from ..errors import ApiError, status_of_error
 from ..locales import text_direction
@@ -89,15 +89,15 @@ def _page_number() -> int:
     return int(value)
 
 
-def _locale_arg(snap: Snapshot, value: str) -> str:
+def _locale_arg(snapshot: Snapshot, value: str) -> str:
     """A locale filter: empty, or a project locale in any spelling (`fr_FR` finds `fr-FR`)."""
     if not value:
         return ""
-    return find_locale(snap, value)
+    return find_locale(snapshot, value)
 
 
-def _asset_arg(snap: Snapshot, value: str) -> str:
-    return find_asset(snap, value, exact=True)
+def _asset_arg(snapshot: Snapshot, value: str) -> str:
+    return find_asset(snapshot, value, exact=True)
 
 
 # ----------------------------------------------------------------------------- sign-in
@@ -132,21 +132,21 @@ def _download_formats() -> list[dict[str, Any]]:
 
 @web_requires("export")
 def overview():
-    snap = snapshot()
+    snapshot = current_snapshot()
     locales = []
-    for record in snap.locales():
-        info = locale_record(snap, record["code"])
-        progress, total = info["progress"], max(len(snap), 1)
+    for record in snapshot.locales():
+        info = locale_record(snapshot, record["code"])
+        progress, total = info["progress"], max(len(snapshot), 1)
         info["bars"] = {
             "done": 100 * (progress["translated"] - progress["flagged"]) / total,
             "flagged": 100 * progress["flagged"] / total,
             "untranslated": 100 * progress["untranslated"] / total,
         }
         locales.append(info)
-    context: dict[str, Any] = {"snap": snap, "locales": locales, "formats": _download_formats()}
+    context: dict[str, Any] = {"snapshot": snapshot, "locales": locales, "formats": _download_formats()}
     if may("read"):
-        counts: dict[str, int] = {tag: 0 for tag in snap.tags()}
-        for _, asset in snap.assets():
+        counts: dict[str, int] = {tag: 0 for tag in snapshot.tags()}
+        for _, asset in snapshot.assets():
             for tag in asset.get("tags", []):
                 counts[tag] = counts.get(tag, 0) + 1
         context["tags"] = counts
@@ -171,24 +171,24 @@ def download_all(ext: str):
 @bp.get("/changes")
 @web_requires("read")
 def changes():
-    snap = snapshot()
+    snapshot = current_snapshot()
     page = _page_number()
-    filters = {"locale": _locale_arg(snap, request.args.get("locale", "").strip()),
+    filters = {"locale": _locale_arg(snapshot, request.args.get("locale", "").strip()),
                "author": request.args.get("author", "").strip(), "tag": request.args.get("tag", "").strip()}
     commits, more = history.log(project(), offset=(page - 1) * CHANGES_PER_PAGE, limit=CHANGES_PER_PAGE,
                                 **filters)
-    return render_template("changes.html", snap=snap, commits=commits, page=page, more=more, filters=filters,
+    return render_template("changes.html", snapshot=snapshot, commits=commits, page=page, more=more, filters=filters,
                            active={name: value for name, value in filters.items() if value})
 
 
-def _translation_view(snap: Snapshot, change: history.TranslationChange) -> dict[str, Any]:
+def _translation_view(snapshot: Snapshot, change: history.TranslationChange) -> dict[str, Any]:
     old, new = change.old or {}, change.new or {}
     before, after = word_diff(old.get("text", ""), new.get("text", ""))
-    record = snap.locale(change.locale)
+    record = snapshot.locale(change.locale)
     return {"asset": change.asset_id, "locale": change.locale,
             "locale_name": record["name"] if record else change.locale, "old": change.old, "new": change.new,
             "before": before, "after": after, "text_changed": old.get("text") != new.get("text"),
-            "exists": snap.has_asset(change.asset_id)}
+            "exists": snapshot.has_asset(change.asset_id)}
 
 
 def _shown(value: Any) -> str:
@@ -200,78 +200,78 @@ def _shown(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _asset_view(snap: Snapshot, change: history.AssetChange) -> dict[str, Any]:
+def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, Any]:
     old, new = change.old or {}, change.new or {}
     fields = [(name, _shown(old.get(name)), _shown(new.get(name))) for name in ASSET_FIELDS
               if old.get(name) != new.get(name) and (old.get(name) or new.get(name))]
     kind = "created" if change.old is None else "deleted" if change.new is None else "changed"
-    return {"asset": change.asset_id, "kind": kind, "fields": fields, "exists": snap.has_asset(change.asset_id)}
+    return {"asset": change.asset_id, "kind": kind, "fields": fields, "exists": snapshot.has_asset(change.asset_id)}
 
 
 @bp.get("/changes/<commit_id>")
 @web_requires("read")
 def change(commit_id: str):
-    snap = snapshot()
+    snapshot = current_snapshot()
     found, total = history.commit_changes(project(), commit_id, limit=CHANGES_SHOWN)
     shown = len(found.translations) + len(found.assets)
-    return render_template("change.html", snap=snap, info=found.info, project_changed=found.project_changed,
+    return render_template("change.html", snapshot=snapshot, info=found.info, project_changed=found.project_changed,
                            hidden=total - shown,
-                           translations=[_translation_view(snap, item) for item in found.translations],
-                           assets=[_asset_view(snap, item) for item in found.assets])
+                           translations=[_translation_view(snapshot, item) for item in found.translations],
+                           assets=[_asset_view(snapshot, item) for item in found.assets])
 
 
 # ----------------------------------------------------------------------------- assets and search
 @bp.get("/asset")
 @web_requires("read")
 def asset():
-    snap = snapshot()
-    asset_id = _asset_arg(snap, request.args.get("id", ""))
-    stored = snap.asset(asset_id)
+    snapshot = current_snapshot()
+    asset_id = _asset_arg(snapshot, request.args.get("id", ""))
+    stored = snapshot.asset(asset_id)
     rows = []
-    for record in snap.locales():
+    for record in snapshot.locales():
         code = record["code"]
-        rows.append({"translation": translation_record(snap, asset_id, code),
+        rows.append({"translation": translation_record(snapshot, asset_id, code),
                      "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code)]})
-    return render_template("asset.html", snap=snap, asset=asset_record(snap, asset_id, stored),
+    return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
                            plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows)
 
 
-def _matches(snap: Snapshot, query: str, locale: str, tag: str):
+def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
     """(asset id, source text, [(locale, text)] that contain the query), in creation order."""
     wanted = query.casefold()
-    codes = [locale] if locale else [record["code"] for record in snap.locales()]
-    source = snap.source_locale
-    for asset_id, stored in snap.assets():
+    codes = [locale] if locale else [record["code"] for record in snapshot.locales()]
+    source = snapshot.source_locale
+    for asset_id, stored in snapshot.assets():
         if tag and tag not in stored.get("tags", []):
             continue
-        texts = [(code, (snap.translation(asset_id, code) or {}).get("text", "")) for code in codes]
+        texts = [(code, (snapshot.translation(asset_id, code) or {}).get("text", "")) for code in codes]
         hits = [(code, text) for code, text in texts if wanted and wanted in text.casefold()]
         if not wanted or hits or wanted in asset_id.casefold():
-            yield asset_id, (snap.translation(asset_id, source) or {}).get("text", ""), hits
+            yield asset_id, (snapshot.translation(asset_id, source) or {}).get("text", ""), hits
 
 
 @bp.get("/search")
 @web_requires("read")
 def search():
-    snap = snapshot()
+    snapshot = current_snapshot()
     page = _page_number()
     query, tag = request.args.get("q", "").strip(), request.args.get("tag", "").strip()
-    locale = _locale_arg(snap, request.args.get("locale", "").strip())
-    results = list(_matches(snap, query, locale, tag))
+    locale = _locale_arg(snapshot, request.args.get("locale", "").strip())
+    results = list(_matches(snapshot, query, locale, tag))
     start = (page - 1) * RESULTS_PER_PAGE
-    return render_template("search.html", snap=snap, query=query, tag=tag, locale=locale, total=len(results),
+    return render_template("search.html", snapshot=snapshot, query=query, tag=tag, locale=locale, total=len(results),
                            results=results[start:start + RESULTS_PER_PAGE], page=page,
                            more=len(results) > start + RESULTS_PER_PAGE)
 
 
 # ----------------------------------------------------------------------------- editing
 def _edit_target() -> tuple[str, str, dict[str, Any] | None]:
-    snap = snapshot()
-    asset_id = _asset_arg(snap, request.form.get("asset", ""))
-    locale = _locale_arg(snap, request.form.get("locale", "").strip())
+    snapshot = current_snapshot()
+    asset_id = _asset_arg(snapshot, request.form.get("asset", ""))
+    locale = _locale_arg(snapshot, request.form.get("locale", "").strip())
     if not locale:
         raise ApiError(400, "Which locale? The form has no locale")
-    return asset_id, locale, snap.translation(asset_id, locale)
+    return asset_id, locale, snapshot.translation(asset_id, locale)
 
 
 def _back_to(asset_id: str, locale: str):
