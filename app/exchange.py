@@ -188,6 +188,7 @@ class Importer:
     def __init__(self, tx: Transaction, options: ImportOptions, actor: ops.Actor, now: str,
                  progress: Callable[[float], None] | None = None):
         self.tx = tx
+        tx.read_whole_chunks()  # an import reads most of the project
         self.options = options
         self.actor = actor
         self.now = now

@@ -287,17 +287,20 @@ def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
 def _chunk_progress(chunk) -> dict[str, Any]:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_progress)."""
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for _, entry in chunk.peek_items():
+    for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
         _count(counts, entry, +1)
     return counts
 
 
 def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...]) -> dict[str, Any]:
-    """A chunk's counts from its parent's and the entries that changed between them."""
+    """A chunk's counts from its parent's and the entries that changed between them (recounted when most
+    did: an import rewrites whole chunks, and two single decodes per entry cost more than one of the chunk)."""
+    if 2 * len(keys) > len(chunk):
+        return _chunk_progress(chunk)
     counts = _copy_counts(counts)
     for key in keys:
-        _count(counts, parent.get(key), -1)
-        _count(counts, chunk.get(key), +1)
+        _count(counts, parent.peek(key), -1)
+        _count(counts, chunk.peek(key), +1)
     return counts
 
 

@@ -15,11 +15,18 @@ import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 _decoder = json.JSONDecoder()
+# made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 
 
 def dump_value(value: Mapping[str, Any]) -> str:
     """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _encoder.encode(value)
+
+
+def dump_key(key: str) -> str:
+    """A key as its line starts with it (json.dumps(key, ensure_ascii=False))."""
+    return _encoder.encode(key)
 
 
 def _key_and_value_start(line: str) -> tuple[str, int]:
@@ -197,6 +204,10 @@ class Chunk:
     def keys(self) -> Iterator[str]:
         return iter(self._lines)
 
+    def line(self, key: str) -> str:
+        """The whole canonical line of an entry (KeyError when absent)."""
+        return self._lines[key]
+
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)
         if value is not None:
@@ -210,7 +221,7 @@ class Chunk:
             line = self._lines.get(key)
             if line is None:
                 return None
-            value = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
+            value = json.loads(line[len(dump_key(key)) + 2:])
         return value
 
     def peek_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -238,7 +249,7 @@ class Chunk:
                 continue
             if key not in lines:
                 reorder = True
-            lines[key] = json.dumps(key, ensure_ascii=False) + ": " + dump_value(value)
+            lines[key] = dump_key(key) + ": " + dump_value(value)
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)

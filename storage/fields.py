@@ -22,6 +22,7 @@ from .errors import Invalid
 
 # A Gloss key is `secrets.token_urlsafe(24)`: 32 URL-safe characters.
 KEY_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
+_KEY_CANDIDATE_TEXT = re.compile(KEY_CANDIDATE.pattern.decode("ascii"))  # the same rule on text
 KEY_REFUSAL = "contains an API key; keys must never enter a project repository"
 
 IsLiveKey = Callable[[str], bool]
@@ -169,6 +170,12 @@ def refuse_keys(what: str, data: bytes, is_live_key: IsLiveKey) -> None:
 def as_stored(value: Any) -> bytes:
     """A value as a catalogue line holds it (storage.canonical), the bytes a push's key scan reads."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8", "surrogatepass")
+
+
+def may_hold_key(line: str) -> bool:
+    """Whether a catalogue line (text) has a key candidate where its UTF-8 bytes would: the class is ASCII,
+    so a character outside it is outside it in either form. A cheap first test before refuse_keys_in_record."""
+    return _KEY_CANDIDATE_TEXT.search(line) is not None
 
 
 def refuse_keys_in_record(key: str, record: dict[str, Any], is_live_key: IsLiveKey, id_field: str = "id") -> None:
