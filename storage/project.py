@@ -285,9 +285,11 @@ class Project:
                        is_live_key: IsLiveKey | None = None,
                        attempts: int = PREPARE_ATTEMPTS) -> tuple[T, Transaction]:
         """Run `prepare` on a transaction on the latest published snapshot WITHOUT the project lock, then
-        commit it in a short critical section if the head is still that snapshot's commit (compare-and-swap);
-        when another writer moved the head meanwhile, prepare again on the new head. After `attempts`
-        prepares lost that race, the last one runs under the lock, so the write always ends.
+        commit it in a short critical section if the head is still that snapshot's commit (compare-and-swap).
+        When other writers moved the head meanwhile, the prepared changes are committed on the new head if
+        those writers changed no entry the prepare read or changed (Transaction.rebase), else the write is
+        prepared again on the new head. After `attempts` prepares lost that race, the last one runs under
+        the lock, so the write always ends.
 
         For long writes (imports): other writers of the project wait for the commit only, not for the
         prepare. `prepare` must only read and change its transaction (it may run several times) and may raise
@@ -304,15 +306,18 @@ class Project:
                 tx.result = tx.base
                 return value, tx
             with self._holding_group(first_in_group=True) as group:
-                if group.tip.commit == tx.base.commit:
-                    tx.result = self._stage(group, tx, author, committer or self.committer, summary, action,
-                                            None, built)
-                    committed = True
-                else:
-                    committed = False
-            if committed:
-                return value, tx
-            log.info("project %s: the head moved during a prepared write; preparing it again", self.id)
+                final: Transaction | None = tx
+                if group.tip.commit != tx.base.commit:
+                    # other writers committed meanwhile: when they changed nothing this write read or
+                    # changed, it applies to the new head as it is (rebuilding only the chunks they changed)
+                    final = tx.rebase(group.tip, built[0])
+                if final is not None:
+                    final.result = self._stage(group, final, author, committer or self.committer, summary,
+                                               action, None, built if final is tx else None)
+            if final is not None:
+                return value, final
+            log.info("project %s: a prepared write conflicts with writes made meanwhile; preparing it again",
+                     self.id)
         with self.transaction(author, summary, action, trailers, first_in_group=True, committer=committer,
                               is_live_key=is_live_key) as tx:
             value = prepare(tx)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 from .canonical import EMPTY, Chunk
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
@@ -30,6 +30,11 @@ class Transaction:
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, dict[str, Any]]] | None = None
+        self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
+        # kind -> chunk number -> the changes to that chunk (made by build, kept for a rebase)
+        self._grouped: dict[str, dict[int, dict[str, Any]]] | None = None
+        # (the snapshot a first build started from, its result): chunks the rebase did not change are reused
+        self._reuse: tuple[Snapshot, Snapshot] | None = None
 
     def read_whole_chunks(self) -> None:
         """Read the base's entries a whole chunk at a time, kept by this transaction only: for writes that read
@@ -40,6 +45,7 @@ class Transaction:
 
     def _base_entry(self, kind: str, chunks: dict[int, Any], asset_id: str) -> dict[str, Any] | None:
         """An asset's entry in the base (kind "" for its record, else a locale code)."""
+        self._read.setdefault(kind, set()).add(asset_id)
         number = self.base.asset_index.get(asset_id)
         if number is None:
             return None
@@ -163,10 +169,14 @@ class Transaction:
         def seq_of(asset_id: str) -> int:
             return self.asset(asset_id)["n"]  # type: ignore[index]
 
+        if self._reuse is None:  # (a rebased transaction has its first build's, and is never changed)
+            self._grouped = {"": self._group_by_chunk(self._assets, base.asset_index)}
+            for code, entries in self._translations.items():
+                self._grouped[code] = self._group_by_chunk(entries, base.asset_index)
+        assert self._grouped is not None
         asset_chunks = dict(base.asset_chunks)
-        for number, changes in self._group_by_chunk(self._assets, base.asset_index).items():
-            chunk = asset_chunks.get(number, EMPTY).with_changes(changes, seq_of)
-            self._refuse_keys(chunk, changes)
+        for number, changes in self._grouped[""].items():
+            chunk = self._chunk_with("", number, asset_chunks.get(number), changes, seq_of)
             asset_chunks[number] = chunk
             changed[asset_path(number)] = chunk.to_bytes() if len(chunk) else None
             if not len(chunk):
@@ -177,13 +187,12 @@ class Transaction:
         for code in set(base.locale_chunks) - set(codes):  # dropped locales lose their directory
             for number in base.locale_chunks[code]:
                 changed[locale_path(code, number)] = None
-        for code, entries in self._translations.items():
+        for code in self._translations:
             if code not in locale_chunks:
                 continue
             chunks = locale_chunks[code]
-            for number, changes in self._group_by_chunk(entries, base.asset_index).items():
-                chunk = chunks.get(number, EMPTY).with_changes(changes, seq_of)
-                self._refuse_keys(chunk, changes)
+            for number, changes in self._grouped[code].items():
+                chunk = self._chunk_with(code, number, chunks.get(number), changes, seq_of)
                 path = locale_path(code, number)
                 if len(chunk):
                     chunks[number] = chunk
@@ -197,6 +206,47 @@ class Transaction:
             asset_index = build_asset_index(asset_chunks)
         snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index)
         return snapshot, changed
+
+    def _chunk_with(self, kind: str, number: int, old: Chunk | None, changes: dict[str, Any],
+                    order: Callable[[str], int]) -> Chunk:
+        """A base chunk (kind "" = assets, else a locale; None: no such file yet) with this transaction's
+        changes: the first build's result when the chunk is the one that build started from (a rebase)."""
+        if self._reuse is not None:
+            before, after = self._reuse
+            if _chunks_of(before, kind).get(number) is old:
+                return _chunks_of(after, kind).get(number, EMPTY)
+        chunk = (old or EMPTY).with_changes(changes, order)
+        self._refuse_keys(chunk, changes)
+        return chunk
+
+    def rebase(self, head: Snapshot, built: Snapshot) -> "Transaction | None":
+        """This transaction's changes on `head`, a later snapshot, when nothing it read or changed differs
+        between its base and `head` (then applying it to either is the same write); else None.
+
+        `built` is this transaction's build() result: the rebased build reuses its chunks wherever `head`
+        still has the base's chunk, so that it costs the chunks other writers changed meanwhile, not the
+        whole change (a 100k-unit import committed behind a few translation writes).
+        """
+        base = self.base
+        if head.meta != base.meta or head.asset_index.keys() != base.asset_index.keys():
+            return None  # the locales, the next asset number or the set of assets moved: prepare again
+        for kind in {""} | set(base.locale_chunks) | set(head.locale_chunks):
+            touched = self._read.get(kind, set())
+            written = self._assets if kind == "" else self._translations.get(kind, {})
+            old_chunks, new_chunks = _chunks_of(base, kind), _chunks_of(head, kind)
+            for number in old_chunks.keys() | new_chunks.keys():
+                old, new = old_chunks.get(number), new_chunks.get(number)
+                if old is new:
+                    continue
+                changed = new.changed_since(old) if new is not None else tuple(old.keys())  # type: ignore[union-attr]
+                if any(key in touched or key in written for key in changed):
+                    return None
+        rebased = Transaction(head, self.is_live_key)
+        rebased._meta, rebased._assets, rebased._translations = self._meta, self._assets, self._translations
+        rebased._index_changes, rebased._read, rebased._grouped = self._index_changes, self._read, self._grouped
+        rebased.trailers, rebased.merge_parents = self.trailers, self.merge_parents
+        rebased._reuse = (base, built)
+        return rebased
 
     def _refuse_keys(self, chunk: Chunk, changes: dict[str, Any]) -> None:
         """Invalid, naming the field, when a record put holds a live API key as its catalogue line does. Checked
@@ -219,6 +269,11 @@ class Transaction:
                 continue
             grouped.setdefault(number, {})[asset_id] = value
         return grouped
+
+
+def _chunks_of(snapshot: Snapshot, kind: str) -> dict[int, Chunk]:
+    """The asset chunks (kind "") or a locale's chunks of a snapshot."""
+    return snapshot.asset_chunks if kind == "" else snapshot.locale_chunks.get(kind, {})
 
 
 __all__ = ["Transaction", "ASSETS_DIR", "LOCALES_DIR"]

@@ -47,14 +47,16 @@ def test_a_write_made_while_an_import_is_prepared_is_kept_and_the_import_commits
     project, keys = demo
     api = Api(client, keys.full)
     answers = []
-    write_during_first_prepare(monkeypatch, lambda: answers.append(
-        api.post("/api/translations/home.title/de", data="Während des Imports".encode())))
+    # another entry of the same locale file as the import's: the file is rebuilt with both changes
+    heads = write_during_first_prepare(monkeypatch, lambda: answers.append(
+        api.post("/api/translations/home.new_note/fr", data="Écrite pendant l'import".encode())))
     before = commit_count(project)
     file = json.dumps({"home.greeting": "Salut tout le monde", "brand.new": "Tout neuf"}).encode()
     status, body = api.post("/api/import/json?locale=fr", data=file)
     assert status == 200 and answers[0][0] == 200
     assert body["message"] == "Imported 1 new asset, 1 new translation, 1 translation updated"
-    assert api.get("/api/translations/home.title/de")[1]["translation"] == "Während des Imports"
+    assert len(heads) == 1  # the write touched nothing the import read: committed without a second prepare
+    assert api.get("/api/translations/home.new_note/fr")[1]["translation"] == "Écrite pendant l'import"
     assert api.get("/api/translations/home.greeting/fr")[1]["translation"] == "Salut tout le monde"
     assert api.get("/api/translations/brand.new/fr")[1]["translation"] == "Tout neuf"
     assert commit_count(project) == before + 2
