@@ -208,6 +208,13 @@ class Chunk:
         """The whole canonical line of an entry (KeyError when absent)."""
         return self._lines[key]
 
+    def starts_with(self, key: str, field: str, value: str) -> bool:
+        """Whether the entry's line starts with `field` holding `value` as dump_value writes it: then the
+        entry's field is `value`, known without parsing the line. False says nothing (no such entry, another
+        value, or fields in another order or spelling, as a push may write them)."""
+        line = self._lines.get(key)
+        return line is not None and line.startswith(f"{dump_key(key)}: {{{dump_key(field)}: {dump_key(value)}")
+
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)
         if value is not None:

@@ -127,21 +127,38 @@ class Transaction:
     def locale_codes(self) -> list[str]:
         return [record["code"] for record in self.peek_meta().get("locales", [])]
 
+    def _has_locale(self, locale: str) -> bool:
+        """Whether the locale is in the project (cheaper than `in locale_codes()`, asked for every entry read)."""
+        return any(record["code"] == locale for record in self.peek_meta().get("locales", []))
+
     def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
         changes = self._translations.get(locale)
         if changes is not None and asset_id in changes:
             return changes[asset_id]
-        if self._meta is not None and locale in self._dropped_locales():
-            return None
         chunks = self.base.locale_chunks.get(locale)
-        return self._base_entry(locale, chunks, asset_id) if chunks is not None else None
+        if chunks is None or (self._meta is not None and not self._has_locale(locale)):  # (a dropped locale)
+            return None
+        return self._base_entry(locale, chunks, asset_id)
+
+    def has_text(self, asset_id: str, locale: str, text: str) -> bool:
+        """Whether the translation is exactly `text`. An unchanged base entry is judged from its stored line,
+        without parsing it when the line says so (Chunk.starts_with): an unchanged re-import asks for every
+        unit."""
+        changes = self._translations.get(locale)
+        if changes is None or asset_id not in changes:
+            chunks = self.base.locale_chunks.get(locale)
+            number = self.base.asset_index.get(asset_id)
+            chunk = chunks.get(number) if chunks is not None and number is not None else None
+            if chunk is not None and (self._meta is None or self._has_locale(locale)):
+                self._read.setdefault(locale, set()).add(asset_id)
+                if chunk.starts_with(asset_id, "text", text):
+                    return True
+        entry = self.translation(asset_id, locale)
+        return entry is not None and entry["text"] == text
 
     def put_translation(self, asset_id: str, locale: str, entry: dict[str, Any] | None) -> None:
         """Set (or, with None, erase) the translation of an existing asset in a locale."""
         self._translations.setdefault(locale, {})[asset_id] = entry
-
-    def _dropped_locales(self) -> set[str]:
-        return set(self.base.locale_chunks) - set(self.locale_codes()) if self._meta is not None else set()
 
     # ----------------------------------------------------------------- output
     def is_empty(self) -> bool:
@@ -254,9 +271,12 @@ class Transaction:
         made instead of two serialisations per record (a third of a 100k-unit import's apply)."""
         if self.is_live_key is None:
             return
-        for asset_id, record in changes.items():
-            if record is not None and may_hold_key(chunk.line(asset_id)):
-                refuse_keys_in_record(asset_id, record, self.is_live_key)
+        written = [asset_id for asset_id, record in changes.items() if record is not None]
+        if not may_hold_key("\n".join(chunk.line(asset_id) for asset_id in written)):
+            return  # the usual case: one look at all the lines
+        for asset_id in written:
+            if may_hold_key(chunk.line(asset_id)):
+                refuse_keys_in_record(asset_id, changes[asset_id], self.is_live_key)
 
     def _group_by_chunk(self, changes: dict[str, Any], base_index: dict[str, int]) -> dict[int, dict[str, Any]]:
         """Split per-asset changes by chunk; an asset removed in this transaction is looked up in the base."""
