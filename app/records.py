@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, groupby
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, Chunk
+from storage.canonical import DERIVATIONS, EMPTY, EMPTY_TRANSLATIONS, Chunk
 from storage.snapshot import Snapshot
 
 
@@ -157,7 +157,8 @@ class _ChunkListBuilder:
 ASSET_LIST = "asset-list"
 
 
-def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> ChunkList:
+def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...],
+                  values: Mapping[str, Any] | None) -> ChunkList:
     """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
     one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
     many writes apart, and builds again only the records that differ."""
@@ -292,19 +293,31 @@ def _chunk_progress(chunk) -> dict[str, Any]:
     return counts
 
 
-def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...]) -> dict[str, Any]:
-    """A chunk's counts from its parent's and the entries that changed between them (recounted when most
-    did: an import rewrites whole chunks, and two single decodes per entry cost more than one of the chunk)."""
+def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...],
+                      values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
+    the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
+    afresh instead: from the values, parsing only the entries they lack."""
+    def new(key: str) -> dict[str, Any] | None:
+        return values[key] if values is not None and key in values else chunk.peek(key)
+
     if 2 * len(keys) > len(chunk):
-        return _chunk_progress(chunk)
+        if values is None:
+            return _chunk_progress(chunk)
+        fresh = _chunk_progress(EMPTY)
+        for key in chunk.keys():
+            _count(fresh, new(key), +1)
+        return fresh
     counts = _copy_counts(counts)
     for key in keys:
         _count(counts, parent.peek(key), -1)
-        _count(counts, chunk.peek(key), +1)
+        _count(counts, new(key), +1)
     return counts
 
 
 DERIVATIONS["progress"] = _updated_progress
+# the counts of no entry: new locale files (an import's) are counted from the values written into them
+EMPTY_TRANSLATIONS.derived["progress"] = _chunk_progress(EMPTY)
 
 
 def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:

@@ -87,7 +87,9 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
 # name -> update(parent's value, parent, child, changed keys) -> child's value. Callers register them (the
 # progress counts, say); a chunk made from a parent that has the value gets its own at once, so a chain of
 # versions made before anyone reads them (a commit group) never needs a full recount.
-DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...]], Any]] = {}
+# The last argument holds the changed entries' new values when the chunk was made from them (with_changes;
+# None: read the child), so that an update need not parse what the writer had in hand.
+DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...], Mapping[str, Any] | None], Any]] = {}
 
 
 def split_lines(text: str) -> list[str]:
@@ -185,15 +187,16 @@ class Chunk:
             return self.origin[1]
         return tuple(self._differing_keys(older))
 
-    def _inherit(self, parent: "Chunk", changed: list[str]) -> None:
-        """Become `parent` with the entries `changed`: the lineage, and the parsed entries still valid."""
+    def _inherit(self, parent: "Chunk", changed: list[str], values: Mapping[str, Any] | None = None) -> None:
+        """Become `parent` with the entries `changed` (`values`: their new values, None for removed, when
+        known): the lineage, and the parsed entries still valid."""
         self.origin = (parent, tuple(changed))
         parent.origin = None
         if parent._parsed:
             self._parsed = dict(parent._parsed)
             for key in changed:
                 self._parsed.pop(key, None)
-        self._carry_derived(parent, self.origin[1])
+        self._carry_derived(parent, self.origin[1], values)
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -260,13 +263,13 @@ class Chunk:
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)
-        chunk._inherit(self, list(changes))
+        chunk._inherit(self, list(changes), changes)
         return chunk
 
-    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...]) -> None:
+    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...], values: Mapping[str, Any] | None) -> None:
         for name, update in DERIVATIONS.items():
             if name in parent.derived:
-                self.derived[name] = update(parent.derived[name], parent, self, changed)
+                self.derived[name] = update(parent.derived[name], parent, self, changed, values)
 
     def to_bytes(self) -> bytes:
         if self._bytes is None:
@@ -276,3 +279,6 @@ class Chunk:
 
 
 EMPTY = Chunk({})
+# The empty chunk a new locale file is made from: derived data of translations may be registered on it (the
+# progress counts of no entry), so that a new file's is updated from the values written into it.
+EMPTY_TRANSLATIONS = Chunk({})

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-from .canonical import EMPTY, Chunk
+from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
                        dump_project, locale_path)
@@ -232,7 +232,7 @@ class Transaction:
             before, after = self._reuse
             if _chunks_of(before, kind).get(number) is old:
                 return _chunks_of(after, kind).get(number, EMPTY)
-        chunk = (old or EMPTY).with_changes(changes, order)
+        chunk = (old or (EMPTY if kind == "" else EMPTY_TRANSLATIONS)).with_changes(changes, order)
         self._refuse_keys(chunk, changes)
         return chunk
 
