@@ -354,10 +354,10 @@ class Importer:
         wanted_flag = flag if flag in ops.FLAGS else ""
         if not wanted_flag and self.tx.has_text(asset_id, code, text):
             return False  # the same text, and no flag to set (the flag switches concern new or changed texts)
-        current = self.tx.translation(asset_id, code)
+        current = entry = self.tx.translation(asset_id, code)
         changed = False
         if current is None or current["text"] != text:
-            ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
+            entry = ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
             changed = True
             if current is None:
                 self.report.new_translations += 1
@@ -367,7 +367,6 @@ class Importer:
             wanted_flag = wanted_flag or self.options.flag_new
         elif changed and current is not None and self.options.flag_updated in ops.FLAGS:
             wanted_flag = wanted_flag or self.options.flag_updated
-        entry = self.tx.translation(asset_id, code)
         if wanted_flag and entry.get("flag") != wanted_flag:
             ops.flag(self.tx, asset_id, code, wanted_flag, self.actor, self.now)
             changed = True

@@ -30,6 +30,8 @@ class Transaction:
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, dict[str, Any]]] | None = None
+        self._codes_of: list[dict[str, Any]] | None = None  # the locale list `_codes` was made from
+        self._codes: set[str] = set()
         self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
         # kind -> chunk number -> the changes to that chunk (made by build, kept for a rebase)
         self._grouped: dict[str, dict[int, dict[str, Any]]] | None = None
@@ -129,7 +131,10 @@ class Transaction:
 
     def _has_locale(self, locale: str) -> bool:
         """Whether the locale is in the project (cheaper than `in locale_codes()`, asked for every entry read)."""
-        return any(record["code"] == locale for record in self.peek_meta().get("locales", []))
+        locales = self.peek_meta().get("locales", [])
+        if self._codes_of is not locales:  # (operations replace the list, never change it in place)
+            self._codes_of, self._codes = locales, {record["code"] for record in locales}
+        return locale in self._codes
 
     def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
         changes = self._translations.get(locale)
@@ -149,10 +154,11 @@ class Transaction:
             chunks = self.base.locale_chunks.get(locale)
             number = self.base.asset_index.get(asset_id)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
-            if chunk is not None and (self._meta is None or self._has_locale(locale)):
-                self._read.setdefault(locale, set()).add(asset_id)
-                if chunk.starts_with(asset_id, "text", text):
-                    return True
+            if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
+                return False
+            self._read.setdefault(locale, set()).add(asset_id)
+            if chunk.starts_with(asset_id, "text", text):
+                return True
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text
 

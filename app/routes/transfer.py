@@ -33,9 +33,9 @@ bp = Blueprint("transfer", __name__)
 
 @bp.teardown_request
 def _release_export_memory(_error: BaseException | None) -> None:
-    """An export's temporaries are gone by now: give their pages back (a 100k export peaks at hundreds
-    of MB, which a worker would otherwise keep resident)."""
-    if request.path.startswith("/api/export/"):
+    """An export's or import's temporaries are gone by now: give their pages back (a 100k export or import
+    peaks at hundreds of MB, which a worker would otherwise keep resident)."""
+    if request.path.startswith(("/api/export/", "/api/import/")):
         release_free_memory()
 
 
@@ -304,6 +304,8 @@ def _start_async_import(ext, variant, data, options, read_options):
             except Exception as error:  # the job record is the only place left to report it
                 report_failure(job_store, job, error)
                 return
+            finally:
+                release_free_memory()  # as after a synchronous import (_release_export_memory)
             try:
                 job_store.update(job, progress=100, success=report.message())
             except OSError:  # committed all the same: the record settles as finished once this process ends
