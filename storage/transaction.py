@@ -45,12 +45,19 @@ class Transaction:
         import kept 300k of them in the cached snapshot, which then stayed in memory for good)."""
         self._whole = {}
 
+    def _note_read(self, kind: str, asset_id: str) -> None:
+        """Remember a base entry this transaction read (what a rebase must find unchanged)."""
+        read = self._read.get(kind)
+        if read is None:
+            read = self._read[kind] = set()
+        read.add(asset_id)
+
     def _base_entry(self, kind: str, chunks: dict[int, Any], asset_id: str) -> dict[str, Any] | None:
         """An asset's entry in the base (kind "" for its record, else a locale code)."""
-        self._read.setdefault(kind, set()).add(asset_id)
         number = self.base.asset_index.get(asset_id)
         if number is None:
-            return None
+            return None  # (whether it exists: a rebase compares the sets of assets)
+        self._note_read(kind, asset_id)
         chunk = chunks.get(number)
         if chunk is None:
             return None
@@ -156,7 +163,7 @@ class Transaction:
             chunk = chunks.get(number) if chunks is not None and number is not None else None
             if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
                 return False
-            self._read.setdefault(locale, set()).add(asset_id)
+            self._note_read(locale, asset_id)
             if chunk.starts_with(asset_id, "text", text):
                 return True
         entry = self.translation(asset_id, locale)
