@@ -255,14 +255,14 @@ class Importer:
         index: dict[tuple[str, str], str] = {}
         without_text: list[tuple[str, str]] = []
         for asset_id in self.tx.asset_ids():
-            asset = self.tx.asset(asset_id)
-            if asset.get("plural_of"):
+            context, plural_form = self.tx.context_of(asset_id)  # (read off the lines: every asset is read)
+            if plural_form:
                 continue
-            entry = self.tx.translation(asset_id, self.source)
-            if entry is not None and entry["text"]:
-                index.setdefault((asset.get("context", ""), entry["text"]), asset_id)
+            text = self.tx.text_of(asset_id, self.source)
+            if text:
+                index.setdefault((context, text), asset_id)
             else:
-                without_text.append((asset.get("context", ""), asset_id))
+                without_text.append((context, asset_id))
         for context, asset_id in without_text:
             if (context, asset_id) not in index:
                 index[(context, asset_id)] = asset_id

@@ -15,6 +15,7 @@ import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 _decoder = json.JSONDecoder()
+scanstring = json.decoder.scanstring  # (the C scanner: one JSON string from an offset)
 # made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 
@@ -217,6 +218,25 @@ class Chunk:
         value, or fields in another order or spelling, as a push may write them)."""
         line = self._lines.get(key)
         return line is not None and line.startswith(f"{dump_key(key)}: {{{dump_key(field)}: {dump_key(value)}")
+
+    def string_field(self, key: str, field: str) -> str | None:
+        """A top-level string field of the entry, decoded alone when its line shows it before any nested value
+        (a translation's text, an asset's context); None when it does not (no such entry or field, or it comes
+        after a brace or bracket), and the caller parses the entry. The marker `"field": "` cannot lie inside
+        a string (its quotes would be escaped there), so the first one before any brace is the field."""
+        line = self._lines.get(key)
+        if line is None:
+            return None
+        start = len(dump_key(key)) + 3  # just after `"key": {`
+        marker = dump_key(field) + ': "'
+        found = line.find(marker, start)
+        if found < 0 or line.find("{", start, found) >= 0 or line.find("[", start, found) >= 0:
+            return None
+        return scanstring(line, found + len(marker))[0]
+
+    def may_have_field(self, key: str, field: str) -> bool:
+        """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
+        return dump_key(field) + ": " in self._lines.get(key, "")
 
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)

@@ -152,6 +152,38 @@ class Transaction:
             return None
         return self._base_entry(locale, chunks, asset_id)
 
+    def _unchanged_base_chunk(self, kind: str, asset_id: str) -> Chunk | None:
+        """The base chunk holding an entry this transaction has not changed (None: changed, or no entry)."""
+        changes = self._assets if kind == "" else self._translations.get(kind, {})
+        if asset_id in changes or (kind and self._meta is not None and not self._has_locale(kind)):
+            return None
+        number = self.base.asset_index.get(asset_id)
+        chunk = _chunks_of(self.base, kind).get(number) if number is not None else None  # type: ignore[arg-type]
+        return chunk if chunk is not None and asset_id in chunk else None
+
+    def text_of(self, asset_id: str, locale: str) -> str | None:
+        """The translation's text (None: untranslated), read off its stored line without parsing the entry
+        when the line allows (Chunk.string_field): an import by source text reads every source text."""
+        chunk = self._unchanged_base_chunk(locale, asset_id)
+        text = chunk.string_field(asset_id, "text") if chunk is not None else None
+        if text is not None:
+            self._note_read(locale, asset_id)
+            return text
+        entry = self.translation(asset_id, locale)
+        return entry["text"] if entry is not None else None
+
+    def context_of(self, asset_id: str) -> tuple[str, bool]:
+        """An existing asset's context and whether it is a plural form of another, read as text_of reads."""
+        chunk = self._unchanged_base_chunk("", asset_id)
+        if chunk is not None and not chunk.may_have_field(asset_id, "plural_of"):
+            context = chunk.string_field(asset_id, "context")
+            if context is not None:
+                self._note_read("", asset_id)
+                return context, False
+        record = self.asset(asset_id)
+        assert record is not None, asset_id
+        return record.get("context", ""), bool(record.get("plural_of"))
+
     def has_text(self, asset_id: str, locale: str, text: str) -> bool:
         """Whether the translation is exactly `text`. An unchanged base entry is judged from its stored line,
         without parsing it when the line says so (Chunk.starts_with): an unchanged re-import asks for every
