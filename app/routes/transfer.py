@@ -257,7 +257,8 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
         if options.index == "id":
             formats.restore_keys(catalogue, ext, variant, tx.base.asset_ids())  # (tx has no change yet)
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
-        report = importer.apply(catalogue)
+        with formats.collector_paused():  # hundreds of thousands of new records, none of them cyclic
+            report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
         tx.trailers.append(("Locale", ",".join(sorted(report.locales)) or "-"))
         return report
