@@ -10,6 +10,7 @@ as they are: a write costs the size of the chunk, never a full re-serialisation 
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -23,6 +24,12 @@ _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 def dump_value(value: Mapping[str, Any]) -> str:
     """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
     return _encoder.encode(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _field_marker(field: str, after: str) -> str:
+    """A field's key as a line writes it, then `after` (made once per field name)."""
+    return dump_key(field) + after
 
 
 def dump_key(key: str) -> str:
@@ -228,7 +235,7 @@ class Chunk:
         if line is None:
             return None
         start = len(dump_key(key)) + 3  # just after `"key": {`
-        marker = dump_key(field) + ': "'
+        marker = _field_marker(field, ': "')
         found = line.find(marker, start)
         if found < 0 or line.find("{", start, found) >= 0 or line.find("[", start, found) >= 0:
             return None
@@ -236,7 +243,7 @@ class Chunk:
 
     def may_have_field(self, key: str, field: str) -> bool:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
-        return dump_key(field) + ": " in self._lines.get(key, "")
+        return _field_marker(field, ": ") in self._lines.get(key, "")
 
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)

@@ -175,12 +175,16 @@ class Transaction:
     def context_of(self, asset_id: str) -> tuple[str, bool]:
         """An existing asset's context and whether it is a plural form of another, read as text_of reads."""
         chunk = self._unchanged_base_chunk("", asset_id)
-        if chunk is not None and not chunk.may_have_field(asset_id, "plural_of"):
-            context = chunk.string_field(asset_id, "context")
-            if context is not None:
-                self._note_read("", asset_id)
-                return context, False
-        record = self.asset(asset_id)
+        record: dict[str, Any] | None
+        if chunk is not None:
+            self._note_read("", asset_id)
+            if not chunk.may_have_field(asset_id, "plural_of"):
+                context = chunk.string_field(asset_id, "context")
+                if context is not None:
+                    return context, False
+            record = chunk.peek(asset_id)  # this entry alone (a plural form: one in fifty, say)
+        else:
+            record = self.asset(asset_id)
         assert record is not None, asset_id
         return record.get("context", ""), bool(record.get("plural_of"))
 
