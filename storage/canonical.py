@@ -16,7 +16,8 @@ import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 _decoder = json.JSONDecoder()
-scanstring = json.decoder.scanstring  # (the C scanner: one JSON string from an offset)
+# one JSON string decoded from an offset, by the C scanner (typeshed does not declare it)
+scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
 # made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 

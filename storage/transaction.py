@@ -158,7 +158,7 @@ class Transaction:
         if asset_id in changes or (kind and self._meta is not None and not self._has_locale(kind)):
             return None
         number = self.base.asset_index.get(asset_id)
-        chunk = _chunks_of(self.base, kind).get(number) if number is not None else None  # type: ignore[arg-type]
+        chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
         return chunk if chunk is not None and asset_id in chunk else None
 
     def text_of(self, asset_id: str, locale: str) -> str | None:
