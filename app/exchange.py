@@ -188,6 +188,7 @@ class Importer:
     def __init__(self, tx: Transaction, options: ImportOptions, actor: ops.Actor, now: str,
                  progress: Callable[[float], None] | None = None):
         self.tx = tx
+        tx.read_whole_chunks()  # an import reads most of the project
         self.options = options
         self.actor = actor
         self.now = now
@@ -206,20 +207,28 @@ class Importer:
                 ops.add_locale(self.tx, parse_locale_code(code), display_name(code))
         by_text = self._source_text_index() if self.options.index == "text" else None
         seen: set[str] = set()
+        options = self.options
+        # the assets a file leaves out matter only to these switches (and reading every asset's plural
+        # links to know them costs a parse of each)
+        absent = options.tag_absent or options.untag_absent or options.delete_absent
         total = max(1, len(catalogue.units))
         for number, unit in enumerate(catalogue.units):
             asset_id = self._asset_for(unit, by_text)
             seen.add(asset_id)
             if self.tx.has_asset(asset_id):
-                if not self.options.ignore_existing:
+                written = not options.ignore_existing
+                if written:
                     self._update(asset_id, unit)
-                    seen.update(self.tx.asset(asset_id).get("plurals", []))
-            elif not self.options.ignore_new:
-                self._create(asset_id, unit)
+            else:
+                written = not options.ignore_new
+                if written:
+                    self._create(asset_id, unit)
+            if written and absent:
                 seen.update(self.tx.asset(asset_id).get("plurals", []))
             if number % 500 == 0:
                 self.progress(number / total)
-        self._absent(seen)
+        if absent:
+            self._absent(seen)
         return self.report
 
     # ------------------------------------------------------------------ matching by source text
@@ -246,14 +255,14 @@ class Importer:
         index: dict[tuple[str, str], str] = {}
         without_text: list[tuple[str, str]] = []
         for asset_id in self.tx.asset_ids():
-            asset = self.tx.asset(asset_id)
-            if asset.get("plural_of"):
+            context, plural_form = self.tx.context_of(asset_id)  # (read off the lines: every asset is read)
+            if plural_form:
                 continue
-            entry = self.tx.translation(asset_id, self.source)
-            if entry is not None and entry["text"]:
-                index.setdefault((asset.get("context", ""), entry["text"]), asset_id)
+            text = self.tx.text_of(asset_id, self.source)
+            if text:
+                index.setdefault((context, text), asset_id)
             else:
-                without_text.append((asset.get("context", ""), asset_id))
+                without_text.append((context, asset_id))
         for context, asset_id in without_text:
             if (context, asset_id) not in index:
                 index[(context, asset_id)] = asset_id
@@ -279,14 +288,15 @@ class Importer:
         self._write_translations(asset_id, unit, new_asset=True)
 
     def _update(self, asset_id: str, unit: Unit) -> None:
-        record = self.tx.asset(asset_id)
-        if unit.notes and not record.get("notes"):
-            ops.patch_asset(self.tx, asset_id, {"notes": unit.notes}, self.now)
-        # like notes, metadata a file brings fills what the asset lacks and never overwrites it
-        stored = record.get("meta", {})
-        missing = {key: value for key, value in storable_meta(unit.meta).items() if key not in stored}
-        if missing:
-            ops.set_asset_meta(self.tx, asset_id, {**stored, **missing}, self.now)
+        if unit.notes or unit.meta:  # (else the record is not read: most units of a re-import)
+            record = self.tx.asset(asset_id)
+            if unit.notes and not record.get("notes"):
+                ops.patch_asset(self.tx, asset_id, {"notes": unit.notes}, self.now)
+            # like notes, metadata a file brings fills what the asset lacks and never overwrites it
+            stored = record.get("meta", {})
+            missing = {key: value for key, value in storable_meta(unit.meta).items() if key not in stored}
+            if missing:
+                ops.set_asset_meta(self.tx, asset_id, {**stored, **missing}, self.now)
         changed = self._write_translations(asset_id, unit, new_asset=False)
         for tag in self.options.tag_all:
             ops.tag_asset(self.tx, asset_id, tag, self.now)
@@ -341,21 +351,22 @@ class Importer:
         """Store one text unless it is absent, blank-and-ignored or unchanged; True when something changed."""
         if text is None or (text == "" and self.options.ignore_blank):
             return False
-        current = self.tx.translation(asset_id, code)
+        wanted_flag = flag if flag in ops.FLAGS else ""
+        if not wanted_flag and self.tx.has_text(asset_id, code, text):
+            return False  # the same text, and no flag to set (the flag switches concern new or changed texts)
+        current = entry = self.tx.translation(asset_id, code)
         changed = False
         if current is None or current["text"] != text:
-            ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
+            entry = ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
             changed = True
             if current is None:
                 self.report.new_translations += 1
             else:
                 self.report.updated_translations += 1
-        wanted_flag = flag if flag in ops.FLAGS else ""
         if current is None and self.options.flag_new in ops.FLAGS:
             wanted_flag = wanted_flag or self.options.flag_new
         elif changed and current is not None and self.options.flag_updated in ops.FLAGS:
             wanted_flag = wanted_flag or self.options.flag_updated
-        entry = self.tx.translation(asset_id, code)
         if wanted_flag and entry.get("flag") != wanted_flag:
             ops.flag(self.tx, asset_id, code, wanted_flag, self.actor, self.now)
             changed = True

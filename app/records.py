@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, groupby
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, PERSISTED, Chunk
+from storage.canonical import DERIVATIONS, EMPTY, EMPTY_TRANSLATIONS, PERSISTED, Chunk
 from storage.snapshot import Snapshot, asset_path, locale_path
 from vocabulary import translation_statuses
 
@@ -154,7 +154,8 @@ class _ChunkListBuilder:
 ASSET_LIST = "asset-list"
 
 
-def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...]) -> ChunkList:
+def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...],
+                  values: Mapping[str, Any] | None) -> ChunkList:
     """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
     one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
     many writes apart, and builds again only the records that differ."""
@@ -318,22 +319,37 @@ def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
 def _chunk_progress(chunk) -> dict[str, Any]:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_progress)."""
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for _, entry in chunk.peek_items():
+    for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
         _count(counts, entry, +1)
     return counts
 
 
-def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...]) -> dict[str, Any]:
-    """A chunk's counts from its parent's and the entries that changed between them."""
+def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...],
+                      values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
+    the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
+    afresh instead: from the values, parsing only the entries they lack."""
+    def new(key: str) -> dict[str, Any] | None:
+        return values[key] if values is not None and key in values else chunk.peek(key)
+
+    if 2 * len(keys) > len(chunk):
+        if values is None:
+            return _chunk_progress(chunk)
+        fresh = _chunk_progress(EMPTY)
+        for key in chunk.keys():
+            _count(fresh, new(key), +1)
+        return fresh
     counts = _copy_counts(counts)
     for key in keys:
-        _count(counts, parent.get(key), -1)
-        _count(counts, chunk.get(key), +1)
+        _count(counts, parent.peek(key), -1)
+        _count(counts, new(key), +1)
     return counts
 
 
 DERIVATIONS["progress"] = _updated_progress
 PERSISTED["progress"] = 1  # a function of the chunk's bytes alone: kept by storage.derived
+# the counts of no entry: new locale files (an import's) are counted from the values written into them
+EMPTY_TRANSLATIONS.derived["progress"] = _chunk_progress(EMPTY)
 
 
 def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:

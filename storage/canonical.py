@@ -10,6 +10,7 @@ as they are: a write costs the size of the chunk, never a full re-serialisation 
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -18,11 +19,26 @@ from .derived import packed_count, unpack_strings
 
 
 _decoder = json.JSONDecoder()
+# one JSON string decoded from an offset, by the C scanner (typeshed does not declare it)
+scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
+# made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 
 
 def dump_value(value: Mapping[str, Any]) -> str:
     """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _encoder.encode(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _field_marker(field: str, after: str) -> str:
+    """A field's key as a line writes it, then `after` (made once per field name)."""
+    return dump_key(field) + after
+
+
+def dump_key(key: str) -> str:
+    """A key as its line starts with it (json.dumps(key, ensure_ascii=False))."""
+    return _encoder.encode(key)
 
 
 def _key_and_value_start(line: str) -> tuple[str, int]:
@@ -83,7 +99,9 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
 # name -> update(parent's value, parent, child, changed keys) -> child's value. Callers register them (the
 # progress counts, say); a chunk made from a parent that has the value gets its own at once, so a chain of
 # versions made before anyone reads them (a commit group) never needs a full recount.
-DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...]], Any]] = {}
+# The last argument holds the changed entries' new values when the chunk was made from them (with_changes;
+# None: read the child), so that an update need not parse what the writer had in hand.
+DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...], Mapping[str, Any] | None], Any]] = {}
 
 # The derived data of DERIVATIONS that is a function of the chunk's bytes alone and is persisted (storage.derived)
 # under the chunk's blob id: name -> version (raise it when the function changes: older values are then ignored).
@@ -229,15 +247,16 @@ class Chunk:
             return self.origin[1]
         return tuple(self._differing_keys(older))
 
-    def _inherit(self, parent: "Chunk", changed: list[str]) -> None:
-        """Become `parent` with the entries `changed`: the lineage, and the parsed entries still valid."""
+    def _inherit(self, parent: "Chunk", changed: list[str], values: Mapping[str, Any] | None = None) -> None:
+        """Become `parent` with the entries `changed` (`values`: their new values, None for removed, when
+        known): the lineage, and the parsed entries still valid."""
         self.origin = (parent, tuple(changed))
         parent.origin = None
         if parent._parsed:
             self._parsed = dict(parent._parsed)
             for key in changed:
                 self._parsed.pop(key, None)
-        self._carry_derived(parent, self.origin[1])
+        self._carry_derived(parent, self.origin[1], values)
 
     def __len__(self) -> int:
         known = self._known_keys
@@ -252,6 +271,36 @@ class Chunk:
         known = self._keys_known() if self._loaded is None else None
         return iter(known if known is not None else self._lines)
 
+    def line(self, key: str) -> str:
+        """The whole canonical line of an entry (KeyError when absent)."""
+        return self._lines[key]
+
+    def starts_with(self, key: str, field: str, value: str) -> bool:
+        """Whether the entry's line starts with `field` holding `value` as dump_value writes it: then the
+        entry's field is `value`, known without parsing the line. False says nothing (no such entry, another
+        value, or fields in another order or spelling, as a push may write them)."""
+        line = self._lines.get(key)
+        return line is not None and line.startswith(f"{dump_key(key)}: {{{dump_key(field)}: {dump_key(value)}")
+
+    def string_field(self, key: str, field: str) -> str | None:
+        """A top-level string field of the entry, decoded alone when its line shows it before any nested value
+        (a translation's text, an asset's context); None when it does not (no such entry or field, or it comes
+        after a brace or bracket), and the caller parses the entry. The marker `"field": "` cannot lie inside
+        a string (its quotes would be escaped there), so the first one before any brace is the field."""
+        line = self._lines.get(key)
+        if line is None:
+            return None
+        start = len(dump_key(key)) + 3  # just after `"key": {`
+        marker = _field_marker(field, ': "')
+        found = line.find(marker, start)
+        if found < 0 or line.find("{", start, found) >= 0 or line.find("[", start, found) >= 0:
+            return None
+        return scanstring(line, found + len(marker))[0]
+
+    def may_have_field(self, key: str, field: str) -> bool:
+        """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
+        return _field_marker(field, ": ") in self._lines.get(key, "")
+
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.peek(key)
         if value is not None:
@@ -265,7 +314,7 @@ class Chunk:
             line = self._lines.get(key)
             if line is None:
                 return None
-            value = json.loads(line[len(json.dumps(key, ensure_ascii=False)) + 2:])
+            value = json.loads(line[len(dump_key(key)) + 2:])
         return value
 
     def peek_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -293,17 +342,17 @@ class Chunk:
                 continue
             if key not in lines:
                 reorder = True
-            lines[key] = json.dumps(key, ensure_ascii=False) + ": " + dump_value(value)
+            lines[key] = dump_key(key) + ": " + dump_value(value)
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
         chunk = Chunk(lines)
-        chunk._inherit(self, list(changes))
+        chunk._inherit(self, list(changes), changes)
         return chunk
 
-    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...]) -> None:
+    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...], values: Mapping[str, Any] | None) -> None:
         for name, update in DERIVATIONS.items():
             if name in parent.derived:
-                self.derived[name] = update(parent.derived[name], parent, self, changed)
+                self.derived[name] = update(parent.derived[name], parent, self, changed, values)
 
     def to_bytes(self) -> bytes:
         if self._bytes is None:
@@ -313,3 +362,6 @@ class Chunk:
 
 
 EMPTY = Chunk({})
+# The empty chunk a new locale file is made from: derived data of translations may be registered on it (the
+# progress counts of no entry), so that a new file's is updated from the values written into it.
+EMPTY_TRANSLATIONS = Chunk({})

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
-from .canonical import EMPTY, Chunk
-from .fields import IsLiveKey, refuse_keys_in_record
+from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
+from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
                        dump_project, locale_path)
 
@@ -27,6 +27,46 @@ class Transaction:
         # further parents of the commit (a merged push): the commit is made even when no file changes
         self.merge_parents: list[bytes] = []
         self.result: Snapshot | None = None  # the committed snapshot, once the project has committed
+        # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
+        # whole chunks (read_whole_chunks)
+        self._whole: dict[tuple[str, int], dict[str, dict[str, Any]]] | None = None
+        self._codes_of: list[dict[str, Any]] | None = None  # the locale list `_codes` was made from
+        self._codes: set[str] = set()
+        self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
+        # kind -> chunk number -> the changes to that chunk (made by build, kept for a rebase)
+        self._grouped: dict[str, dict[int, dict[str, Any]]] | None = None
+        # (the snapshot a first build started from, its result): chunks the rebase did not change are reused
+        self._reuse: tuple[Snapshot, Snapshot] | None = None
+
+    def read_whole_chunks(self) -> None:
+        """Read the base's entries a whole chunk at a time, kept by this transaction only: for writes that read
+        most of the project (an import). One decode of a chunk costs about what ten single entries cost, and
+        the base snapshot, shared by every request, is left without the parsed entries (at 100k assets an
+        import kept 300k of them in the cached snapshot, which then stayed in memory for good)."""
+        self._whole = {}
+
+    def _note_read(self, kind: str, asset_id: str) -> None:
+        """Remember a base entry this transaction read (what a rebase must find unchanged)."""
+        read = self._read.get(kind)
+        if read is None:
+            read = self._read[kind] = set()
+        read.add(asset_id)
+
+    def _base_entry(self, kind: str, chunks: dict[int, Any], asset_id: str) -> dict[str, Any] | None:
+        """An asset's entry in the base (kind "" for its record, else a locale code)."""
+        number = self.base.asset_index.get(asset_id)
+        if number is None:
+            return None  # (whether it exists: a rebase compares the sets of assets)
+        self._note_read(kind, asset_id)
+        chunk = chunks.get(number)
+        if chunk is None:
+            return None
+        if self._whole is None:
+            return chunk.get(asset_id)
+        entries = self._whole.get((kind, number))
+        if entries is None:
+            entries = self._whole[(kind, number)] = chunk.peek_all()
+        return entries.get(asset_id)
 
     # ----------------------------------------------------------------- project metadata
     @property
@@ -59,15 +99,13 @@ class Transaction:
     def asset(self, asset_id: str) -> dict[str, Any] | None:
         if asset_id in self._assets:
             return self._assets[asset_id]
-        return self.base.asset(asset_id)
+        return self._base_entry("", self.base.asset_chunks, asset_id)
 
     def has_asset(self, asset_id: str) -> bool:
         return self.chunk_of(asset_id) is not None
 
     def put_asset(self, asset_id: str, record: dict[str, Any]) -> None:
         """Create or replace an asset record; `record["n"]` is its sequence number."""
-        if self.is_live_key is not None:
-            refuse_keys_in_record(asset_id, record, self.is_live_key)
         self._assets[asset_id] = record
         self._index_changes[asset_id] = record["n"] // self.chunk_size
 
@@ -83,30 +121,93 @@ class Transaction:
 
     def asset_ids(self) -> list[str]:
         """Current asset IDs in creation order."""
-        live = [(record["n"], i) for i, record in self._assets.items() if record is not None]
-        ids = [(self.base.asset(i)["n"], i) for i in self.base.asset_ids() if i not in self._assets]  # type: ignore[index]
-        return [asset_id for _, asset_id in sorted(ids + live)]
+        base = self.base
+        kept = [i for i in base.asset_ids() if self._assets.get(i, True) is not None]  # (base order = creation)
+        added = sorted((record["n"], i) for i, record in self._assets.items()
+                       if record is not None and i not in base.asset_index)
+        if not added or added[0][0] >= base.meta.get("next_seq", 0):
+            # the usual case: only assets created here, after every base asset (their numbers are new)
+            return kept + [asset_id for _, asset_id in added]
+        # a renamed asset keeps its number, so its place among the base's: sort on every number
+        numbered = [(self.asset(i)["n"], i) for i in kept] + added  # type: ignore[index]
+        return [asset_id for _, asset_id in sorted(numbered)]
 
     # ----------------------------------------------------------------- translations
     def locale_codes(self) -> list[str]:
         return [record["code"] for record in self.peek_meta().get("locales", [])]
 
+    def _has_locale(self, locale: str) -> bool:
+        """Whether the locale is in the project (cheaper than `in locale_codes()`, asked for every entry read)."""
+        locales = self.peek_meta().get("locales", [])
+        if self._codes_of is not locales:  # (operations replace the list, never change it in place)
+            self._codes_of, self._codes = locales, {record["code"] for record in locales}
+        return locale in self._codes
+
     def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
         changes = self._translations.get(locale)
         if changes is not None and asset_id in changes:
             return changes[asset_id]
-        if locale in self._dropped_locales():
+        chunks = self.base.locale_chunks.get(locale)
+        if chunks is None or (self._meta is not None and not self._has_locale(locale)):  # (a dropped locale)
             return None
-        return self.base.translation(asset_id, locale)
+        return self._base_entry(locale, chunks, asset_id)
+
+    def _unchanged_base_chunk(self, kind: str, asset_id: str) -> Chunk | None:
+        """The base chunk holding an entry this transaction has not changed (None: changed, or no entry)."""
+        changes = self._assets if kind == "" else self._translations.get(kind, {})
+        if asset_id in changes or (kind and self._meta is not None and not self._has_locale(kind)):
+            return None
+        number = self.base.asset_index.get(asset_id)
+        chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
+        return chunk if chunk is not None and asset_id in chunk else None
+
+    def text_of(self, asset_id: str, locale: str) -> str | None:
+        """The translation's text (None: untranslated), read off its stored line without parsing the entry
+        when the line allows (Chunk.string_field): an import by source text reads every source text."""
+        chunk = self._unchanged_base_chunk(locale, asset_id)
+        text = chunk.string_field(asset_id, "text") if chunk is not None else None
+        if text is not None:
+            self._note_read(locale, asset_id)
+            return text
+        entry = self.translation(asset_id, locale)
+        return entry["text"] if entry is not None else None
+
+    def context_of(self, asset_id: str) -> tuple[str, bool]:
+        """An existing asset's context and whether it is a plural form of another, read as text_of reads."""
+        chunk = self._unchanged_base_chunk("", asset_id)
+        record: dict[str, Any] | None
+        if chunk is not None:
+            self._note_read("", asset_id)
+            if not chunk.may_have_field(asset_id, "plural_of"):
+                context = chunk.string_field(asset_id, "context")
+                if context is not None:
+                    return context, False
+            record = chunk.peek(asset_id)  # this entry alone (a plural form: one in fifty, say)
+        else:
+            record = self.asset(asset_id)
+        assert record is not None, asset_id
+        return record.get("context", ""), bool(record.get("plural_of"))
+
+    def has_text(self, asset_id: str, locale: str, text: str) -> bool:
+        """Whether the translation is exactly `text`. An unchanged base entry is judged from its stored line,
+        without parsing it when the line says so (Chunk.starts_with): an unchanged re-import asks for every
+        unit."""
+        changes = self._translations.get(locale)
+        if changes is None or asset_id not in changes:
+            chunks = self.base.locale_chunks.get(locale)
+            number = self.base.asset_index.get(asset_id)
+            chunk = chunks.get(number) if chunks is not None and number is not None else None
+            if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
+                return False
+            self._note_read(locale, asset_id)
+            if chunk.starts_with(asset_id, "text", text):
+                return True
+        entry = self.translation(asset_id, locale)
+        return entry is not None and entry["text"] == text
 
     def put_translation(self, asset_id: str, locale: str, entry: dict[str, Any] | None) -> None:
         """Set (or, with None, erase) the translation of an existing asset in a locale."""
-        if entry is not None and self.is_live_key is not None:
-            refuse_keys_in_record(asset_id, entry, self.is_live_key)
         self._translations.setdefault(locale, {})[asset_id] = entry
-
-    def _dropped_locales(self) -> set[str]:
-        return set(self.base.locale_chunks) - set(self.locale_codes()) if self._meta is not None else set()
 
     # ----------------------------------------------------------------- output
     def is_empty(self) -> bool:
@@ -134,9 +235,14 @@ class Transaction:
         def seq_of(asset_id: str) -> int:
             return self.asset(asset_id)["n"]  # type: ignore[index]
 
+        if self._reuse is None:  # (a rebased transaction has its first build's, and is never changed)
+            self._grouped = {"": self._group_by_chunk(self._assets, base.asset_index)}
+            for code, entries in self._translations.items():
+                self._grouped[code] = self._group_by_chunk(entries, base.asset_index)
+        assert self._grouped is not None
         asset_chunks = dict(base.asset_chunks)
-        for number, changes in self._group_by_chunk(self._assets, base.asset_index).items():
-            chunk = asset_chunks.get(number, EMPTY).with_changes(changes, seq_of)
+        for number, changes in self._grouped[""].items():
+            chunk = self._chunk_with("", number, asset_chunks.get(number), changes, seq_of)
             asset_chunks[number] = chunk
             changed[asset_path(number)] = chunk.to_bytes() if len(chunk) else None
             if not len(chunk):
@@ -147,12 +253,12 @@ class Transaction:
         for code in set(base.locale_chunks) - set(codes):  # dropped locales lose their directory
             for number in base.locale_chunks[code]:
                 changed[locale_path(code, number)] = None
-        for code, entries in self._translations.items():
+        for code in self._translations:
             if code not in locale_chunks:
                 continue
             chunks = locale_chunks[code]
-            for number, changes in self._group_by_chunk(entries, base.asset_index).items():
-                chunk = chunks.get(number, EMPTY).with_changes(changes, seq_of)
+            for number, changes in self._grouped[code].items():
+                chunk = self._chunk_with(code, number, chunks.get(number), changes, seq_of)
                 path = locale_path(code, number)
                 if len(chunk):
                     chunks[number] = chunk
@@ -167,6 +273,60 @@ class Transaction:
         snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index)
         return snapshot, changed
 
+    def _chunk_with(self, kind: str, number: int, old: Chunk | None, changes: dict[str, Any],
+                    order: Callable[[str], int]) -> Chunk:
+        """A base chunk (kind "" = assets, else a locale; None: no such file yet) with this transaction's
+        changes: the first build's result when the chunk is the one that build started from (a rebase)."""
+        if self._reuse is not None:
+            before, after = self._reuse
+            if _chunks_of(before, kind).get(number) is old:
+                return _chunks_of(after, kind).get(number, EMPTY)
+        chunk = (old or (EMPTY if kind == "" else EMPTY_TRANSLATIONS)).with_changes(changes, order)
+        self._refuse_keys(chunk, changes)
+        return chunk
+
+    def rebase(self, head: Snapshot, built: Snapshot) -> "Transaction | None":
+        """This transaction's changes on `head`, a later snapshot, when nothing it read or changed differs
+        between its base and `head` (then applying it to either is the same write); else None.
+
+        `built` is this transaction's build() result: the rebased build reuses its chunks wherever `head`
+        still has the base's chunk, so that it costs the chunks other writers changed meanwhile, not the
+        whole change (a 100k-unit import committed behind a few translation writes).
+        """
+        base = self.base
+        if head.meta != base.meta or head.asset_index.keys() != base.asset_index.keys():
+            return None  # the locales, the next asset number or the set of assets moved: prepare again
+        for kind in {""} | set(base.locale_chunks) | set(head.locale_chunks):
+            touched = self._read.get(kind, set())
+            written = self._assets if kind == "" else self._translations.get(kind, {})
+            old_chunks, new_chunks = _chunks_of(base, kind), _chunks_of(head, kind)
+            for number in old_chunks.keys() | new_chunks.keys():
+                old, new = old_chunks.get(number), new_chunks.get(number)
+                if old is new:
+                    continue
+                changed = new.changed_since(old) if new is not None else tuple(old.keys())  # type: ignore[union-attr]
+                if any(key in touched or key in written for key in changed):
+                    return None
+        rebased = Transaction(head, self.is_live_key)
+        rebased._meta, rebased._assets, rebased._translations = self._meta, self._assets, self._translations
+        rebased._index_changes, rebased._read, rebased._grouped = self._index_changes, self._read, self._grouped
+        rebased.trailers, rebased.merge_parents = self.trailers, self.merge_parents
+        rebased._reuse = (base, built)
+        return rebased
+
+    def _refuse_keys(self, chunk: Chunk, changes: dict[str, Any]) -> None:
+        """Invalid, naming the field, when a record put holds a live API key as its catalogue line does. Checked
+        here, on the lines the chunk has just serialised, rather than at each put: one scan of a line already
+        made instead of two serialisations per record (a third of a 100k-unit import's apply)."""
+        if self.is_live_key is None:
+            return
+        written = [asset_id for asset_id, record in changes.items() if record is not None]
+        if not may_hold_key("\n".join(chunk.line(asset_id) for asset_id in written)):
+            return  # the usual case: one look at all the lines
+        for asset_id in written:
+            if may_hold_key(chunk.line(asset_id)):
+                refuse_keys_in_record(asset_id, changes[asset_id], self.is_live_key)
+
     def _group_by_chunk(self, changes: dict[str, Any], base_index: dict[str, int]) -> dict[int, dict[str, Any]]:
         """Split per-asset changes by chunk; an asset removed in this transaction is looked up in the base."""
         grouped: dict[int, dict[str, Any]] = {}
@@ -178,6 +338,11 @@ class Transaction:
                 continue
             grouped.setdefault(number, {})[asset_id] = value
         return grouped
+
+
+def _chunks_of(snapshot: Snapshot, kind: str) -> dict[int, Chunk]:
+    """The asset chunks (kind "") or a locale's chunks of a snapshot."""
+    return snapshot.asset_chunks if kind == "" else snapshot.locale_chunks.get(kind, {})
 
 
 __all__ = ["Transaction", "ASSETS_DIR", "LOCALES_DIR"]

@@ -65,3 +65,30 @@ def test_progress_counts_follow_a_chain_of_versions_made_before_anyone_read_them
     for chunk in (second, third, reread):
         assert chunk.derived["progress"] == _chunk_progress(chunk)
     assert third.derived["progress"]["flagged"] == 1 and third.derived["progress"]["translated"] == 3
+
+
+FIELD_LINES = {
+    "a text written first": ({"text": 'Say "hi" \\ é\n', "rev": 1}, "text", 'Say "hi" \\ é\n'),
+    "a context after plain fields": ({"n": 3, "type": "text", "context": "menu", "tags": []}, "context", "menu"),
+    "a field only inside a nested value": ({"n": 1, "meta": {"context": "x"}}, "context", None),
+    "a field after a nested value": ({"n": 1, "tags": ["a"], "context": "late"}, "context", None),
+    "a marker inside another field's text": ({"notes": '"context": "no"', "rev": 1}, "context", None),
+    "no such field": ({"text": "A", "rev": 1}, "context", None),
+}
+
+
+@pytest.mark.parametrize("name", FIELD_LINES)
+def test_a_string_field_read_off_its_line_is_the_parsed_value_or_none_when_the_line_does_not_say(name):
+    entry, field, expected = FIELD_LINES[name]
+    chunk = Chunk.parse(Chunk({}).with_changes({"k\u00e9y": entry}, lambda key: 0).to_bytes())
+    assert chunk.string_field("k\u00e9y", field) == expected
+    assert expected is None or chunk.get("k\u00e9y")[field] == expected
+    assert chunk.string_field("absent", field) is None
+
+
+def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
+    chunk = chunk_of({"a": {"text": "Hello", "rev": 1}, "b": {"rev": 1, "text": "Hello"}})
+    assert chunk.starts_with("a", "text", "Hello")
+    assert not chunk.starts_with("a", "text", "Hell") and not chunk.starts_with("a", "text", "Hello!")
+    assert not chunk.starts_with("b", "text", "Hello")  # fields in another order: the caller parses
+    assert chunk.may_have_field("b", "text") and not chunk.may_have_field("a", "plural_of")

@@ -3,20 +3,10 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from storage.project import release_free_memory
-
 from ..auth import requires
 from ..exports import all_locales_file, archive_file, locale_file, template_file
 
 bp = Blueprint("exports", __name__)
-
-
-@bp.teardown_request
-def _release_export_memory(_error: BaseException | None) -> None:
-    """An export's temporaries are gone by now: give their pages back (a 100k export peaks at hundreds
-    of MB, which a worker would otherwise keep resident)."""
-    if request.path.startswith("/api/export/"):
-        release_free_memory()
 
 
 @bp.get("/api/export/locale/<locale>.<ext>")

@@ -11,6 +11,7 @@ from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
+from storage.project import release_free_memory
 from storage.trailers import Action, Trailer
 
 from ..auth import requires
@@ -57,8 +58,10 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
 def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
                read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None,
                job_id: str = ""):
-    """Parse then apply in one transaction: one commit however many units, nothing on any error.
+    """Parse, then apply in one transaction: one commit however many units, nothing on any error.
 
+    The apply is prepared outside the project lock and committed only if the head did not move meanwhile
+    (Project.prepared_write), so other writes to the project wait for the commit, not for the import.
     An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
     """
     snap = project_obj.snapshot()
@@ -68,14 +71,19 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
     trailers = [(Trailer.FORMAT, ext)] + ([(Trailer.JOB, job_id)] if job_id else [])
-    with project_obj.transaction(author, summary, Action.IMPORT, trailers, first_in_group=True, committer=author,
-                                 is_live_key=is_live_key) as tx:
+
+    def prepare(tx):
         if options.index == "id":
-            formats.restore_keys(catalogue, ext, variant, tx.asset_ids())
+            formats.restore_keys(catalogue, ext, variant, tx.base.asset_ids())  # (tx has no change yet)
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
-        report = importer.apply(catalogue)
+        with formats.collector_paused():  # hundreds of thousands of new records, none of them cyclic
+            report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
         tx.trailers.append((Trailer.LOCALE, ",".join(sorted(report.locales)) or "-"))
+        return report
+
+    report, tx = project_obj.prepared_write(prepare, author, summary, Action.IMPORT, trailers, committer=author,
+                                            is_live_key=is_live_key)
     return report, tx.result
 
 
@@ -116,6 +124,8 @@ def _start_async_import(ext, variant, data, options, read_options):
             except Exception as error:  # the job record is the only place left to report it
                 report_failure(job_store, job, error)
                 return
+            finally:
+                release_free_memory()  # as after a synchronous import (routes.release_memory_after)
             try:
                 job_store.update(job, progress=100, success=report.message())
             except OSError:  # committed all the same: the record settles as finished once this process ends
