@@ -11,7 +11,9 @@ from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
-from storage.project import release_free_memory
+from storage.gitrepo import Person
+from storage.operations import Actor
+from storage.project import Project, release_free_memory
 from storage.trailers import Action, Trailer
 
 from ..auth import requires
@@ -55,8 +57,8 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
     return options, formats.ReadOptions(locale=locale_code, index=index, namespace=args.get("namespace", "").strip())
 
 
-def run_import(project_obj, ext: str, variant: str, data: bytes, options: ImportOptions,
-               read_options: formats.ReadOptions, author, actor, progress=lambda fraction: None,
+def run_import(target: Project, ext: str, variant: str, data: bytes, options: ImportOptions,
+               read_options: formats.ReadOptions, author: Person, actor: Actor, progress=lambda fraction: None,
                job_id: str = ""):
     """Parse, then apply in one transaction: one commit however many units, nothing on any error.
 
@@ -64,9 +66,9 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
     (Project.prepared_write), so other writes to the project wait for the commit, not for the import.
     An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
     """
-    snap = project_obj.snapshot()
-    read_options.source_locale = snap.source_locale
-    read_options.namespace = read_options.namespace or snap.name  # as exports default it
+    snapshot = target.snapshot()
+    read_options.source_locale = snapshot.source_locale
+    read_options.namespace = read_options.namespace or snapshot.name  # as exports default it
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
@@ -82,7 +84,7 @@ def run_import(project_obj, ext: str, variant: str, data: bytes, options: Import
         tx.trailers.append((Trailer.LOCALE, ",".join(sorted(report.locales)) or "-"))
         return report
 
-    report, tx = project_obj.prepared_write(prepare, author, summary, Action.IMPORT, trailers, committer=author,
+    report, tx = target.prepared_write(prepare, author, summary, Action.IMPORT, trailers, committer=author,
                                             is_live_key=is_live_key)
     return report, tx.result
 
@@ -113,13 +115,13 @@ def jobs() -> JobStore:
 def _start_async_import(ext, variant, data, options, read_options):
     job_store = jobs()
     job = job_store.create(g.key.project)
-    project_obj, author, actor = project(), committer_identity(), g.actor
+    target, author, actor = project(), committer_identity(), g.actor
     app = current_app._get_current_object()
 
     def work() -> None:
         with app.app_context():
             try:
-                report, _ = run_import(project_obj, ext, variant, data, options, read_options, author, actor,
+                report, _ = run_import(target, ext, variant, data, options, read_options, author, actor,
                                        lambda fraction: _note_progress(job_store, job, fraction), job.id)
             except Exception as error:  # the job record is the only place left to report it
                 report_failure(job_store, job, error)
@@ -162,9 +164,9 @@ def report_failure(job_store: JobStore, job, error: Exception) -> None:
 @bp.get("/api/import/progress/")
 @requires("read")
 def import_progress(job_id: str = ""):
-    project_obj = project()
+    target = project()
     job = jobs().get(job_id, g.key.project,
-                     lambda wanted: commit_with_trailer(project_obj, Trailer.JOB, wanted) is not None)
+                     lambda wanted: commit_with_trailer(target, Trailer.JOB, wanted) is not None)
     return render({"progress": job.progress, "success": job.success, "error": job.error})
 
 
