@@ -91,7 +91,7 @@ MAX_OPEN_PACK_FILES = 160
 MAX_OPEN_ASSETS = 250_000
 IDLE_PROJECT_SECONDS = 30.0
 
-LIMITS: dict[str, object] = {
+LIMITS: dict[str, int | float] = {
     "max_body_bytes": MAX_BODY_BYTES,
     "max_convert_bytes": MAX_CONVERT_BYTES,
     "convert_concurrency": CONVERT_CONCURRENCY,

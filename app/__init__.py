@@ -41,7 +41,7 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
 
         shallow = Request(environ, shallow=True)
         key = key_in(shallow.headers, shallow.args)
-        return bool(key) and keys.verify(key) is not None
+        return key is not None and key != "" and keys.verify(key) is not None
 
     return check
 
@@ -52,7 +52,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.config.update(config or {})
-    app.json.ensure_ascii = False
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]  # DefaultJSONProvider's setting
     data = data_path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")
     app.extensions["gloss.store"], app.extensions["gloss.keys"] = store, keys
@@ -74,5 +74,6 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     # API writes received by any worker of `gloss serve` are made by one of them (see app.relay)
     relay = app.extensions["gloss.writer"] = WriterRelay(app.wsgi_app, store.locks_dir, key_is_valid(keys))
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
-    app.wsgi_app = DispatcherMiddleware(BodyGuard(relay, key_is_valid(keys)), {"/git": GitHttp(store, keys)})
+    app.wsgi_app = DispatcherMiddleware(  # type: ignore[method-assign]  # Flask's documented way to wrap it
+        BodyGuard(relay, key_is_valid(keys)), {"/git": GitHttp(store, keys)})
     return app

@@ -80,7 +80,7 @@ def register_error_handlers(app: Flask) -> None:
                     413: f"Request body too large {describe('max_body_bytes')}"}
         allowed = getattr(error, "valid_methods", None)
         headers = {"Allow": ", ".join(allowed)} if allowed else None
-        message = getattr(error, "gloss_message", None) or messages.get(error.code, error.description or error.name)
+        message = getattr(error, "gloss_message", None) or messages.get(error.code or 500, error.description or error.name)
         return error_response(error.code or 500, message, headers)
 
     @app.errorhandler(OSError)

@@ -224,7 +224,7 @@ class Importer:
                 if written:
                     self._create(asset_id, unit)
             if written and absent:
-                seen.update(self.tx.asset(asset_id).get("plurals", []))
+                seen.update(self.tx.existing_asset(asset_id).get("plurals", []))
             if number % 500 == 0:
                 self.progress(number / total)
         if absent:
@@ -289,7 +289,7 @@ class Importer:
 
     def _update(self, asset_id: str, unit: Unit) -> None:
         if unit.notes or unit.meta:  # (else the record is not read: most units of a re-import)
-            record = self.tx.asset(asset_id)
+            record = self.tx.existing_asset(asset_id)
             if unit.notes and not record.get("notes"):
                 ops.patch_asset(self.tx, asset_id, {"notes": unit.notes}, self.now)
             # like notes, metadata a file brings fills what the asset lacks and never overwrites it
@@ -310,7 +310,7 @@ class Importer:
                 self._untag(asset_id, tag)
 
     def _untag(self, asset_id: str, tag: str) -> None:
-        if tag in self.tx.asset(asset_id).get("tags", []):
+        if tag in self.tx.existing_asset(asset_id).get("tags", []):
             ops.untag_asset(self.tx, asset_id, tag, self.now)
 
     # ------------------------------------------------------------------ translations
@@ -334,7 +334,7 @@ class Importer:
         texts = [translation.plurals.get(form) for form in forms]
         if not translation.plurals and translation.text is not None:
             texts[0] = translation.text
-        group = [asset_id] + self.tx.asset(asset_id).get("plurals", [])
+        group = [asset_id] + self.tx.existing_asset(asset_id).get("plurals", [])
         while len(group) < len(texts) and any(text is not None for text in texts[len(group):]):
             source = self._source_plural_text(asset_id)
             pid = ops.add_plural(self.tx, asset_id, self.now, text=source, actor=self.actor)
@@ -343,7 +343,7 @@ class Importer:
 
     def _source_plural_text(self, asset_id: str) -> str | None:
         """Source text for a new plural-form asset: the source locale's last (`other`) form, as stored."""
-        members = [asset_id] + self.tx.asset(asset_id).get("plurals", [])
+        members = [asset_id] + self.tx.existing_asset(asset_id).get("plurals", [])
         entry = self.tx.translation(members[-1], self.source)
         return entry["text"] if entry else None
 
@@ -367,6 +367,7 @@ class Importer:
             wanted_flag = wanted_flag or self.options.flag_new
         elif changed and current is not None and self.options.flag_updated in ops.FLAGS:
             wanted_flag = wanted_flag or self.options.flag_updated
+        assert entry is not None  # translated above when there was none
         if wanted_flag and entry.get("flag") != wanted_flag:
             ops.flag(self.tx, asset_id, code, wanted_flag, self.actor, self.now)
             changed = True

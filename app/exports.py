@@ -62,6 +62,7 @@ def _exported_at(snapshot: Snapshot) -> datetime:
 
 
 def _last_modified(snapshot: Snapshot) -> datetime:
+    assert snapshot.commit is not None  # a project's snapshot: it has at least its creation commit
     commit = project().repo.read_commit(snapshot.commit)
     return datetime.fromtimestamp(commit.commit_time, timezone.utc)
 

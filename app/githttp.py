@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import hmac
+import io
 import json
 import os
 import re
@@ -34,7 +35,7 @@ import threading
 import traceback
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, cast
 from urllib.parse import parse_qs
 
 from limits import (GIT_REQUEST_SECONDS, HOOK_READ_SECONDS, MAX_FILE_BYTES, MAX_HOOK_REQUEST_BYTES, MAX_PUSH_BYTES,
@@ -155,7 +156,7 @@ class GitHttp:
         return None
 
     @staticmethod
-    def _read_body(environ: dict) -> tuple[BinaryIO | None, int]:
+    def _read_body(environ: dict) -> tuple[IO[bytes] | None, int]:
         """The whole request body, read before git (and the project lock) sees any of it."""
         if environ.get("REQUEST_METHOD") != "POST":
             return None, 0
@@ -185,7 +186,7 @@ class GitHttp:
         env.update({
             "GIT_PROJECT_ROOT": str(self.store.projects_dir),
             "GIT_HTTP_EXPORT_ALL": "1",
-            "PATH_INFO": f"/{project_id}/.git{REPO_PATH.match(environ['PATH_INFO']).group(2)}",
+            "PATH_INFO": f"/{project_id}/.git{service_path(environ['PATH_INFO'])}",
             "REQUEST_METHOD": environ.get("REQUEST_METHOD", "GET"),
             "QUERY_STRING": environ.get("QUERY_STRING", ""),
             "CONTENT_TYPE": environ.get("CONTENT_TYPE", ""),
@@ -205,7 +206,7 @@ class GitHttp:
         return env
 
     def _run_backend(self, environ: dict, start_response: Callable, project: Project, key: ApiKey,
-                     body: BinaryIO | None, length: int) -> Iterable[bytes]:
+                     body: IO[bytes] | None, length: int) -> Iterable[bytes]:
         """Start `git http-backend` (a CGI program) and stream its answer back."""
         pushing = body is not None and environ["PATH_INFO"].endswith("/git-receive-pack")
         hooks = HookChannel(lambda request: self._answer_hook(project, key, request)) if pushing else None
@@ -227,12 +228,13 @@ class GitHttp:
         start_response(status, headers)
         return self._stream(process, watchdog, body, stderr, hooks)
 
-    def _stream(self, process: subprocess.Popen, watchdog: threading.Timer, body: BinaryIO | None,
-                stderr: BinaryIO, hooks: "HookChannel | None") -> Iterator[bytes]:
+    def _stream(self, process: subprocess.Popen, watchdog: threading.Timer, body: IO[bytes] | None,
+                stderr: IO[bytes], hooks: "HookChannel | None") -> Iterator[bytes]:
         """The backend's output as it comes; the slot is freed when the response ends or the client leaves."""
+        stdout = cast(io.BufferedReader, process.stdout)  # started with stdout=PIPE: binary and buffered
         try:
             while True:
-                block = process.stdout.read1(65536)
+                block = stdout.read1(65536)
                 if not block:
                     break
                 yield block
@@ -241,7 +243,7 @@ class GitHttp:
             if process.poll() is None:
                 process.kill()
             process.wait()
-            process.stdout.close()
+            stdout.close()
             if hooks is not None:
                 hooks.close()
             if body is not None:
@@ -367,9 +369,16 @@ def _read_cgi_headers(stdout) -> tuple[str, list[tuple[str, str]]]:
     return status, headers
 
 
-def _wanted_ids(body: BinaryIO, encoding: str) -> set[bytes]:
+def service_path(path: str) -> str:
+    """The Git service part of a path the router accepted (`/info/refs`, `/git-upload-pack` …)."""
+    match = REPO_PATH.match(path)
+    assert match is not None  # the request was routed by this pattern
+    return match.group(2)
+
+
+def _wanted_ids(body: IO[bytes], encoding: str) -> set[bytes]:
     """The object ids a fetch request (protocol v0 or v2) asks for: its `want <id>` pkt-lines."""
-    stream: BinaryIO = gzip.GzipFile(fileobj=body) if encoding.strip().lower() in ("gzip", "x-gzip") else body
+    stream: IO[bytes] | gzip.GzipFile = gzip.GzipFile(fileobj=body) if encoding.strip().lower() in ("gzip", "x-gzip") else body
     wanted = set()
     try:
         while len(header := stream.read(4)) == 4:
@@ -384,7 +393,7 @@ def _wanted_ids(body: BinaryIO, encoding: str) -> set[bytes]:
     return {object_id for object_id in wanted if WANT_ID.match(object_id)}
 
 
-def _unreachable_want(project: Project, body: BinaryIO, encoding: str) -> str | None:
+def _unreachable_want(project: Project, body: IO[bytes], encoding: str) -> str | None:
     """Why this fetch may not be served (it wants an object neither main nor a tag reaches), or None.
 
     Protocol v2 serves any object id a client names (git's uploadpack.allow*SHA1InWant apply to v0 only),

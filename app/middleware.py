@@ -39,7 +39,7 @@ class CappedInput(io.RawIOBase):
         super().__init__()
         self.stream = stream
         self.limit_name = limit_name
-        self.limit = int(LIMITS[limit_name])  # type: ignore[call-overload]
+        self.limit = int(LIMITS[limit_name])
         self.count = 0
 
     def readable(self) -> bool:
@@ -54,7 +54,7 @@ class CappedInput(io.RawIOBase):
     def read(self, size: int | None = -1) -> bytes:
         if size is not None and size >= 0:
             return self._counted(self.stream.read(size))
-        pieces = []
+        pieces: list[bytes] = []
         while True:  # piece by piece, so that an endless body fails at the limit, not after
             piece = self._counted(self.stream.read(READ_PIECE))
             if not piece:

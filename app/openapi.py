@@ -20,7 +20,7 @@ from .versioning import API_VERSION
 
 bp = Blueprint("openapi", __name__)
 
-KEY_SECURITY = [{"loco": []}, {"service": []}, {"basic": []}, {"query": []}]
+KEY_SECURITY: list[dict[str, list[str]]] = [{"loco": []}, {"service": []}, {"basic": []}, {"query": []}]
 
 
 def _ref(name: str) -> dict[str, str]:

@@ -70,7 +70,7 @@ def chunk_progress(snapshot: Snapshot, number: int) -> dict[str, dict[str, int]]
 
 def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
                  progress: dict[str, int] | None = None) -> dict[str, Any]:
-    asset = asset if asset is not None else snapshot.asset(asset_id)
+    asset = asset if asset is not None else snapshot.existing_asset(asset_id)
     return {
         "id": asset_id,
         "type": asset.get("type", "text"),
@@ -369,7 +369,7 @@ def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> N
 
 
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
-    record = snapshot.locale(code)
+    record = snapshot.existing_locale(code)
     source = code == snapshot.source_locale
     progress = locale_progress(snapshot, code)
     return {
@@ -422,7 +422,7 @@ def translation_record(snapshot: Snapshot, asset_id: str, code: str) -> dict[str
 
 def plural_translations(snapshot: Snapshot, asset_id: str, code: str) -> list[dict[str, Any]]:
     """Members 1.. of the plural group, up to the locale's number of forms, by index (gettext msgstr[i])."""
-    members = snapshot.asset(asset_id).get("plurals", [])
+    members = snapshot.existing_asset(asset_id).get("plurals", [])
     if not members:
         return []
     forms = plural_rules(code).forms

@@ -20,7 +20,7 @@ import os
 import resource
 import time
 from datetime import datetime
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from gunicorn.workers.base import Worker
 from waitress import create_server, wasyncore
@@ -57,7 +57,7 @@ def json_error(error: Error) -> bytes:
 def route_body_limit(path: str) -> tuple[int, str]:
     """The body limit of a path in bytes, and how a refusal names it (Git pushes have their own)."""
     name = "max_push_bytes" if path.startswith("/git/") else body_limit(path)
-    return int(LIMITS[name]), describe(name)  # type: ignore[call-overload]
+    return int(LIMITS[name]), describe(name)
 
 
 class RouteLimits:
@@ -75,6 +75,7 @@ class GlossParser(HTTPRequestParser):
     """Waitress's request parser with gunicorn's line bounds and a body limit per route."""
 
     limit_named = ""
+    adj: Any  # waitress's Adjustments, replaced by RouteLimits once the path is known
 
     def parse_header(self, header_plus: bytes) -> None:
         first, _, rest = header_plus.partition(b"\n")

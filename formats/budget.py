@@ -124,7 +124,7 @@ def run_within(limit_name: str, what: str, function: Callable[..., Result], *arg
     it raises is raised here, any other exception is a RuntimeError carrying the child's traceback. Starting
     the child is not counted: the time is the work's.
     """
-    seconds = float(LIMITS[limit_name])  # type: ignore[arg-type]
+    seconds = float(LIMITS[limit_name])
     _start_fork_server()
     ours, theirs = _CHILDREN.Pipe()
     child = _Child(target=_run_child, args=(theirs,), name=f"gloss-{limit_name}", daemon=True)

@@ -58,7 +58,7 @@ def read_file(ext: str, variant: str, data: bytes, options: ReadOptions | None =
     goes beyond the unit limit, the nesting limit or the time budget named by `budget` (see limits.py)."""
     spec = lookup(ext, variant, reading=True)
     assert spec.reader is not None  # lookup(reading=True) only returns readable formats
-    with collector_paused(), parse_budget(float(LIMITS[budget]), budget):  # type: ignore[arg-type]
+    with collector_paused(), parse_budget(float(LIMITS[budget]), budget):
         try:
             catalogue = spec.reader(data, options or ReadOptions())
         except RecursionError:

@@ -19,7 +19,7 @@ from vocabulary import is_canonical_locale
 
 from .canonical import EMPTY, PERSISTED, Chunk
 from .derived import INDEX, DerivedStore, Key, pack_strings
-from .errors import Invalid
+from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
 
 PROJECT_FILE = "project.json"
@@ -42,6 +42,13 @@ def locale_path(code: str, number: int) -> str:
     if not is_canonical_locale(code, any_length=True):
         raise Invalid(f"Invalid locale code {code[:80]!r}")
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
+
+
+def existing(record: dict[str, Any] | None, what: str) -> dict[str, Any]:
+    """A record that must be there: `what` ("Asset", "Locale") not in the project is NotFound."""
+    if record is None:
+        raise NotFound(f"{what} not in project")
+    return record
 
 
 def chunk_number(name: str) -> int | None:
@@ -197,6 +204,10 @@ class Snapshot:
                 return record
         return None
 
+    def existing_locale(self, code: str) -> dict[str, Any]:
+        """The record of a locale the caller knows the project has (NotFound otherwise)."""
+        return existing(self.locale(code), "Locale")
+
     def tags(self) -> list[str]:
         return list(self.meta.get("tags", []))
 
@@ -222,6 +233,10 @@ class Snapshot:
         if number is None:
             return None
         return self.asset_chunks[number].get(asset_id)
+
+    def existing_asset(self, asset_id: str) -> dict[str, Any]:
+        """The record of an asset the caller knows the project has (NotFound otherwise)."""
+        return existing(self.asset(asset_id), "Asset")
 
     def asset_ids(self) -> Iterator[str]:
         """Asset IDs in creation order."""

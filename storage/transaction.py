@@ -7,7 +7,7 @@ from typing import Any, Callable
 from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
-                       dump_project, locale_path)
+                       dump_project, existing, locale_path)
 
 
 class Transaction:
@@ -26,7 +26,7 @@ class Transaction:
         self.trailers: list[tuple[str, str]] = []
         # further parents of the commit (a merged push): the commit is made even when no file changes
         self.merge_parents: list[bytes] = []
-        self.result: Snapshot | None = None  # the committed snapshot, once the project has committed
+        self._result: Snapshot | None = None
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, dict[str, Any]]] | None = None
@@ -37,6 +37,17 @@ class Transaction:
         self._grouped: dict[str, dict[int, dict[str, Any]]] | None = None
         # (the snapshot a first build started from, its result): chunks the rebase did not change are reused
         self._reuse: tuple[Snapshot, Snapshot] | None = None
+
+    @property
+    def result(self) -> Snapshot:
+        """The snapshot the project committed (once the write's block has ended without an error)."""
+        if self._result is None:
+            raise RuntimeError("the transaction has not been committed")
+        return self._result
+
+    @result.setter
+    def result(self, committed: Snapshot) -> None:
+        self._result = committed
 
     def read_whole_chunks(self) -> None:
         """Read the base's entries a whole chunk at a time, kept by this transaction only: for writes that read
@@ -100,6 +111,10 @@ class Transaction:
         if asset_id in self._assets:
             return self._assets[asset_id]
         return self._base_entry("", self.base.asset_chunks, asset_id)
+
+    def existing_asset(self, asset_id: str) -> dict[str, Any]:
+        """The record of an asset the caller knows exists, as this transaction has it (NotFound otherwise)."""
+        return existing(self.asset(asset_id), "Asset")
 
     def has_asset(self, asset_id: str) -> bool:
         return self.chunk_of(asset_id) is not None

@@ -36,14 +36,14 @@ def list_assets():
 def create_asset():
     fields = form_fields()
     asset_id = fields.get("id", "").strip()
-    text = fields.get("text")
+    text = fields.get("text")  # absent (None) is not the blank text ""
     if not asset_id and not text:
         raise ApiError(400, "Either id or text is required")
     if asset_id:
         ops.check_addressable(asset_id)
-    with write(f"Add asset {asset_id or text[:60]}", Action.CREATE_ASSET) as tx:
+    with write(f"Add asset {asset_id or (text or '')[:60]}", Action.CREATE_ASSET) as tx:
         if not asset_id:
-            asset_id = ops.unique_asset_id(tx, text)
+            asset_id = ops.unique_asset_id(tx, text or "")
         tx.trailers.append((Trailer.ASSET, asset_id))
         ops.create_asset(tx, asset_id, now(), text=text, type=fields.get("type") or "text",
                          context=fields.get("context", ""), notes=fields.get("notes", ""),
@@ -88,7 +88,7 @@ def delete_asset(asset_id: str):
 @requires("read")
 def list_plurals(asset_id: str):
     snapshot = current_snapshot()
-    asset = snapshot.asset(find_asset(snapshot, asset_id))
+    asset = snapshot.existing_asset(find_asset(snapshot, asset_id))
     return render([asset_record(snapshot, member) for member in asset.get("plurals", [])])
 
 
@@ -111,7 +111,7 @@ def create_plural(asset_id: str):
 def unlink_plural(asset_id: str, pid: str):
     snapshot = current_snapshot()
     asset_id = find_asset(snapshot, asset_id)
-    pid = path_value(pid, snapshot.asset(asset_id).get("plurals", []).__contains__) or pid
+    pid = path_value(pid, snapshot.existing_asset(asset_id).get("plurals", []).__contains__) or pid
     with write(f"Unlink plural {pid} from {asset_id}", Action.UNLINK_PLURAL, about(asset_id, plural=pid)) as tx:
         ops.unlink_plural(tx, asset_id, pid, now())
     return success("Plural form unlinked")
@@ -137,7 +137,7 @@ def tag_asset(asset_id: str):
 def untag_asset(asset_id: str, tag: str):
     snapshot = current_snapshot()
     asset_id = find_asset(snapshot, asset_id)
-    tag = path_value(tag, snapshot.asset(asset_id).get("tags", []).__contains__) or tag
+    tag = path_value(tag, snapshot.existing_asset(asset_id).get("tags", []).__contains__) or tag
     with write(f"Untag {asset_id} {tag}", Action.UNTAG_ASSET, about(asset_id, tag=tag)) as tx:
         ops.untag_asset(tx, asset_id, tag, now())
     return success(f'Tag "{tag}" removed')

@@ -18,6 +18,7 @@ EMPTY_TREE = b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: wh
 def _parent_of(snapshot: Snapshot) -> Snapshot:
     """The version before `snapshot` (its first parent): the default `from`, so that a bare /api/diff shows the
     latest change."""
+    assert snapshot.commit is not None  # a ref resolves to a commit
     parents = project().repo.read_commit(snapshot.commit).parents
     return project().snapshot_at(parents[0]) if parents else Snapshot.empty()
 DIFF_FORMATS = ("", "json", "diff")
@@ -37,6 +38,7 @@ def diff():
     new = snapshot_at(request.args.get("to") or "HEAD")
     old = snapshot_at(request.args["from"]) if request.args.get("from") else _parent_of(new)
     if kind == "diff":
+        assert new.commit is not None  # a ref resolves to a commit
         text = project().repo.unified_diff(old.commit or EMPTY_TREE, new.commit)
         return Response(text, status=200, content_type="text/x-diff; charset=utf-8")
     return render(translation_changes(project(), old, new))

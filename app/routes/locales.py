@@ -91,7 +91,7 @@ def locale_errors(locale: str):
     source_locale = snapshot.source_locale
     found = []
     for asset_id, entry in snapshot.translations(locale):
-        asset = snapshot.asset(asset_id)
+        asset = snapshot.existing_asset(asset_id)
         source_entry = snapshot.translation(asset_id, source_locale)
         source = source_entry["text"] if source_entry else None
         errors = check_translation(asset, source, entry["text"], locale == source_locale)

@@ -72,7 +72,9 @@ def run_import(target: Project, ext: str, variant: str, data: bytes, options: Im
     catalogue = formats.read_file(ext, variant, data, read_options)
     progress(0.3)
     summary = f"Import {ext} file ({len(catalogue.units)} units)"
-    trailers = [(Trailer.FORMAT, ext)] + ([(Trailer.JOB, job_id)] if job_id else [])
+    trailers: list[tuple[str, str]] = [(Trailer.FORMAT, ext)]
+    if job_id:
+        trailers.append((Trailer.JOB, job_id))
 
     def prepare(tx):
         if options.index == "id":
@@ -116,7 +118,7 @@ def _start_async_import(ext, variant, data, options, read_options):
     job_store = jobs()
     job = job_store.create(g.key.project)
     target, author, actor = project(), committer_identity(), g.actor
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # the app behind the proxy
 
     def work() -> None:
         with app.app_context():

@@ -81,7 +81,7 @@ def untranslate(asset_id: str, locale: str | None = None):
     asset_id, locale = _target(current_snapshot(), asset_id, locale)
     with write(f"Erase {asset_id} [{locale}]", Action.UNTRANSLATE, about(asset_id, locale)) as tx:
         ops.untranslate(tx, asset_id, locale)
-    return success(f"{tx.result.locale(locale)['name']} translation deleted")
+    return success(f"{tx.result.existing_locale(locale)['name']} translation deleted")
 
 
 @bp.post("/api/translations/<path:asset_id>/<locale>/flag")

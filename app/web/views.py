@@ -226,7 +226,7 @@ def change(commit_id: str):
 def asset():
     snapshot = current_snapshot()
     asset_id = _asset_arg(snapshot, request.args.get("id", ""))
-    stored = snapshot.asset(asset_id)
+    stored = snapshot.existing_asset(asset_id)
     rows = []
     for record in snapshot.locales():
         code = record["code"]
