@@ -58,7 +58,6 @@ def test_xxe_is_a_format_error_and_never_reads_the_file(secret_file: Path, case:
     data = xxe_documents(secret_file)[case]
     with pytest.raises(ParseError) as raised:
         parse_xml(data, "Test")
-    assert 400 <= raised.value.http_status < 500
     assert SECRET not in raised.value.message
 
 
@@ -109,9 +108,8 @@ def test_a_known_dtd_is_accepted_but_never_loaded(secret_file: Path) -> None:
 
 def test_files_above_the_size_limit_are_refused_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parsing, "MAX_XML_BYTES", 1000)
-    with pytest.raises(TooLarge) as raised:
+    with pytest.raises(TooLarge):  # the API answers it 413 (tests/test_error_statuses.py)
         parse_xml(b"<r>" + b"x" * 2000 + b"</r>", "Test")
-    assert raised.value.http_status == 413
 
 
 def test_broken_xml_names_the_line() -> None:
