@@ -5,6 +5,8 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -92,6 +94,13 @@ def assert_fsck_clean(repo: Path | str) -> None:
     an fsck that listed them a moment before reports "packfile ... index not opened" for each, which says
     nothing about the repository (git's own gc races fsck the same way).
     """
+    with maintenance_paused(repo):
+        git(repo, "fsck", "--strict")
+
+
+@contextmanager
+def maintenance_paused(repo: Path | str) -> Iterator[None]:
+    """Holding Gloss's maintenance lock: no background `git repack` of `repo` runs (or deletes packs) meanwhile."""
     import fcntl
 
     from storage.git.maintenance import MAINTENANCE_LOCK
@@ -99,7 +108,7 @@ def assert_fsck_clean(repo: Path | str) -> None:
     fd = os.open(Path(repo) / ".git" / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        git(repo, "fsck", "--strict")
+        yield
     finally:
         os.close(fd)
 
