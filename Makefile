@@ -64,8 +64,10 @@ run: install run-tools
 	fi
 	$(BIN)/gloss --data $(DATA) serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
+# The whole suite on TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs it in this one process).
+TEST_WORKERS ?= 2
 test: install system-tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The fast loop while working on Gloss: every test but those marked slow (tests/conftest.py lists them), on
 # FAST_WORKERS processes (pytest-xdist). It needs no system tool: a test whose validator is missing skips
