@@ -42,8 +42,13 @@ def seed_demo(store: Store, keys: KeyStore, sample: Path = SAMPLE) -> tuple[Proj
     users: dict[str, ops.Actor] = {}
     for step in data["history"]:
         _replay(project, step, users)
+    return project, owner_key(keys, project)
+
+
+def owner_key(keys: KeyStore, project: Project) -> str:
+    """A new full-access key of the demo project's owner."""
     key, _ = keys.create(project.id, "full", OWNER.name, OWNER.email, utc_now())
-    return project, key
+    return key
 
 
 def _create_asset(tx, asset: dict, now: str) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support import git
+from tests.support import git, wait_until
 
 
 class Api:
@@ -31,6 +31,15 @@ class Api:
 
     def delete(self, path: str, **kwargs):
         return self.call("DELETE", path, **kwargs)
+
+    def finished_job(self, path: str, timeout: float = 60.0) -> dict:
+        """The progress record of an async import (`path` is its progress URL) once it reads 100."""
+        def finished() -> dict | None:
+            status, progress = self.get(path)
+            assert status == 200 and set(progress) == {"progress", "success", "error"}, progress
+            return progress if progress["progress"] == 100 else None
+
+        return wait_until(finished, timeout, message=f"the job at {path} never finished")
 
 
 def commit_count(project) -> int:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support import answers, wait_until
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GLOSS = [sys.executable, "-m", "app.cli"]
 
@@ -105,13 +107,9 @@ def start_server(data: Path, workers: int = 2, cwd: Path = REPO_ROOT) -> tuple[S
         if line.startswith(("Try: ", "Serving ")):
             break
     _drain(process)
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(server.base + "/api/ping", timeout=5)
-            return server, key
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("gloss serve did not answer")
+    wait_until(lambda: answers(server.base + "/api/ping"), max(deadline - time.time(), 0), 0.1,
+               "gloss serve did not answer")
+    return server, key
 
 
 def _drain(process: subprocess.Popen) -> None:
@@ -189,9 +187,9 @@ class PeakMemory:
         self._look()
 
     def _sample(self) -> None:
-        while not self._stop.is_set():
+        self._look()
+        while not self._stop.wait(self.interval):  # wakes at once when the block ends
             self._look()
-            time.sleep(self.interval)
 
     def _look(self) -> None:
         pending = children(self.master)

@@ -4,13 +4,48 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("GLOSS_SHARED", REPO_ROOT.parent / "shared"))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+T = TypeVar("T")
+
+
+def poll_until(condition: Callable[[], T], timeout: float = 10.0, interval: float = 0.05) -> T:
+    """Call `condition` every `interval` seconds until it returns something truthy, and return that; after
+    `timeout` seconds return its last (falsy) answer. Tests wait on the condition, never on the clock, so
+    they are as fast as the machine and no flakier when it is loaded."""
+    deadline = time.monotonic() + timeout
+    while not (answer := condition()) and time.monotonic() < deadline:
+        time.sleep(interval)
+    return answer
+
+
+def wait_until(condition: Callable[[], T], timeout: float = 10.0, interval: float = 0.05,
+               message: str = "the condition never held") -> T:
+    """`poll_until`, failing the test with `message` when the condition does not hold within `timeout` s."""
+    answer = poll_until(condition, timeout, interval)
+    assert answer, f"{message} (waited {timeout} s)"
+    return answer
+
+
+def answers(url: str) -> bool:
+    """Does a server answer GET `url` with 200 now (a server starting up may refuse or reset the connection)?"""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status == 200
+    except OSError:  # URLError and HTTPError are OSErrors
+        return False
 
 
 def require_tool(name: str) -> str:
@@ -59,6 +94,13 @@ def assert_fsck_clean(repo: Path | str) -> None:
     an fsck that listed them a moment before reports "packfile ... index not opened" for each, which says
     nothing about the repository (git's own gc races fsck the same way).
     """
+    with maintenance_paused(repo):
+        git(repo, "fsck", "--strict")
+
+
+@contextmanager
+def maintenance_paused(repo: Path | str) -> Iterator[None]:
+    """Holding Gloss's maintenance lock: no background `git repack` of `repo` runs (or deletes packs) meanwhile."""
     import fcntl
 
     from storage.git.maintenance import MAINTENANCE_LOCK
@@ -66,7 +108,7 @@ def assert_fsck_clean(repo: Path | str) -> None:
     fd = os.open(Path(repo) / ".git" / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        git(repo, "fsck", "--strict")
+        yield
     finally:
         os.close(fd)
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from tests.support import assert_fsck_clean, REPO_ROOT, git
+from tests.support import answers, assert_fsck_clean, REPO_ROOT, git, wait_until
 
 GLOSS = [sys.executable, "-m", "app.cli"]
 
@@ -105,12 +105,7 @@ def served(tmp_path):
         if line.startswith("Full-access API key: "):
             key = line.split(": ", 1)[1].strip()
     base = f"http://127.0.0.1:{port}"
-    while time.time() < deadline:
-        try:
-            if http(base + "/api/ping")[0] == 200:
-                break
-        except OSError:
-            time.sleep(0.1)
+    wait_until(lambda: answers(base + "/api/ping"), max(deadline - time.time(), 0), 0.1, "gloss serve did not answer")
     yield base, key, tmp_path / "data", "".join(lines)
     os.killpg(process.pid, 15)
     process.wait(20)

@@ -3,7 +3,6 @@ become durable together, each still its own commit, none answered before its com
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -11,9 +10,10 @@ from storage import operations as ops
 from storage.errors import Invalid
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
-from tests.support import assert_fsck_clean, git
+from tests.support import assert_fsck_clean, git, wait_until
 
 ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
+TICK = 0.002  # threads of this process wait for each other: a short poll keeps these tests quick
 
 
 @pytest.fixture
@@ -22,13 +22,6 @@ def project(tmp_path):
     with project.transaction(Person("Alice", "alice@example.com"), "Add key", "create-asset") as tx:
         ops.create_asset(tx, "greeting", utc_now(), text="Hello", actor=ACTOR)
     return project
-
-
-def wait_until(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.002)
 
 
 def count_ref_moves(project, monkeypatch) -> list[bytes]:
@@ -70,10 +63,10 @@ class Writers:
 
     def run(self) -> None:
         self.threads[0].start()
-        wait_until(lambda: self.project._group is not None)
+        wait_until(lambda: self.project._group is not None, interval=TICK)
         for thread in self.threads[1:]:
             thread.start()
-        wait_until(lambda: self.project._waiting == len(self.threads) - 1)
+        wait_until(lambda: self.project._waiting == len(self.threads) - 1, interval=TICK)
         self.release.set()
         for thread in self.threads:
             thread.join(20)
@@ -139,7 +132,7 @@ def test_a_write_that_starts_its_own_group_lets_the_pending_group_answer_first(p
     def small() -> None:
         with project.transaction(Person("Small", "s@example.com"), "Small", "create-asset") as tx:
             first_in.set()
-            wait_until(lambda: project._waiting == 1)
+            wait_until(lambda: project._waiting == 1, interval=TICK)
             ops.create_asset(tx, "small", utc_now(), text="t", actor=ACTOR)
         order.append("small answered")
         finished.set()
@@ -180,6 +173,6 @@ def test_a_reader_of_the_writing_process_gets_the_published_tip_without_loading_
     monkeypatch.setattr(project.repo, "move_head", move_then_read)
     with project.transaction(Person("Bob", "bob@example.com"), "Edit", "translate") as tx:
         ops.translate(tx, "greeting", "en", "Hi", ACTOR, utc_now())
-    wait_until(lambda: seen)
+    wait_until(lambda: seen, interval=TICK)
     assert seen[0] is project.snapshot() and project.snapshot().commit == project.repo.head()
     assert loads == []

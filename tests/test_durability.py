@@ -15,7 +15,7 @@ from storage import operations as ops
 from storage.gitrepo import Person
 from storage.journal import SLOT_SIZE, Journal
 from storage.store import Store, utc_now
-from tests.support import assert_fsck_clean, REPO_ROOT, git
+from tests.support import assert_fsck_clean, REPO_ROOT, git, poll_until, wait_until
 
 WRITER = Person("Writer", "writer@example.com")
 PROCESSES, WRITES = 8, 50
@@ -84,17 +84,16 @@ CRASH_WRITER = textwrap.dedent("""
 
 def _wait_for_orphaned_maintenance(repo: Path, timeout: float = 30) -> None:
     """A killed writer may leave its background `git repack` running; fsck must not race with it."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    def idle() -> bool:
         busy = False
         for proc in Path("/proc").iterdir():
             try:
                 busy |= proc.name.isdigit() and os.readlink(proc / "cwd") == str(repo)
             except OSError:
                 continue
-        if not busy:
-            return
-        time.sleep(0.05)
+        return not busy
+
+    wait_until(idle, timeout, message="a process of the killed writer still works in the repository")
 
 
 def _acknowledged(output: str) -> dict[str, str]:
@@ -112,7 +111,7 @@ def test_writer_killed_mid_write_leaves_a_consistent_repository_with_every_ackno
     for delay in (0.01, 0.25, 0.5, 0.75):
         writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
         first = writer.stdout.readline()  # writing has started (start-up time varies with the machine's load)
-        time.sleep(delay)
+        time.sleep(delay)  # the behaviour under test: kills at different moments of the writes, not a wait
         os.kill(writer.pid, signal.SIGKILL)
         output, _ = writer.communicate()
         output = first + output
@@ -369,10 +368,12 @@ def test_a_process_forked_after_writing_still_flushes_its_writes(tmp_path):
             os._exit(0)
         except BaseException:
             os._exit(1)
-    deadline = time.time() + 120
-    while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.time() < deadline:
-        time.sleep(0.05)
-    if done[0] == 0:  # the child waits forever on flush threads that do not exist in it
+    def exited() -> tuple[int, int] | None:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        return (pid, status) if pid else None
+
+    done = poll_until(exited, timeout=120)
+    if not done:  # the child waits forever on flush threads that do not exist in it
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
         raise AssertionError("the forked writer hung while flushing its files")

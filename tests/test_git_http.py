@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 from app.githttp import HOOK_SCRIPT, HookChannel
 from storage.keys import digest_of
 from tests.gitserver import REPO_ROOT, Server, git_env, gloss, run_git, serving_demo
-from tests.support import assert_fsck_clean, edit_line, require_tool
+from tests.support import assert_fsck_clean, edit_line, require_tool, wait_until
 
 PROJECT = "acme-notes"
 
@@ -527,10 +526,7 @@ def test_the_hook_channel_answers_only_requests_with_its_token(tmp_path):
         assert oct(os.stat(channel.directory).st_mode & 0o777) == "0o700"
     finally:
         channel.close()
-    deadline = time.time() + 5
-    while os.path.exists(channel.directory) and time.time() < deadline:
-        time.sleep(0.05)
-    assert not os.path.exists(channel.directory)
+    wait_until(lambda: not os.path.exists(channel.directory), timeout=5, message="the channel's directory is left")
 
 
 # ----------------------------------------------------------------------------- key-level merge

@@ -7,7 +7,6 @@ import errno
 import io
 import json
 import multiprocessing
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -295,12 +294,7 @@ def test_an_unfinished_job_of_a_dead_process_reads_as_failed(api, store, demo):
 def test_a_job_whose_commit_exists_reads_as_finished_after_a_crash(api, store):
     status, body = api.post("/api/import/json?locale=fr&async", data=b'{"crash.test": "Bonjour"}')
     assert status == 201
-    for _ in range(200):
-        _, progress = api.get(f"/api/import/progress/{body['id']}")
-        if progress["success"] or progress["error"]:
-            break
-        time.sleep(0.05)
-    assert progress["success"]
+    assert api.finished_job(f"/api/import/progress/{body['id']}")["success"]
     dead_owner(JobStore(store.jobs_dir), body["id"], progress=89)
     status, progress = api.get(f"/api/import/progress/{body['id']}")
     assert progress == {"progress": 100, "success": COMMITTED, "error": ""}

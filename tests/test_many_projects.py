@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -10,6 +9,7 @@ from storage import operations as ops
 from storage.gitrepo import Person
 from storage.store import Store, utc_now
 from tests.api import Api
+from tests.support import wait_until
 
 OWNER = Person("Owner", "owner@example.com")
 ACTOR = ops.Actor(1, "Owner", "owner@example.com")
@@ -145,7 +145,4 @@ def test_idle_projects_close_their_files_without_a_request(tmp_path, monkeypatch
     project.close_files()
     project.snapshot_at(project.repo.resolve("HEAD~1"))  # reads from the packs: they are open now
     assert project.open_files() > 0
-    deadline = time.monotonic() + 10
-    while project.open_files() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert project.open_files() == 0
+    wait_until(lambda: project.open_files() == 0, message="the idle project kept its files open")

@@ -12,8 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support import REPO_ROOT, require_tool
+from tests.support import REPO_ROOT, answers, poll_until, require_tool
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -59,16 +57,13 @@ def gloss(data: Path, *args: str) -> str:
 
 
 def wait_until_up(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    def up() -> bool:
         if process.poll() is not None:
             pytest.fail(f"gloss serve exited with {process.returncode}: {log.read_text()}")
-        try:
-            with urllib.request.urlopen(url + "/api/ping", timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.2)
-    pytest.fail(f"gloss serve did not answer within 60 s: {log.read_text()}")
+        return answers(url + "/api/ping")
+
+    if not poll_until(up, timeout=60, interval=0.2):
+        pytest.fail(f"gloss serve did not answer within 60 s: {log.read_text()}")
 
 
 @pytest.fixture(scope="module")

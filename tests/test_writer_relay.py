@@ -7,14 +7,13 @@ import json
 import os
 import signal
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from app.relay import WriterRelay
 from tests.reliability.harness import Server, git
-from tests.support import assert_fsck_clean
+from tests.support import assert_fsck_clean, wait_until
 
 
 def recording_app(name: str, calls: list):
@@ -120,16 +119,14 @@ def server(tmp_path):
 
 def writer_pid(server: Server, timeout: float = 20.0) -> int:
     """The elected writer: a live worker named in the data directory's writer file."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def elected() -> int | None:
         try:
             pid = json.loads((server.data_dir / "locks" / ".writer.json").read_text())["pid"]
         except (OSError, ValueError):
-            pid = None
-        if pid in server.worker_pids():
-            return pid
-        time.sleep(0.1)
-    raise AssertionError("no worker was elected writer")
+            return None
+        return pid if pid in server.worker_pids() else None
+
+    return wait_until(elected, timeout, 0.1, "no worker was elected writer")
 
 
 def test_writes_through_both_workers_all_land_one_commit_each_and_read_back_at_once(server):
@@ -153,9 +150,7 @@ def test_writes_through_both_workers_all_land_one_commit_each_and_read_back_at_o
 def test_when_the_writer_dies_another_worker_is_elected_and_writes_go_on(server):
     first = writer_pid(server)
     os.kill(first, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and writer_pid(server) == first:
-        time.sleep(0.1)
+    wait_until(lambda: writer_pid(server) != first, 30, 0.1, "no other worker was elected writer")
     second = writer_pid(server)
     assert second != first
     asset_id = server.request("GET", "/api/assets").json()[0]["id"]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from tests.support import poll_until
+
 ROOT = Path(__file__).resolve().parents[2]
 GLOSS = [sys.executable, "-c", "from app.cli import main; import sys; sys.exit(main())"]
 
@@ -74,24 +76,23 @@ class Server:
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
             preexec_fn=self._limit_open_files if self.max_open_files else None)
         log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gloss serve exited: {self.log()[-2000:]}")
-            try:
-                if self.request("GET", "/api/ping", key=False, timeout=2).status == 200 \
-                        and len(self.worker_pids()) == self.workers:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.2)
-        else:
+        if not poll_until(self._ready, timeout, interval=0.2):
             raise RuntimeError(f"gloss serve did not answer: {self.log()[-2000:]}")
         if not self.key:
             for line in self.log().splitlines():
                 if line.startswith("Full-access API key: "):
                     self.key = line.split(": ", 1)[1].strip()
         return self
+
+    def _ready(self) -> bool:
+        """Does the server answer, with all its workers started? (An exited server fails at once.)"""
+        if self.process.poll() is not None:
+            raise RuntimeError(f"gloss serve exited: {self.log()[-2000:]}")
+        try:
+            return self.request("GET", "/api/ping", key=False, timeout=2).status == 200 \
+                and len(self.worker_pids()) == self.workers
+        except OSError:
+            return False
 
     def _limit_open_files(self) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (self.max_open_files, self.max_open_files))
@@ -125,10 +126,7 @@ class Server:
     @staticmethod
     def reap(pids: Iterable[int]) -> None:
         for pid in pids:
-            for _ in range(100):
-                if not Path(f"/proc/{pid}").exists() or _is_zombie(pid):
-                    break
-                time.sleep(0.05)
+            poll_until(lambda pid=pid: not Path(f"/proc/{pid}").exists() or _is_zombie(pid), timeout=5)
 
     def worker_pids(self) -> list[int]:
         if self.process is None:

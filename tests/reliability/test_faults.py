@@ -40,14 +40,14 @@ class Load:
                 reply = self.server.request("POST", f"/api/translations/{asset}/fr", f"seq {sequence}".encode(),
                                             timeout=15)
             except OSError:
-                time.sleep(0.05)  # the worker died under us: unknown outcome, try the next one
+                self.stop.wait(0.05)  # the worker died under us: unknown outcome, back off, try the next one
                 continue
             if reply.status == 200:
                 self.acknowledged[asset] = sequence
                 self.answered.append((asset, f"seq {sequence}"))
             elif reply.status == 503 and b"stopped before answering" in reply.body:
                 # the worker that writes for the others died with this write: unknown outcome, as above
-                time.sleep(0.05)
+                self.stop.wait(0.05)
             elif reply.status >= 500:
                 self.failures.append(f"{asset} {reply.status} {reply.body[:200]!r}")
 
@@ -62,7 +62,7 @@ class Load:
             try:
                 reply = self.server.request("POST", path, body, timeout=30)
             except OSError:
-                time.sleep(0.05)
+                self.stop.wait(0.05)  # a back-off while workers restart, cut short when the load stops
                 continue
             if reply.status == 200:
                 self.imports[name] = "ok"
@@ -81,7 +81,7 @@ class Load:
                 return
             if progress.get("success") or progress.get("error"):
                 return
-            time.sleep(0.1)
+            self.stop.wait(0.1)
 
     def run(self, action, seconds: float) -> None:
         threads = [threading.Thread(target=self.writer, args=(asset,)) for asset in self.assets]
@@ -90,7 +90,7 @@ class Load:
             thread.start()
         try:
             action()
-            time.sleep(seconds)
+            time.sleep(seconds)  # the behaviour under test: the load runs this long, a wait on nothing
         finally:
             self.stop.set()
             for thread in threads:
@@ -109,7 +109,7 @@ def missing_writes(server: Server, answered: list[tuple[str, str]]) -> list[tupl
 
 def kill_workers_then_master(server: Server, before_workers: float = 2.0, before_master: float = 2.0) -> None:
     """Under load: SIGKILL every worker (gunicorn starts fresh ones), later the master and its workers."""
-    time.sleep(before_workers)
+    time.sleep(before_workers)  # the behaviour under test: the faults strike this far into the load
     for pid in server.worker_pids():
         kill_quietly(pid)
     time.sleep(before_master)

@@ -92,7 +92,7 @@ def test_authenticated_requests_keep_answering_while_keyless_converts_attack(ser
                 probes.append(server.request("GET", "/api/locales", timeout=10).status)
             except OSError as error:
                 probes.append(repr(error))
-            time.sleep(0.1)
+            time.sleep(0.1)  # the behaviour under test: a reader keeps probing at its pace during the attack
     finally:
         stop.set()
         for thread in threads:

@@ -4,11 +4,11 @@ nothing (issue 19, items 1 and 10)."""
 from __future__ import annotations
 
 import socket
-import time
 
 from limits import MAX_BODY_BYTES, MAX_CONVERT_BYTES
 from tests.gitserver import run_git
 from tests.reliability.harness import Server, SlowClients, convert_path
+from tests.support import wait_until
 
 SLOW_CLIENTS = 200
 
@@ -68,10 +68,7 @@ def test_a_chunked_body_is_refused_once_it_passes_its_routes_limit(server):
 
 def test_the_access_log_names_each_request_without_its_query_string(server):
     assert server.request("GET", "/api/locales?key=not-for-the-log-7f3a&v=1").status == 200
-    deadline = time.monotonic() + 10
-    while '"GET /api/locales" 200' not in server.log() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert '"GET /api/locales" 200' in server.log()
+    wait_until(lambda: '"GET /api/locales" 200' in server.log(), message="the request is not in the access log")
     assert "not-for-the-log-7f3a" not in server.log()
 
 
