@@ -1,7 +1,7 @@
 """A small client wrapper for API tests: JSON in, (status, JSON) out, with a key in the Loco header."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from tests.support import git, wait_until
 
@@ -44,3 +44,20 @@ class Api:
 
 def commit_count(project) -> int:
     return int(git(project.path, "rev-list", "--count", "HEAD"))
+
+
+def chunked_project(client, store, keystore, name: str, translations: Callable[[int], dict[str, str]],
+                    assets: int = 30) -> tuple[Any, Api]:
+    """A project of `assets` assets `a0`, `a1` … in chunks of ten with French and German locales: asset i gets
+    the source text `Text {i}` and the translations `translations(i)` gives (locale -> text)."""
+    project = store.create_project(name, "en", "English", chunk_size=10)
+    key, _ = keystore.create(project.id, "full", "Tester", "tester@example.com")
+    api = Api(client, key)
+    api.key = key
+    for code in ("fr", "de"):
+        assert api.post("/api/locales", data={"code": code})[0] in (200, 201)
+    for i in range(assets):
+        assert api.post("/api/assets", data={"id": f"a{i}", "text": f"Text {i}"})[0] == 201
+        for code, text in translations(i).items():
+            assert api.post(f"/api/translations/a{i}/{code}", data=text.encode())[0] == 200
+    return project, api

@@ -9,7 +9,7 @@ import pytest
 
 import app.jsonio as jsonio
 from app import create_app
-from tests.api import Api
+from tests.api import chunked_project
 
 ASSETS = 30  # three chunks of ten
 BURST = 50
@@ -18,16 +18,8 @@ BURST = 50
 @pytest.fixture
 def project(client, store, keystore):
     """30 assets in chunks of 10, translated in French and German."""
-    project = store.create_project("Bursty", "en", "English", chunk_size=10)
-    key, _ = keystore.create(project.id, "full", "Tester", "tester@example.com")
-    api = Api(client, key)
-    for code in ("fr", "de"):
-        assert api.post("/api/locales", data={"code": code})[0] in (200, 201)
-    for i in range(ASSETS):
-        assert api.post("/api/assets", data={"id": f"a{i}", "text": f"Text {i}"})[0] == 201
-        for code in ("fr", "de"):
-            assert api.post(f"/api/translations/a{i}/{code}", data=f"{code} {i}".encode())[0] == 200
-    api.key = key
+    _, api = chunked_project(client, store, keystore, "Bursty",
+                             lambda i: {code: f"{code} {i}" for code in ("fr", "de")}, ASSETS)
     return api
 
 

@@ -12,7 +12,7 @@ import pytest
 import storage.project
 from app import create_app
 from storage import derived
-from tests.api import Api
+from tests.api import Api, chunked_project
 from tests.test_asset_list_bursts import rendered  # noqa: F401 - the fixture (IDs of the list entries rendered)
 from tests.support import git
 
@@ -34,16 +34,9 @@ def no_timed_saves(monkeypatch):
 @pytest.fixture
 def project(client, store, keystore):
     """30 assets in chunks of 10, French translated (some flagged), German half, a few tagged."""
-    project = store.create_project("Cold", "en", "English", chunk_size=10)
-    key, _ = keystore.create(project.id, "full", "Tester", "tester@example.com")
-    api = Api(client, key)
-    for code in ("fr", "de"):
-        assert api.post("/api/locales", data={"code": code})[0] in (200, 201)
-    for i in range(ASSETS):
-        assert api.post("/api/assets", data={"id": f"a{i}", "text": f"Text number {i}"})[0] == 201
-        assert api.post(f"/api/translations/a{i}/fr", data=f"Texte numéro {i}".encode())[0] == 200
-        if i % 2:
-            assert api.post(f"/api/translations/a{i}/de", data=f"Text Nummer {i}".encode())[0] == 200
+    project, api = chunked_project(client, store, keystore, "Cold", lambda i: {
+        "fr": f"Texte numéro {i}", **({"de": f"Text Nummer {i}"} if i % 2 else {})}, ASSETS)
+    key = api.key
     for i in (3, 14, 25):
         assert api.post(f"/api/translations/a{i}/fr/flag", data={"flag": "fuzzy"})[0] == 200
         assert api.post(f"/api/assets/a{i}/tags", data={"name": "urgent"})[0] == 200
