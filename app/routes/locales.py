@@ -3,19 +3,18 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from storage import operations as ops
-from storage.trailers import Action, about
 from vocabulary import tag_filter
 
 from ..auth import requires
-from ..context import current_snapshot, write
+from ..context import current_snapshot
 from ..errors import ApiError
 from ..jsonio import render, success
-from ..locales import display_name, parse_locale_code
+from ..locales import parse_locale_code
 from ..lookup import find_locale
 from ..qa import check_translation
 from ..records import locale_progress_detail, locale_record, status_of
 from ..requests import form_fields, json_object
+from ..service import locales as service
 
 bp = Blueprint("locales", __name__)
 
@@ -36,9 +35,7 @@ def create_locale():
     if not code.strip():
         raise ApiError(400, "Form field code is required")
     code = parse_locale_code(code)
-    with write(f"Add locale {code}", Action.ADD_LOCALE, about(locale=code)) as tx:
-        ops.add_locale(tx, code, display_name(code))
-    return render(locale_record(tx.result, code), 201)
+    return render(locale_record(service.add_locale(code), code), 201)
 
 
 @bp.get("/api/locales/<locale>")
@@ -67,9 +64,8 @@ def patch_locale(locale: str):
     name = changes.get("name")
     if name is not None and not name.strip():
         raise ApiError(422, "name must not be empty")
-    with write(f"Edit locale {locale}", Action.EDIT_LOCALE, about(locale=locale)) as tx:
-        final = ops.patch_locale(tx, locale, new_code, name)
-    return render(locale_record(tx.result, final))
+    committed, final = service.edit_locale(locale, new_code, name)
+    return render(locale_record(committed, final))
 
 
 @bp.delete("/api/locales/<locale>")
@@ -77,8 +73,7 @@ def patch_locale(locale: str):
 @requires("write")
 def delete_locale(locale: str):
     locale = find_locale(current_snapshot(), locale)
-    with write(f"Delete locale {locale}", Action.DELETE_LOCALE, about(locale=locale)) as tx:
-        ops.delete_locale(tx, locale)
+    service.delete_locale(locale)
     return success("Locale deleted")
 
 

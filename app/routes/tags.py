@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from storage import operations as ops
-from storage.trailers import Action, about
-
 from ..auth import requires
-from ..context import current_snapshot, now, path_value, write
+from ..context import current_snapshot, path_value
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..requests import form_fields, json_object, raw_text
+from ..service import tags as service
 
 bp = Blueprint("tags", __name__)
 
@@ -36,9 +34,7 @@ def create_tag():
     name = form_fields().get("name", "")
     if not name.strip():
         raise ApiError(400, "Form field name is required")
-    with write(f"Create tag {name.strip()}", Action.CREATE_TAG, about(tag=name.strip())) as tx:
-        if not ops.create_tag(tx, name):
-            raise ApiError(409, "Tag already exists")
+    service.create_tag(name)
     return success("Tag created", 201)
 
 
@@ -50,12 +46,7 @@ def tag_assets(tag: str):
     ids = [part.strip() for part in raw_text().split(",") if part.strip()]
     if not ids:
         raise ApiError(400, "Request body must list asset IDs, separated by commas")
-    with write(f"Tag {len(ids)} assets {tag}", Action.TAG_ASSETS, about(tag=tag)) as tx:
-        missing = [asset_id for asset_id in ids if not tx.has_asset(asset_id)]
-        if missing:
-            raise ApiError(404, f"Asset not in project: {', '.join(missing[:10])}")
-        for asset_id in ids:
-            ops.tag_asset(tx, asset_id, tag, now())
+    service.tag_assets(tag, ids)
     return success(f"Tagged {len(set(ids))} asset{'s' if len(set(ids)) != 1 else ''}")
 
 
@@ -68,8 +59,7 @@ def rename_tag(tag: str):
     unknown = sorted(set(changes) - {"name"})
     if unknown or not isinstance(changes.get("name"), str):
         raise ApiError(422, "Body must be a JSON object with one string property: name")
-    with write(f"Rename tag {tag} to {changes['name']}", Action.RENAME_TAG, about(tag=tag)) as tx:
-        ops.rename_tag(tx, tag, changes["name"], now())
+    service.rename_tag(tag, changes["name"])
     return success("Tag renamed")
 
 
@@ -78,6 +68,5 @@ def rename_tag(tag: str):
 @requires("write")
 def delete_tag(tag: str):
     tag = find_tag(tag)
-    with write(f"Delete tag {tag}", Action.DELETE_TAG, about(tag=tag)) as tx:
-        ops.delete_tag(tx, tag, now())
+    service.delete_tag(tag)
     return success("Tag deleted")

@@ -3,21 +3,19 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from storage import operations as ops
 from storage.history import revisions
 from storage.snapshot import Snapshot
-from storage.trailers import Action, about
 from vocabulary import FLAG_LABELS
 
 from ..auth import requires
-from ..context import current_snapshot, project, write
-from ..edits import clear_flag, save_translation, set_flag
+from ..context import current_snapshot, project
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
 from ..lookup import find_asset, find_locale
 from ..records import revision_record, translation_record
 from ..requests import form_fields, raw_text
+from ..service.translations import clear_flag, erase_translation, save_translation, set_flag
 
 bp = Blueprint("translations", __name__)
 
@@ -79,9 +77,8 @@ def _target(snapshot: Snapshot, asset_id: str, locale: str | None) -> tuple[str,
 @requires("write")
 def untranslate(asset_id: str, locale: str | None = None):
     asset_id, locale = _target(current_snapshot(), asset_id, locale)
-    with write(f"Erase {asset_id} [{locale}]", Action.UNTRANSLATE, about(asset_id, locale)) as tx:
-        ops.untranslate(tx, asset_id, locale)
-    return success(f"{tx.result.existing_locale(locale)['name']} translation deleted")
+    committed = erase_translation(asset_id, locale)
+    return success(f"{committed.existing_locale(locale)['name']} translation deleted")
 
 
 @bp.post("/api/translations/<path:asset_id>/<locale>/flag")

@@ -11,18 +11,17 @@ from storage import history
 from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
-
-from ..context import current_snapshot, project
-from ..edits import clear_flag, save_translation, set_flag
-from ..errors import ApiError, status_of_error
-from ..locales import text_direction
-from ..lookup import find_asset, find_locale
 from vocabulary import FLAG_LABELS
 
-from ..records import asset_record, locale_record, revision_record, translation_record
+from ..context import current_snapshot, project
+from ..errors import ApiError, status_of_error
 from ..exports import all_locales_file, locale_file
-from .worddiff import word_diff
+from ..locales import text_direction
+from ..lookup import find_asset, find_locale
+from ..records import asset_record, locale_record, revision_record, translation_record
+from ..service.translations import clear_flag, save_translation, set_flag
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
+from .worddiff import word_diff
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/ui/static")

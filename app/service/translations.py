@@ -1,4 +1,4 @@
-"""Translation writes shared by the API and the web pages: one request, one commit, same messages and trailers."""
+"""Translation writes, shared by the API and the web pages: translate, erase, flag, unflag."""
 from __future__ import annotations
 
 from flask import g
@@ -7,7 +7,7 @@ from storage import operations as ops
 from storage.snapshot import Snapshot
 from storage.trailers import Action, Trailer, about
 
-from .context import now, write
+from ..context import now, write
 
 
 def save_translation(asset_id: str, locale: str, text: str) -> Snapshot:
@@ -21,6 +21,13 @@ def save_translation(asset_id: str, locale: str, text: str) -> Snapshot:
     with write(f"Translate {asset_id} [{locale}]", Action.TRANSLATE, about(asset_id, locale)) as tx:
         entry = ops.translate(tx, asset_id, locale, text, g.actor, now())
         tx.trailers.append((Trailer.REVISION, str(entry["rev"])))
+    return tx.result
+
+
+def erase_translation(asset_id: str, locale: str) -> Snapshot:
+    """Delete a translation (the API's DELETE: the entry is gone, whatever it held)."""
+    with write(f"Erase {asset_id} [{locale}]", Action.UNTRANSLATE, about(asset_id, locale)) as tx:
+        ops.untranslate(tx, asset_id, locale)
     return tx.result
 
 
