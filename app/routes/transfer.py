@@ -11,20 +11,19 @@ from limits import CONVERT_CONCURRENCY, describe
 from storage.errors import StorageError, storage_fault
 from storage.history import commit_with_trailer
 from storage.jobs import JobStore
-from storage.gitrepo import Person
-from storage.operations import Actor
-from storage.project import Project, release_free_memory
-from storage.trailers import Action, Trailer
+from storage.project import release_free_memory
+from storage.trailers import Trailer
 
 from ..auth import requires
-from ..context import committer_identity, is_live_key, now, project, store
+from ..context import committer_identity, project, store
 from ..errors import ApiError
-from ..exchange import Importer, ImportOptions
+from ..exchange import ImportOptions
 from ..exports import attachment, format_variant
 from ..jsonio import render
 from ..locales import parse_locale_code
 from ..records import locale_record
 from ..requests import flag_arg, form_fields
+from ..service.imports import run_import
 
 bp = Blueprint("transfer", __name__)
 
@@ -55,40 +54,6 @@ def import_options(ext: str, variant: str) -> tuple[ImportOptions, formats.ReadO
         untag_absent=_tag_list("untag-absent"), delete_absent=flag_arg("delete-absent"),
         flag_new=flags["flag-new"], flag_updated=flags["flag-updated"])
     return options, formats.ReadOptions(locale=locale_code, index=index, namespace=args.get("namespace", "").strip())
-
-
-def run_import(target: Project, ext: str, variant: str, data: bytes, options: ImportOptions,
-               read_options: formats.ReadOptions, author: Person, actor: Actor, progress=lambda fraction: None,
-               job_id: str = ""):
-    """Parse, then apply in one transaction: one commit however many units, nothing on any error.
-
-    The apply is prepared outside the project lock and committed only if the head did not move meanwhile
-    (Project.prepared_write), so other writes to the project wait for the commit, not for the import.
-    An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
-    """
-    snapshot = target.snapshot()
-    read_options.source_locale = snapshot.source_locale
-    read_options.namespace = read_options.namespace or snapshot.name  # as exports default it
-    catalogue = formats.read_file(ext, variant, data, read_options)
-    progress(0.3)
-    summary = f"Import {ext} file ({len(catalogue.units)} units)"
-    trailers: list[tuple[str, str]] = [(Trailer.FORMAT, ext)]
-    if job_id:
-        trailers.append((Trailer.JOB, job_id))
-
-    def prepare(tx):
-        if options.index == "id":
-            formats.restore_keys(catalogue, ext, variant, tx.base.asset_ids())  # (tx has no change yet)
-        importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
-        with formats.collector_paused():  # hundreds of thousands of new records, none of them cyclic
-            report = importer.apply(catalogue)
-        report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
-        tx.trailers.append((Trailer.LOCALE, ",".join(sorted(report.locales)) or "-"))
-        return report
-
-    report, tx = target.prepared_write(prepare, author, summary, Action.IMPORT, trailers, committer=author,
-                                            is_live_key=is_live_key)
-    return report, tx.result
 
 
 @bp.post("/api/import/<ext>")
