@@ -50,11 +50,12 @@ def snapshot_catalogue(snapshot: Snapshot, locales: list[str] | None = None) -> 
     """
     codes = [record["code"] for record in snapshot.locales()]
     wanted = [code for code in codes if locales is None or code in locales or code == snapshot.source_locale]
-    key = ("catalogue", tuple(wanted))
-    if key not in snapshot.memo:
+
+    def build() -> Catalogue:
         with collector_paused():  # hundreds of thousands of new objects: the collector would rescan them
-            snapshot.memo[key] = _build_catalogue(snapshot, wanted)
-    return snapshot.memo[key]
+            return _build_catalogue(snapshot, wanted)
+
+    return snapshot.remember(("catalogue", tuple(wanted)), build)
 
 
 # Rendered runs of exports (one asset chunk's PO messages per locale and option set), kept across

@@ -10,26 +10,12 @@ from itertools import accumulate, groupby
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, EMPTY, EMPTY_TRANSLATIONS, PERSISTED, Chunk
+from storage.canonical import DERIVATIONS, Chunk
+from storage.progress import status_of
 from storage.snapshot import Snapshot, asset_path, locale_path
-from vocabulary import translation_statuses
-
-
-def _memo(snapshot: Snapshot, key: tuple, compute):
-    """Derived data cached on the (immutable) snapshot it was computed from."""
-    if key not in snapshot.memo:
-        snapshot.memo[key] = compute()
-    return snapshot.memo[key]
 
 
 # ----------------------------------------------------------------------------- statuses
-def status_of(entry: dict[str, Any] | None) -> str:
-    """A translation's status in the vocabulary of the export `status` parameter."""
-    if entry is None:
-        return translation_statuses(False, False, None)[0]
-    return translation_statuses(True, entry["text"] == "", entry.get("flag"))[0]
-
-
 def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
     if not user:
         return None
@@ -39,33 +25,7 @@ def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
 # ----------------------------------------------------------------------------- assets
 def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
     """Counts of locales: translated (flagged included), untranslated, flagged."""
-    translated = flagged = 0
-    for record in snapshot.locales():
-        entry = snapshot.peek_translation(asset_id, record["code"])  # a list of 100k must not keep 500k
-        if entry is not None:
-            translated += 1
-            flagged += bool(entry.get("flag"))
-    return _progress(translated, flagged, len(snapshot.locales()))
-
-
-def _progress(translated: int, flagged: int, locales: int) -> dict[str, int]:
-    """An asset's progress record: counts of its locales (translated includes flagged)."""
-    return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
-
-
-def chunk_progress(snapshot: Snapshot, number: int) -> dict[str, dict[str, int]]:
-    """asset_progress of every asset of one asset chunk, from one C-level decode of each locale's chunk
-    (a decode per translation was most of a first 100k-asset list: 500,000 of them)."""
-    locales = snapshot.locales()
-    counts = {asset_id: [0, 0] for asset_id in snapshot.asset_chunks[number].keys()}
-    for record in locales:
-        chunk = snapshot.locale_chunks.get(record["code"], {}).get(number)
-        for asset_id, entry in (chunk.peek_all() if chunk is not None else {}).items():
-            count = counts.get(asset_id)
-            if count is not None:
-                count[0] += 1
-                count[1] += bool(entry.get("flag"))
-    return {asset_id: _progress(translated, flagged, len(locales)) for asset_id, (translated, flagged) in counts.items()}
+    return snapshot.asset_progress(asset_id)
 
 
 def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
@@ -207,7 +167,7 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     builder = _ChunkListBuilder()
     # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
     if cached is None or changed is None or 2 * len(changed) > len(chunk):
-        progress = chunk_progress(snapshot, number)
+        progress = snapshot.chunk_asset_progress(number)
         for asset_id, asset in chunk.peek_all().items():
             builder.add(_list_item(snapshot, asset_id, asset, progress[asset_id]))
     else:
@@ -295,77 +255,8 @@ def plural_record(code: str) -> dict[str, Any]:
 
 
 def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
-    """translated (flagged included), untranslated, flagged, words, and a count per status/flag.
-
-    Counted per chunk and cached on the chunk, so a write recounts one chunk, not the whole locale.
-    """
-
-    def compute() -> dict[str, Any]:
-        total = {"translated": 0, "flagged": 0, "words": 0}
-        by_status: dict[str, int] = {}
-        for chunk in snapshot.locale_chunks.get(code, {}).values():
-            counts = chunk.derived.get("progress")
-            if counts is None:
-                counts = chunk.derived["progress"] = _chunk_progress(chunk)
-            for key in total:
-                total[key] += counts[key]
-            for status, count in counts["by_status"].items():
-                by_status[status] = by_status.get(status, 0) + count
-        return {**total, "untranslated": len(snapshot) - total["translated"], "by_status": by_status}
-
-    return _memo(snapshot, ("locale-progress", code), compute)
-
-
-def _chunk_progress(chunk) -> dict[str, Any]:
-    """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_progress)."""
-    counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
-        _count(counts, entry, +1)
-    return counts
-
-
-def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...],
-                      values: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
-    the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
-    afresh instead: from the values, parsing only the entries they lack."""
-    def new(key: str) -> dict[str, Any] | None:
-        return values[key] if values is not None and key in values else chunk.peek(key)
-
-    if 2 * len(keys) > len(chunk):
-        if values is None:
-            return _chunk_progress(chunk)
-        fresh = _chunk_progress(EMPTY)
-        for key in chunk.keys():
-            _count(fresh, new(key), +1)
-        return fresh
-    counts = _copy_counts(counts)
-    for key in keys:
-        _count(counts, parent.peek(key), -1)
-        _count(counts, new(key), +1)
-    return counts
-
-
-DERIVATIONS["progress"] = _updated_progress
-PERSISTED["progress"] = 1  # a function of the chunk's bytes alone: kept by storage.derived
-# the counts of no entry: new locale files (an import's) are counted from the values written into them
-EMPTY_TRANSLATIONS.derived["progress"] = _chunk_progress(EMPTY)
-
-
-def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    return dict(counts, by_status=dict(counts["by_status"]))
-
-
-def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> None:
-    if entry is None:
-        return
-    counts["translated"] += sign
-    counts["flagged"] += sign * bool(entry.get("flag"))
-    counts["words"] += sign * len(entry["text"].split())
-    status = status_of(entry)
-    counts["by_status"][status] = counts["by_status"].get(status, 0) + sign
-    if not counts["by_status"][status]:
-        del counts["by_status"][status]
+    """translated (flagged included), untranslated, flagged, words, and a count per status/flag."""
+    return snapshot.locale_progress(code)
 
 
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from vocabulary import is_canonical_locale
 
@@ -21,6 +21,9 @@ from .canonical import EMPTY, PERSISTED, Chunk
 from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
+from .progress import asset_counts, chunk_asset_counts, locale_counts
+
+T = TypeVar("T")
 
 PROJECT_FILE = "project.json"
 ASSETS_DIR = "assets"
@@ -93,7 +96,7 @@ class Snapshot:
         self.locale_chunks = locale_chunks
         self._asset_index = asset_index  # asset id -> chunk number; None: built on first use
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
-        self.memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
+        self._memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
         self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
 
     @property
@@ -104,6 +107,13 @@ class Snapshot:
         if index is None:
             index = self._asset_index = build_asset_index(self.asset_chunks)
         return index
+
+    def remember(self, key: Any, compute: Callable[[], T]) -> T:
+        """Data derived from this (immutable) snapshot, computed on first use and kept with it under `key`."""
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -266,6 +276,27 @@ class Snapshot:
         chunks = self.locale_chunks.get(locale, {})
         for number in sorted(chunks):
             yield from chunks[number].items()
+
+    # ----------------------------------------------------------------- progress (storage.progress)
+    def locale_progress(self, code: str) -> dict[str, Any]:
+        """translated (flagged included), untranslated, flagged, words, and a count per status, of one locale.
+
+        Counted per chunk and kept on the chunk, so a write recounts one chunk, not the whole locale.
+        """
+        return self.remember(("locale-progress", code),
+                             lambda: locale_counts(self.locale_chunks.get(code, {}).values(), len(self)))
+
+    def asset_progress(self, asset_id: str) -> dict[str, int]:
+        """Counts of locales: translated (flagged included), untranslated, flagged."""
+        codes = [record["code"] for record in self.locales()]
+        # peeked: a list of 100k must not keep 500k parsed translations
+        return asset_counts((self.peek_translation(asset_id, code) for code in codes), len(codes))
+
+    def chunk_asset_progress(self, number: int) -> dict[str, dict[str, int]]:
+        """asset_progress of every asset of asset chunk `number`, from one decode of each locale's chunk."""
+        codes = [record["code"] for record in self.locales()]
+        return chunk_asset_counts(self.asset_chunks[number],
+                                  [self.locale_chunks.get(code, {}).get(number) for code in codes])
 
 
 def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk:

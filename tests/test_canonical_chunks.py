@@ -54,7 +54,7 @@ def test_a_hand_written_chunk_with_blank_lines_and_a_trailing_comma_reads_like_t
 
 
 def test_progress_counts_follow_a_chain_of_versions_made_before_anyone_read_them():
-    from app.records import _chunk_progress  # registers the progress derivation
+    from storage.progress import chunk_counts as _chunk_progress  # registers the progress derivation
 
     entries = {key: {"text": f"{key} words here", "rev": 1} for key in ("a", "b", "c")}
     first = chunk_of(entries)
