@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, groupby
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, Chunk
+from storage import derivations
+from storage.canonical import Chunk
 from storage.progress import status_of
 from storage.snapshot import Snapshot, asset_path, locale_path
 
@@ -114,15 +115,10 @@ class _ChunkListBuilder:
 ASSET_LIST = "asset-list"
 
 
-def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...],
-                  values: Mapping[str, Any] | None) -> ChunkList:
-    """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
-    one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
-    many writes apart, and builds again only the records that differ."""
-    return cached
-
-
-DERIVATIONS[ASSET_LIST] = _carried_list
+# The list cache is handed unchanged from each version of an asset chunk to the next (a write makes a new one):
+# the reader that finds it stale compares what it was built from with its snapshot's chunks, however many writes
+# apart, and builds again only the records that differ.
+derivations.register(ASSET_LIST)
 
 
 def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | None = None

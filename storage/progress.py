@@ -1,6 +1,6 @@
 """Translation progress, counted per chunk: a locale's counts, and each asset's count of locales.
 
-A locale chunk's counts are derived data (storage.canonical): a write updates them from the entries it changed
+A locale chunk's counts are derived data (storage.derivations): a write updates them from the entries it changed
 instead of recounting the chunk, and storage.derived persists them by blob id, so that a cold open of a big
 project answers its locales' progress without reading a chunk.
 """
@@ -10,7 +10,8 @@ from typing import Any, Iterable, Mapping
 
 from vocabulary import translation_statuses
 
-from .canonical import DERIVATIONS, EMPTY, EMPTY_TRANSLATIONS, PERSISTED, Chunk
+from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
+from .derivations import register
 
 PROGRESS = "progress"  # the name of a locale chunk's counts among its derived data
 
@@ -53,8 +54,7 @@ def _updated_counts(counts: dict[str, Any], parent: Chunk, chunk: Chunk, keys: t
     return counts
 
 
-DERIVATIONS[PROGRESS] = _updated_counts
-PERSISTED[PROGRESS] = 1  # a function of the chunk's bytes alone: kept by storage.derived
+register(PROGRESS, _updated_counts, persisted=1)  # a function of the chunk's bytes alone: kept by storage.derived
 # the counts of no entry: new locale files (an import's) are counted from the values written into them
 EMPTY_TRANSLATIONS.derived[PROGRESS] = chunk_counts(EMPTY)
 

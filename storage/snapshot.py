@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from vocabulary import is_canonical_locale
 
-from .canonical import EMPTY, PERSISTED, Chunk
+from .canonical import EMPTY, Chunk
+from .derivations import persisted
 from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
@@ -128,7 +129,7 @@ class Snapshot:
         The other chunks are read when first used (a changed chunk `previous` had read is read at once, to keep
         its lineage), with what `derived` persisted for their blobs: their keys (the asset index is then built
         without reading any chunk, and a chunk is read without decoding each line's key), the values of
-        canonical.PERSISTED (progress counts …).
+        storage.derivations' persisted ones (progress counts …).
         """
         previous = previous or cls.empty()
         root = repo.read_commit(commit).tree
@@ -304,7 +305,7 @@ def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chun
     keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
     chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
     if derived is not None:
-        for name, version in PERSISTED.items():
+        for name, _, version in persisted():
             value = derived.get(INDEX, (name, version, (blob,)))
             if value is not None:
                 chunk.derived[name] = value
@@ -317,7 +318,7 @@ def chunk_keys_key(blob: bytes) -> Key:
 
 
 def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
-    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, PERSISTED values), then save."""
+    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, the persisted derivations' values), then save."""
     for path, blob in snapshot.files.items():
         parts = path.split("/")
         number = chunk_number(parts[-1])
@@ -331,7 +332,7 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
             continue
         if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
             derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
-        for name, version in PERSISTED.items():
+        for name, _, version in persisted():
             if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
     derived.save(snapshot.files.values())
