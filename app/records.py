@@ -13,7 +13,7 @@ from formats.plurals import plural_rules
 from storage import derivations
 from storage.canonical import Chunk
 from storage.progress import status_of
-from storage.snapshot import Snapshot, asset_path, locale_path
+from storage.snapshot import Snapshot
 
 
 # ----------------------------------------------------------------------------- statuses
@@ -134,7 +134,7 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
     codes = tuple(record["code"] for record in snapshot.locales())
     ids: list[str] = []
     parts: list[bytes] = []
-    for number in sorted(snapshot.asset_chunks):
+    for number in snapshot.chunk_numbers():
         part = _chunk_list(snapshot, number, codes)
         if matches is None:
             listed: Sequence[int] = range(len(part.ids))
@@ -147,13 +147,13 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
 
 
 def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> ChunkList:
-    chunk = snapshot.asset_chunks[number]
-    sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-    cached: ChunkList | None = chunk.derived.get(ASSET_LIST)
+    chunk = snapshot.asset_chunk(number)
+    sources = tuple(snapshot.locale_chunk(code, number) for code in codes)
+    cached: ChunkList | None = chunk.kept(ASSET_LIST)
     if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
         found = _persisted_list(snapshot, number, codes, sources)
         if found is not None:
-            chunk.derived[ASSET_LIST] = found
+            chunk.keep(ASSET_LIST, found)
             return found
         changed = None
     elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
@@ -164,11 +164,12 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
     if cached is None or changed is None or 2 * len(changed) > len(chunk):
         progress = snapshot.chunk_asset_progress(number)
-        for asset_id, asset in chunk.peek_all().items():
+        for asset_id, asset in snapshot.asset_entries(number).items():
             builder.add(_list_item(snapshot, asset_id, asset, progress[asset_id]))
     else:
         _rebuild_changed(snapshot, chunk, changed, cached, builder)
-    built = chunk.derived[ASSET_LIST] = builder.build(codes, chunk, sources)
+    built = builder.build(codes, chunk, sources)
+    chunk.keep(ASSET_LIST, built)
     key = _list_key(snapshot, number, codes)
     if key is not None and snapshot.persisted is not None:
         snapshot.persisted.put(LISTS, key, (built.tags, built.body, built.starts.tobytes()))
@@ -181,10 +182,10 @@ LISTS = "asset-lists"  # the storage.derived part that keeps them: 40 MB at 100k
 def _list_key(snapshot: Snapshot, number: int, codes: tuple[str, ...]):
     """The persisted key of one asset chunk's list: the blob ids of the chunks it is made from (None when the
     snapshot's file table is not final, as in a transaction)."""
-    asset_blob = snapshot.files.get(asset_path(number)) if snapshot.commit is not None else None
-    if asset_blob is None:
+    blobs = snapshot.chunk_blobs(number, [(code, number) for code in codes])
+    if blobs is None:
         return None
-    return ASSET_LIST, codes, (asset_blob, *(snapshot.files.get(locale_path(code, number)) for code in codes))
+    return ASSET_LIST, codes, (blobs[0], *blobs[1])
 
 
 def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
@@ -197,7 +198,7 @@ def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
     if found is None:
         return None
     tags, body, starts = found
-    chunk = snapshot.asset_chunks[number]  # its keys are the list's IDs: the key holds its blob id
+    chunk = snapshot.asset_chunk(number)  # its keys are the list's IDs: the key holds its blob id
     return ChunkList(codes, chunk, sources, list(chunk.keys()), list(tags), body,
                      array("q", starts))
 

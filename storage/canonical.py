@@ -342,6 +342,15 @@ class Chunk:
                 value = parent.derived[name]
                 self.derived[name] = value if update is None else update(value, parent, self, changed, values)
 
+    def kept(self, name: Any) -> Any:
+        """The data derived from this chunk kept under `name` (None: none)."""
+        return self.derived.get(name)
+
+    def keep(self, name: Any, value: Any) -> None:
+        """Keep data derived from this (immutable) chunk; a registered name follows it to its next versions
+        (storage.derivations)."""
+        self.derived[name] = value
+
     def to_bytes(self) -> bytes:
         if self._bytes is None:
             body = ",\n".join(self._lines.values())

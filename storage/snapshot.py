@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from vocabulary import is_canonical_locale
 
@@ -257,6 +257,40 @@ class Snapshot:
     def assets(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for number in sorted(self.asset_chunks):
             yield from self.asset_chunks[number].items()
+
+    # ----------------------------------------------------------------- chunks (for data derived per chunk)
+    def chunk_numbers(self) -> list[int]:
+        """The numbers of the asset chunks, in creation order: data derived per chunk is built and kept per
+        number (see storage.derivations)."""
+        return sorted(self.asset_chunks)
+
+    def asset_chunk(self, number: int) -> Chunk:
+        return self.asset_chunks[number]
+
+    def locale_chunk(self, code: str, number: int) -> Chunk | None:
+        """The translations of locale `code` for asset chunk `number` (None: the locale has no such file)."""
+        return self.locale_chunks.get(code, {}).get(number)
+
+    def asset_entries(self, number: int) -> dict[str, dict[str, Any]]:
+        """Every asset of chunk `number`, parsed in one pass and not kept (see Chunk.peek_all)."""
+        return self.asset_chunks[number].peek_all()
+
+    def translation_entries(self, code: str, number: int) -> dict[str, dict[str, Any]]:
+        """Every translation of locale `code` in chunk `number`, parsed in one pass and not kept."""
+        chunk = self.locale_chunk(code, number)
+        return chunk.peek_all() if chunk is not None else {}
+
+    def chunk_blobs(self, number: int, read: Iterable[tuple[str, int]]
+                    ) -> tuple[bytes, tuple[bytes | None, ...]] | None:
+        """The blob id of asset chunk `number` and of the locale chunk of each (code, number) of `read` (None: no
+        such file): data made from the same blobs is the same, in whatever snapshot or process. None when the
+        file table is not final (a snapshot still being written) or the chunk has no file."""
+        if self.commit is None:
+            return None
+        asset_blob = self.files.get(asset_path(number))
+        if asset_blob is None:
+            return None
+        return asset_blob, tuple(self.files.get(locale_path(code, n)) for code, n in read)
 
     # ----------------------------------------------------------------- translations
     def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
