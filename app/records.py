@@ -24,11 +24,6 @@ def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
-    """Counts of locales: translated (flagged included), untranslated, flagged."""
-    return snapshot.asset_progress(asset_id)
-
-
 def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
                  progress: dict[str, int] | None = None) -> dict[str, Any]:
     asset = asset if asset is not None else snapshot.existing_asset(asset_id)
@@ -43,7 +38,7 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
         "plurals": len(asset.get("plurals", [])),
         "tags": list(asset.get("tags", [])),
         "aliases": dict(asset.get("aliases", {})),
-        "progress": progress if progress is not None else asset_progress(snapshot, asset_id),
+        "progress": progress if progress is not None else snapshot.asset_progress(asset_id),
     }
 
 
@@ -251,15 +246,10 @@ def plural_record(code: str) -> dict[str, Any]:
     return {"length": rules.length, "equation": rules.equation, "forms": list(rules.forms)}
 
 
-def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
-    """translated (flagged included), untranslated, flagged, words, and a count per status/flag."""
-    return snapshot.locale_progress(code)
-
-
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
     record = snapshot.existing_locale(code)
     source = code == snapshot.source_locale
-    progress = locale_progress(snapshot, code)
+    progress = snapshot.locale_progress(code)
     return {
         "code": code,
         "name": record["name"],
@@ -272,7 +262,7 @@ def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
 
 def locale_progress_detail(snapshot: Snapshot, code: str) -> dict[str, int]:
     """Loco's dynamic progress object: `translated` and `untranslated` always, other statuses when present."""
-    progress = locale_progress(snapshot, code)
+    progress = snapshot.locale_progress(code)
     detail = {"translated": progress["translated"], "untranslated": progress["untranslated"]}
     if progress["flagged"]:
         detail["flagged"] = progress["flagged"]
