@@ -14,7 +14,7 @@ from typing import Any, Callable, Hashable, cast
 from formats import Catalogue, RenderCache, Translation, Unit, collector_paused, plural_rules
 from vocabulary import asset_id_of_text
 from storage import operations as ops
-from storage.snapshot import Snapshot, asset_path, locale_path
+from storage.snapshot import Snapshot
 from storage.transaction import Transaction
 
 from .locales import display_name, parse_locale_code
@@ -50,11 +50,12 @@ def snapshot_catalogue(snapshot: Snapshot, locales: list[str] | None = None) -> 
     """
     codes = [record["code"] for record in snapshot.locales()]
     wanted = [code for code in codes if locales is None or code in locales or code == snapshot.source_locale]
-    key = ("catalogue", tuple(wanted))
-    if key not in snapshot.memo:
+
+    def build() -> Catalogue:
         with collector_paused():  # hundreds of thousands of new objects: the collector would rescan them
-            snapshot.memo[key] = _build_catalogue(snapshot, wanted)
-    return snapshot.memo[key]
+            return _build_catalogue(snapshot, wanted)
+
+    return snapshot.remember(("catalogue", tuple(wanted)), build)
 
 
 # Rendered runs of exports (one asset chunk's PO messages per locale and option set), kept across
@@ -67,7 +68,7 @@ EXPORT_CACHE = RenderCache(EXPORT_CACHE_BYTES)
 def _build_catalogue(snapshot: Snapshot, wanted: list[str]) -> Catalogue:
     units: list[Unit] = []
     segments: list[tuple[Hashable, int]] | None = [] if snapshot.commit is not None else None
-    for number in sorted(snapshot.asset_chunks):
+    for number in snapshot.chunk_numbers():
         chunk_units, content = _chunk_units(snapshot, number, wanted)
         units.extend(chunk_units)
         if segments is not None and content is not None:
@@ -85,23 +86,21 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
     immutable and shared between snapshots, so after a write only the chunk it touched is rebuilt: the first
     export after a write costs a thousand units, not the whole project.
     """
-    asset_chunk = snapshot.asset_chunks[number]
+    asset_chunk = snapshot.asset_chunk(number)
     needed = {number}
-    assets = list(asset_chunk.peek_all().items())  # parsed for the units only: a chunk keeps its lines
+    assets = list(snapshot.asset_entries(number).items())  # parsed for the units only: a chunk keeps its lines
     for _, asset in assets:
         for member in asset.get("plurals", ()):
             needed.add(snapshot.asset_index[member])
     read = [(code, n) for code in wanted for n in sorted(needed)]
     content = _content_key(snapshot, number, read)
-    sources = tuple(snapshot.locale_chunks.get(code, {}).get(n) for code, n in read)
-    cached = asset_chunk.derived.get(("units", tuple(wanted)))
+    sources = tuple(snapshot.locale_chunk(code, n) for code, n in read)
+    cached = asset_chunk.kept(("units", tuple(wanted)))
     if cached is not None and len(cached[0]) == len(sources) and all(a is b for a, b in zip(cached[0], sources)):
         return cached[1], content
     entries: dict[str, dict[str, Any]] = {code: {} for code in wanted}
     for code, n in read:
-        chunk = snapshot.locale_chunks.get(code, {}).get(n)
-        if chunk is not None:
-            entries[code].update(chunk.peek_all())  # the units keep what they need
+        entries[code].update(snapshot.translation_entries(code, n))  # the units keep what they need
     # every locale's translations made in one comprehension each, not by a call per asset and locale
     made = {code: {key: Translation(entry["text"], _NO_PLURALS, entry.get("flag", ""))
                    for key, entry in entries[code].items()} for code in wanted}
@@ -122,20 +121,14 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
         else:
             unit.translations = {code: made[code].get(asset_id, _UNTRANSLATED) for code in wanted}
         units.append(unit)
-    asset_chunk.derived[("units", tuple(wanted))] = (sources, units)
+    asset_chunk.keep(("units", tuple(wanted)), (sources, units))
     return units, content
 
 
 def _content_key(snapshot: Snapshot, number: int, read: list[tuple[str, int]]) -> Hashable | None:
     """The blob ids of the asset chunk and of every locale chunk its units read (None: a locale has none):
     units made from the same blobs are the same units, in whatever snapshot or process."""
-    if snapshot.commit is None:
-        return None  # a snapshot still being written: its file table is not final
-    asset_blob = snapshot.files.get(asset_path(number))
-    if asset_blob is None:
-        return None
-    files = snapshot.files
-    return (asset_blob, tuple(files.get(locale_path(code, n)) for code, n in read))
+    return snapshot.chunk_blobs(number, read)
 
 
 # ----------------------------------------------------------------------------- import

@@ -7,29 +7,16 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, groupby
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage.canonical import DERIVATIONS, EMPTY, EMPTY_TRANSLATIONS, PERSISTED, Chunk
-from storage.snapshot import Snapshot, asset_path, locale_path
-from vocabulary import translation_statuses
-
-
-def _memo(snapshot: Snapshot, key: tuple, compute):
-    """Derived data cached on the (immutable) snapshot it was computed from."""
-    if key not in snapshot.memo:
-        snapshot.memo[key] = compute()
-    return snapshot.memo[key]
+from storage import derivations
+from storage.canonical import Chunk
+from storage.progress import status_of
+from storage.snapshot import Snapshot
 
 
 # ----------------------------------------------------------------------------- statuses
-def status_of(entry: dict[str, Any] | None) -> str:
-    """A translation's status in the vocabulary of the export `status` parameter."""
-    if entry is None:
-        return translation_statuses(False, False, None)[0]
-    return translation_statuses(True, entry["text"] == "", entry.get("flag"))[0]
-
-
 def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
     if not user:
         return None
@@ -37,37 +24,6 @@ def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_progress(snapshot: Snapshot, asset_id: str) -> dict[str, int]:
-    """Counts of locales: translated (flagged included), untranslated, flagged."""
-    translated = flagged = 0
-    for record in snapshot.locales():
-        entry = snapshot.peek_translation(asset_id, record["code"])  # a list of 100k must not keep 500k
-        if entry is not None:
-            translated += 1
-            flagged += bool(entry.get("flag"))
-    return _progress(translated, flagged, len(snapshot.locales()))
-
-
-def _progress(translated: int, flagged: int, locales: int) -> dict[str, int]:
-    """An asset's progress record: counts of its locales (translated includes flagged)."""
-    return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
-
-
-def chunk_progress(snapshot: Snapshot, number: int) -> dict[str, dict[str, int]]:
-    """asset_progress of every asset of one asset chunk, from one C-level decode of each locale's chunk
-    (a decode per translation was most of a first 100k-asset list: 500,000 of them)."""
-    locales = snapshot.locales()
-    counts = {asset_id: [0, 0] for asset_id in snapshot.asset_chunks[number].keys()}
-    for record in locales:
-        chunk = snapshot.locale_chunks.get(record["code"], {}).get(number)
-        for asset_id, entry in (chunk.peek_all() if chunk is not None else {}).items():
-            count = counts.get(asset_id)
-            if count is not None:
-                count[0] += 1
-                count[1] += bool(entry.get("flag"))
-    return {asset_id: _progress(translated, flagged, len(locales)) for asset_id, (translated, flagged) in counts.items()}
-
-
 def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
                  progress: dict[str, int] | None = None) -> dict[str, Any]:
     asset = asset if asset is not None else snapshot.existing_asset(asset_id)
@@ -82,7 +38,7 @@ def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None
         "plurals": len(asset.get("plurals", [])),
         "tags": list(asset.get("tags", [])),
         "aliases": dict(asset.get("aliases", {})),
-        "progress": progress if progress is not None else asset_progress(snapshot, asset_id),
+        "progress": progress if progress is not None else snapshot.asset_progress(asset_id),
     }
 
 
@@ -154,15 +110,10 @@ class _ChunkListBuilder:
 ASSET_LIST = "asset-list"
 
 
-def _carried_list(cached: ChunkList, parent: Chunk, chunk: Chunk, changed: tuple[str, ...],
-                  values: Mapping[str, Any] | None) -> ChunkList:
-    """The list cache, handed unchanged from each version of an asset chunk to the next (a write makes a new
-    one): the reader that finds it stale compares what it was built from with its snapshot's chunks, however
-    many writes apart, and builds again only the records that differ."""
-    return cached
-
-
-DERIVATIONS[ASSET_LIST] = _carried_list
+# The list cache is handed unchanged from each version of an asset chunk to the next (a write makes a new one):
+# the reader that finds it stale compares what it was built from with its snapshot's chunks, however many writes
+# apart, and builds again only the records that differ.
+derivations.register(ASSET_LIST)
 
 
 def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | None = None
@@ -178,7 +129,7 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
     codes = tuple(record["code"] for record in snapshot.locales())
     ids: list[str] = []
     parts: list[bytes] = []
-    for number in sorted(snapshot.asset_chunks):
+    for number in snapshot.chunk_numbers():
         part = _chunk_list(snapshot, number, codes)
         if matches is None:
             listed: Sequence[int] = range(len(part.ids))
@@ -191,13 +142,13 @@ def asset_list(snapshot: Snapshot, matches: Callable[[tuple[str, ...]], bool] | 
 
 
 def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> ChunkList:
-    chunk = snapshot.asset_chunks[number]
-    sources = tuple(snapshot.locale_chunks.get(code, {}).get(number) for code in codes)
-    cached: ChunkList | None = chunk.derived.get(ASSET_LIST)
+    chunk = snapshot.asset_chunk(number)
+    sources = tuple(snapshot.locale_chunk(code, number) for code in codes)
+    cached: ChunkList | None = chunk.kept(ASSET_LIST)
     if cached is None or cached.codes != codes:  # a locale added or removed changes every record's progress
         found = _persisted_list(snapshot, number, codes, sources)
         if found is not None:
-            chunk.derived[ASSET_LIST] = found
+            chunk.keep(ASSET_LIST, found)
             return found
         changed = None
     elif cached.assets is chunk and all(a is b for a, b in zip(cached.sources, sources)):
@@ -207,12 +158,13 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     builder = _ChunkListBuilder()
     # past half the chunk, one decode of each whole chunk is cheaper than reading the changed entries one by one
     if cached is None or changed is None or 2 * len(changed) > len(chunk):
-        progress = chunk_progress(snapshot, number)
-        for asset_id, asset in chunk.peek_all().items():
+        progress = snapshot.chunk_asset_progress(number)
+        for asset_id, asset in snapshot.asset_entries(number).items():
             builder.add(_list_item(snapshot, asset_id, asset, progress[asset_id]))
     else:
         _rebuild_changed(snapshot, chunk, changed, cached, builder)
-    built = chunk.derived[ASSET_LIST] = builder.build(codes, chunk, sources)
+    built = builder.build(codes, chunk, sources)
+    chunk.keep(ASSET_LIST, built)
     key = _list_key(snapshot, number, codes)
     if key is not None and snapshot.persisted is not None:
         snapshot.persisted.put(LISTS, key, (built.tags, built.body, built.starts.tobytes()))
@@ -225,10 +177,10 @@ LISTS = "asset-lists"  # the storage.derived part that keeps them: 40 MB at 100k
 def _list_key(snapshot: Snapshot, number: int, codes: tuple[str, ...]):
     """The persisted key of one asset chunk's list: the blob ids of the chunks it is made from (None when the
     snapshot's file table is not final, as in a transaction)."""
-    asset_blob = snapshot.files.get(asset_path(number)) if snapshot.commit is not None else None
-    if asset_blob is None:
+    blobs = snapshot.chunk_blobs(number, [(code, number) for code in codes])
+    if blobs is None:
         return None
-    return ASSET_LIST, codes, (asset_blob, *(snapshot.files.get(locale_path(code, number)) for code in codes))
+    return ASSET_LIST, codes, (blobs[0], *blobs[1])
 
 
 def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
@@ -241,7 +193,7 @@ def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
     if found is None:
         return None
     tags, body, starts = found
-    chunk = snapshot.asset_chunks[number]  # its keys are the list's IDs: the key holds its blob id
+    chunk = snapshot.asset_chunk(number)  # its keys are the list's IDs: the key holds its blob id
     return ChunkList(codes, chunk, sources, list(chunk.keys()), list(tags), body,
                      array("q", starts))
 
@@ -294,84 +246,10 @@ def plural_record(code: str) -> dict[str, Any]:
     return {"length": rules.length, "equation": rules.equation, "forms": list(rules.forms)}
 
 
-def locale_progress(snapshot: Snapshot, code: str) -> dict[str, Any]:
-    """translated (flagged included), untranslated, flagged, words, and a count per status/flag.
-
-    Counted per chunk and cached on the chunk, so a write recounts one chunk, not the whole locale.
-    """
-
-    def compute() -> dict[str, Any]:
-        total = {"translated": 0, "flagged": 0, "words": 0}
-        by_status: dict[str, int] = {}
-        for chunk in snapshot.locale_chunks.get(code, {}).values():
-            counts = chunk.derived.get("progress")
-            if counts is None:
-                counts = chunk.derived["progress"] = _chunk_progress(chunk)
-            for key in total:
-                total[key] += counts[key]
-            for status, count in counts["by_status"].items():
-                by_status[status] = by_status.get(status, 0) + count
-        return {**total, "untranslated": len(snapshot) - total["translated"], "by_status": by_status}
-
-    return _memo(snapshot, ("locale-progress", code), compute)
-
-
-def _chunk_progress(chunk) -> dict[str, Any]:
-    """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_progress)."""
-    counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
-        _count(counts, entry, +1)
-    return counts
-
-
-def _updated_progress(counts: dict[str, Any], parent, chunk, keys: tuple[str, ...],
-                      values: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
-    the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
-    afresh instead: from the values, parsing only the entries they lack."""
-    def new(key: str) -> dict[str, Any] | None:
-        return values[key] if values is not None and key in values else chunk.peek(key)
-
-    if 2 * len(keys) > len(chunk):
-        if values is None:
-            return _chunk_progress(chunk)
-        fresh = _chunk_progress(EMPTY)
-        for key in chunk.keys():
-            _count(fresh, new(key), +1)
-        return fresh
-    counts = _copy_counts(counts)
-    for key in keys:
-        _count(counts, parent.peek(key), -1)
-        _count(counts, new(key), +1)
-    return counts
-
-
-DERIVATIONS["progress"] = _updated_progress
-PERSISTED["progress"] = 1  # a function of the chunk's bytes alone: kept by storage.derived
-# the counts of no entry: new locale files (an import's) are counted from the values written into them
-EMPTY_TRANSLATIONS.derived["progress"] = _chunk_progress(EMPTY)
-
-
-def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    return dict(counts, by_status=dict(counts["by_status"]))
-
-
-def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> None:
-    if entry is None:
-        return
-    counts["translated"] += sign
-    counts["flagged"] += sign * bool(entry.get("flag"))
-    counts["words"] += sign * len(entry["text"].split())
-    status = status_of(entry)
-    counts["by_status"][status] = counts["by_status"].get(status, 0) + sign
-    if not counts["by_status"][status]:
-        del counts["by_status"][status]
-
-
 def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
     record = snapshot.existing_locale(code)
     source = code == snapshot.source_locale
-    progress = locale_progress(snapshot, code)
+    progress = snapshot.locale_progress(code)
     return {
         "code": code,
         "name": record["name"],
@@ -384,7 +262,7 @@ def locale_record(snapshot: Snapshot, code: str) -> dict[str, Any]:
 
 def locale_progress_detail(snapshot: Snapshot, code: str) -> dict[str, int]:
     """Loco's dynamic progress object: `translated` and `untranslated` always, other statuses when present."""
-    progress = locale_progress(snapshot, code)
+    progress = snapshot.locale_progress(code)
     detail = {"translated": progress["translated"], "untranslated": progress["untranslated"]}
     if progress["flagged"]:
         detail["flagged"] = progress["flagged"]

@@ -7,6 +7,10 @@ What the package offers (what app/ may use):
     project.Project           one project: `snapshot()` / `snapshot_at(commit)` to read, `transaction(...)` to write
                               one commit (or nothing), under a lock shared by threads and processes
     snapshot.Snapshot         an immutable view of a project at one commit: assets, locales, translations
+                              and their progress (storage.progress counts it per chunk); `remember(key, compute)`
+                              keeps a caller's data derived from the snapshot with it
+    derivations               `register(name, update=None, persisted=None)`: data that follows each chunk to its
+                              next versions (updated from the changed entries, or handed on), registered at import
     transaction.Transaction   the changes of one write, on top of a snapshot
     operations                the domain writes on a transaction (assets, plurals, tags, locales, translations)
     fields                    the rule each stored field obeys, shared by the API's writes and a push's checks
@@ -19,6 +23,6 @@ What the package offers (what app/ may use):
 
 Inside (not for app/): gitrepo.GitRepo, the one front over Git's own seams in storage/git/ (objects and packs,
 refs and durability, working tree, maintenance, queries of the `git` command); journal (where the branch goes,
-durable with the commit's pack); canonical (the catalogue files' one-entry-per-line encoding); checks and replay
+durable with the commit's pack); canonical (the catalogue files' one-entry-per-line encoding); progress (per-chunk counts behind Snapshot's progress); checks and replay
 (a push's validation and merge); textchanges (derived index of which commit changed which translation).
 """

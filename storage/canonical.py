@@ -15,6 +15,7 @@ import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .derivations import registered
 from .derived import packed_count, unpack_strings
 
 
@@ -95,20 +96,6 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
     return list(keys)
 
 
-# Derived data that follows a chunk from one version to the next, updated from the changed entries alone:
-# name -> update(parent's value, parent, child, changed keys) -> child's value. Callers register them (the
-# progress counts, say); a chunk made from a parent that has the value gets its own at once, so a chain of
-# versions made before anyone reads them (a commit group) never needs a full recount.
-# The last argument holds the changed entries' new values when the chunk was made from them (with_changes;
-# None: read the child), so that an update need not parse what the writer had in hand.
-DERIVATIONS: dict[str, Callable[[Any, "Chunk", "Chunk", tuple[str, ...], Mapping[str, Any] | None], Any]] = {}
-
-# The derived data of DERIVATIONS that is a function of the chunk's bytes alone and is persisted (storage.derived)
-# under the chunk's blob id: name -> version (raise it when the function changes: older values are then ignored).
-# Values must be what `marshal` writes. A snapshot loaded cold gets them at once, without reading the chunk.
-PERSISTED: dict[str, int] = {}
-
-
 def split_lines(text: str) -> list[str]:
     """The entry lines of a canonical file, without their separating commas."""
     body = text[2:-3]
@@ -131,7 +118,7 @@ class Chunk:
         self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
         self._parsed: dict[str, dict[str, Any]] = {}
         self._bytes: bytes | None = None
-        self.derived: dict[Any, Any] = {}  # callers' data computed from this (immutable) chunk
+        self.derived: dict[Any, Any] = {}  # data computed from this (immutable) chunk: see storage.derivations
         # (the chunk this one was made from, the keys that differ): lets callers update derived data
         # instead of recomputing it. One level only: making a chunk drops its parent's own origin.
         self.origin: tuple[Chunk, tuple[str, ...]] | None = None
@@ -350,9 +337,19 @@ class Chunk:
         return chunk
 
     def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...], values: Mapping[str, Any] | None) -> None:
-        for name, update in DERIVATIONS.items():
+        for name, update, _ in registered():  # storage.derivations
             if name in parent.derived:
-                self.derived[name] = update(parent.derived[name], parent, self, changed, values)
+                value = parent.derived[name]
+                self.derived[name] = value if update is None else update(value, parent, self, changed, values)
+
+    def kept(self, name: Any) -> Any:
+        """The data derived from this chunk kept under `name` (None: none)."""
+        return self.derived.get(name)
+
+    def keep(self, name: Any, value: Any) -> None:
+        """Keep data derived from this (immutable) chunk; a registered name follows it to its next versions
+        (storage.derivations)."""
+        self.derived[name] = value
 
     def to_bytes(self) -> bytes:
         if self._bytes is None:

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from vocabulary import is_canonical_locale
 
-from .canonical import EMPTY, PERSISTED, Chunk
+from .canonical import EMPTY, Chunk
+from .derivations import persisted
 from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
+from .progress import asset_counts, chunk_asset_counts, locale_counts
+
+T = TypeVar("T")
 
 PROJECT_FILE = "project.json"
 ASSETS_DIR = "assets"
@@ -93,7 +97,7 @@ class Snapshot:
         self.locale_chunks = locale_chunks
         self._asset_index = asset_index  # asset id -> chunk number; None: built on first use
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
-        self.memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
+        self._memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
         self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
 
     @property
@@ -104,6 +108,13 @@ class Snapshot:
         if index is None:
             index = self._asset_index = build_asset_index(self.asset_chunks)
         return index
+
+    def remember(self, key: Any, compute: Callable[[], T]) -> T:
+        """Data derived from this (immutable) snapshot, computed on first use and kept with it under `key`."""
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -118,7 +129,7 @@ class Snapshot:
         The other chunks are read when first used (a changed chunk `previous` had read is read at once, to keep
         its lineage), with what `derived` persisted for their blobs: their keys (the asset index is then built
         without reading any chunk, and a chunk is read without decoding each line's key), the values of
-        canonical.PERSISTED (progress counts …).
+        storage.derivations' persisted ones (progress counts …).
         """
         previous = previous or cls.empty()
         root = repo.read_commit(commit).tree
@@ -247,6 +258,40 @@ class Snapshot:
         for number in sorted(self.asset_chunks):
             yield from self.asset_chunks[number].items()
 
+    # ----------------------------------------------------------------- chunks (for data derived per chunk)
+    def chunk_numbers(self) -> list[int]:
+        """The numbers of the asset chunks, in creation order: data derived per chunk is built and kept per
+        number (see storage.derivations)."""
+        return sorted(self.asset_chunks)
+
+    def asset_chunk(self, number: int) -> Chunk:
+        return self.asset_chunks[number]
+
+    def locale_chunk(self, code: str, number: int) -> Chunk | None:
+        """The translations of locale `code` for asset chunk `number` (None: the locale has no such file)."""
+        return self.locale_chunks.get(code, {}).get(number)
+
+    def asset_entries(self, number: int) -> dict[str, dict[str, Any]]:
+        """Every asset of chunk `number`, parsed in one pass and not kept (see Chunk.peek_all)."""
+        return self.asset_chunks[number].peek_all()
+
+    def translation_entries(self, code: str, number: int) -> dict[str, dict[str, Any]]:
+        """Every translation of locale `code` in chunk `number`, parsed in one pass and not kept."""
+        chunk = self.locale_chunk(code, number)
+        return chunk.peek_all() if chunk is not None else {}
+
+    def chunk_blobs(self, number: int, read: Iterable[tuple[str, int]]
+                    ) -> tuple[bytes, tuple[bytes | None, ...]] | None:
+        """The blob id of asset chunk `number` and of the locale chunk of each (code, number) of `read` (None: no
+        such file): data made from the same blobs is the same, in whatever snapshot or process. None when the
+        file table is not final (a snapshot still being written) or the chunk has no file."""
+        if self.commit is None:
+            return None
+        asset_blob = self.files.get(asset_path(number))
+        if asset_blob is None:
+            return None
+        return asset_blob, tuple(self.files.get(locale_path(code, n)) for code, n in read)
+
     # ----------------------------------------------------------------- translations
     def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
         number = self.asset_index.get(asset_id)
@@ -267,13 +312,34 @@ class Snapshot:
         for number in sorted(chunks):
             yield from chunks[number].items()
 
+    # ----------------------------------------------------------------- progress (storage.progress)
+    def locale_progress(self, code: str) -> dict[str, Any]:
+        """translated (flagged included), untranslated, flagged, words, and a count per status, of one locale.
+
+        Counted per chunk and kept on the chunk, so a write recounts one chunk, not the whole locale.
+        """
+        return self.remember(("locale-progress", code),
+                             lambda: locale_counts(self.locale_chunks.get(code, {}).values(), len(self)))
+
+    def asset_progress(self, asset_id: str) -> dict[str, int]:
+        """Counts of locales: translated (flagged included), untranslated, flagged."""
+        codes = [record["code"] for record in self.locales()]
+        # peeked: a list of 100k must not keep 500k parsed translations
+        return asset_counts((self.peek_translation(asset_id, code) for code in codes), len(codes))
+
+    def chunk_asset_progress(self, number: int) -> dict[str, dict[str, int]]:
+        """asset_progress of every asset of asset chunk `number`, from one decode of each locale's chunk."""
+        codes = [record["code"] for record in self.locales()]
+        return chunk_asset_counts(self.asset_chunks[number],
+                                  [self.locale_chunks.get(code, {}).get(number) for code in codes])
+
 
 def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk:
     """The chunk of blob `blob`, read on first use, with the derived data persisted for it."""
     keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
     chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
     if derived is not None:
-        for name, version in PERSISTED.items():
+        for name, _, version in persisted():
             value = derived.get(INDEX, (name, version, (blob,)))
             if value is not None:
                 chunk.derived[name] = value
@@ -286,7 +352,7 @@ def chunk_keys_key(blob: bytes) -> Key:
 
 
 def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
-    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, PERSISTED values), then save."""
+    """Note what `snapshot` knows that `derived` lacks (each chunk's keys, the persisted derivations' values), then save."""
     for path, blob in snapshot.files.items():
         parts = path.split("/")
         number = chunk_number(parts[-1])
@@ -300,7 +366,7 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
             continue
         if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
             derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
-        for name, version in PERSISTED.items():
+        for name, _, version in persisted():
             if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
     derived.save(snapshot.files.values())

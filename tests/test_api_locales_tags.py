@@ -179,7 +179,6 @@ def test_tag_names_with_spaces_and_plus_signs_work_in_paths(api):
 
 
 def test_progress_kept_up_to_date_by_writes_equals_a_fresh_count(api, demo, data_dir):
-    from app.records import locale_progress
     from storage.store import Store
 
     api.get("/api/locales")  # counts cached now, then updated write by write
@@ -197,4 +196,4 @@ def test_progress_kept_up_to_date_by_writes_equals_a_fresh_count(api, demo, data
             assert api.post(path, data=body)[0] == 200
         api.get("/api/locales/de/progress")
     fresh = Store(data_dir).project(demo[0].id).snapshot()  # another handle: nothing cached
-    assert locale_progress(demo[0].snapshot(), "de") == locale_progress(fresh, "de")
+    assert demo[0].snapshot().locale_progress("de") == fresh.locale_progress("de")

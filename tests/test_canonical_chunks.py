@@ -54,7 +54,7 @@ def test_a_hand_written_chunk_with_blank_lines_and_a_trailing_comma_reads_like_t
 
 
 def test_progress_counts_follow_a_chain_of_versions_made_before_anyone_read_them():
-    from app.records import _chunk_progress  # registers the progress derivation
+    from storage.progress import chunk_counts as _chunk_progress  # registers the progress derivation
 
     entries = {key: {"text": f"{key} words here", "rev": 1} for key in ("a", "b", "c")}
     first = chunk_of(entries)
@@ -92,3 +92,17 @@ def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
     assert not chunk.starts_with("a", "text", "Hell") and not chunk.starts_with("a", "text", "Hello!")
     assert not chunk.starts_with("b", "text", "Hello")  # fields in another order: the caller parses
     assert chunk.may_have_field("b", "text") and not chunk.may_have_field("a", "plural_of")
+
+
+def test_a_registered_derivation_follows_a_chunk_to_its_next_versions_and_an_unregistered_one_does_not():
+    from storage import derivations
+
+    derivations.register("test-handed-on")
+    derivations.register("test-counted", update=lambda count, parent, chunk, keys, values: len(chunk))
+    first = chunk_of(BASE)
+    for name, value in (("test-handed-on", "cache"), ("test-counted", len(first)), ("test-not-registered", 1)):
+        first.keep(name, value)
+    second = first.with_changes({"d": {"text": "D", "rev": 1}}, ORDER)
+    assert (second.kept("test-handed-on"), second.kept("test-counted"), second.kept("test-not-registered")) \
+        == ("cache", len(BASE) + 1, None)
+    assert "test-counted" not in [derivation.name for derivation in derivations.persisted()]
