@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
+from storage.progress import status_of
 from vocabulary import tag_filter
 
 from ..auth import requires
@@ -12,7 +13,7 @@ from ..jsonio import render, success
 from ..locales import parse_locale_code
 from ..lookup import find_locale
 from ..qa import check_translation
-from ..records import locale_progress_detail, locale_record, status_of
+from ..records import locale_progress_detail, locale_record
 from ..requests import form_fields, json_object
 from ..service import locales as service
 
