@@ -32,6 +32,31 @@ def close_quietly(closable) -> None:
         pass
 
 
+def read_small(path: Path | str) -> bytes:
+    """The whole content of a small file (a ref, a marker) by raw system calls: `open()` costs four more
+    (fstat, ioctl, lseek) and a buffer, and the commit path reads such files several times per write."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def rewrite_small(path: Path | str, data: bytes) -> None:
+    """Overwrite a small file in place (created when missing; no new inode per write), not flushed."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
 def fsync(fd: int) -> None:
     """Flush a file's data and metadata to stable storage (one place, so tests can observe every call)."""
     os.fsync(fd)

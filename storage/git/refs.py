@@ -58,8 +58,7 @@ class Branch:
     def head(self) -> bytes | None:
         """The commit `main` points at, read from the loose ref (never packed: gc.packRefs is off)."""
         try:
-            with open(self.ref_path, "rb") as handle:
-                value = handle.read().strip()
+            value = durable.read_small(self.ref_path).strip()
         except FileNotFoundError:
             return self._packed_head()
         return value or None
@@ -218,10 +217,7 @@ class Branch:
         return reopened
 
     def _record_ref_lock_owner(self, inode: int) -> None:
-        path = self.git_dir / REF_LOCK_OWNER
-        with open(path, "r+b" if path.exists() else "wb") as handle:  # in place: no new file per write
-            handle.write(b"%d\n" % inode)
-            handle.truncate()
+        durable.rewrite_small(self.git_dir / REF_LOCK_OWNER, b"%d\n" % inode)
 
     def _remove_dead_ref_lock(self, lock: Path) -> bool:
         """Remove a ref lock left by a killed writer; True when the lock is gone.

@@ -43,16 +43,12 @@ class WorkTree:
         older (or torn) value, so the next writer sees it differ from HEAD and resyncs.
         """
         try:
-            with open(self.git_dir / CHECKOUT_FILE, "rb") as handle:
-                return handle.read(41).strip() or None
+            return durable.read_small(self.git_dir / CHECKOUT_FILE)[:41].strip() or None
         except FileNotFoundError:
             return None
 
     def _record_checkout(self, commit: bytes) -> None:
-        path = self.git_dir / CHECKOUT_FILE
-        with open(path, "r+b" if path.exists() else "wb") as handle:  # in place: no new file per write
-            handle.write(commit + b"\n")
-            handle.truncate()
+        durable.rewrite_small(self.git_dir / CHECKOUT_FILE, commit + b"\n")
 
     def changes(self, changed: Mapping[str, bytes | None],
                 removed_dirs: Iterable[str]) -> tuple[list[str], list[str]]:
