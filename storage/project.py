@@ -420,14 +420,19 @@ class Project:
             self._thread_lock.release()
 
     def _publish(self, group: "CommitGroup") -> None:
-        """Move the branch to the group's last commit in one durable step, release the project lock and
-        wake the group's writers (with the error when that failed: then none of their commits exists)."""
+        """Move the branch to the group's last commit in one durable step, wake the group's writers (with the
+        error when that failed: then none of their commits exists) and release the project lock."""
         self._group = None
         try:
             if group.commits:
                 self._make_durable(group)
         except BaseException as error:
-            group.error = error
+            if not group.done.is_set():
+                group.error = error
+            elif isinstance(error, Exception):  # durable and answered already: the next writer repairs the rest
+                log.warning("project %s: after the commit: %r", self.id, error)
+            else:
+                raise
         finally:
             self._file_lock.__exit__()
             try:
@@ -507,8 +512,11 @@ class Project:
             listed = self.repo.move_head(tip.commit, expected=group.base.commit, objects=group.objects,
                                          paths=paths, dirs=dirs)
             self._snapshot = tip
-        # The commits are durable from here on: a failure below (disk full while rewriting the working tree)
-        # must not turn the answer into an error. The stale checkout marker makes the next writer resync.
+        # The commits are durable from here on: the group's other writers answer now, while the working tree
+        # catches up (readers never use it; the next writer of any process waits for it behind the locks).
+        # A failure below (disk full while rewriting the working tree) must not turn an answer into an
+        # error: the stale checkout marker makes the next writer resync.
+        group.done.set()
         try:  # the tip's files hold the blob id of every file the group wrote
             self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs, flush=not listed)
         except OSError as error:
