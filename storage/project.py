@@ -537,11 +537,14 @@ class Project:
                     break
                 directory = parent_dir(directory)
         trees = dict(base_trees)
+        # the files of each dirty directory, in one pass over the files (not one per directory)
+        files_in: dict[str, dict[str, tuple[int, bytes]]] = {directory: {} for directory in dirty}
+        for path, blob in files.items():
+            directory, _, name = path.rpartition("/")
+            if directory in files_in:
+                files_in[directory][name] = (FILE_MODE, blob)
         for directory in sorted(dirty, key=lambda d: (-d.count("/") if d else 1, d)):
-            entries: dict[str, tuple[int, bytes]] = {}
-            for path, blob in files.items():
-                if parent_dir(path) == directory:
-                    entries[path.rsplit("/", 1)[-1]] = (FILE_MODE, blob)
+            entries = files_in[directory]
             for sub, tree in trees.items():
                 if sub and parent_dir(sub) == directory:
                     entries[sub.rsplit("/", 1)[-1]] = (TREE_MODE, tree)
