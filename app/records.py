@@ -166,8 +166,8 @@ def _chunk_list(snapshot: Snapshot, number: int, codes: tuple[str, ...]) -> Chun
     built = builder.build(codes, chunk, sources)
     chunk.keep(ASSET_LIST, built)
     key = _list_key(snapshot, number, codes)
-    if key is not None and snapshot.persisted is not None:
-        snapshot.persisted.put(LISTS, key, (built.tags, built.body, built.starts.tobytes()))
+    if key is not None:
+        snapshot.save(LISTS, key, (built.tags, built.body, built.starts.tobytes()))
     return built
 
 
@@ -187,9 +187,7 @@ def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
                     sources: tuple[Chunk | None, ...]) -> ChunkList | None:
     """The chunk's list as a process saved it for the same chunk files (storage.derived), if one did."""
     key = _list_key(snapshot, number, codes)
-    if key is None or snapshot.persisted is None:
-        return None
-    found = snapshot.persisted.get(LISTS, key)
+    found = snapshot.saved(LISTS, key) if key is not None else None
     if found is None:
         return None
     tags, body, starts = found

@@ -116,6 +116,17 @@ class Snapshot:
             memo[key] = compute()
         return memo[key]
 
+    def saved(self, part: str, key: Key) -> Any:
+        """What a process of this project saved under `key` in the persisted part `part` (storage.derived), or
+        None: never the truth, only a value derived from the blobs the key names."""
+        return self.persisted.get(part, key) if self.persisted is not None else None
+
+    def save(self, part: str, key: Key, value: Any) -> None:
+        """Keep `value` for every process of this project, under a key naming the blobs it was derived from
+        (nothing when the project keeps no derived data: small projects)."""
+        if self.persisted is not None:
+            self.persisted.put(part, key, value)
+
     # ----------------------------------------------------------------- loading
     @classmethod
     def empty(cls) -> "Snapshot":

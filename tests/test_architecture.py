@@ -114,9 +114,10 @@ def test_the_check_sees_imports_inside_functions_and_resolves_relative_ones() ->
                                                   "flask: only app imports flask"]
 
 
-# What a snapshot keeps inside (its chunk tables, file table and memo) and a chunk's own store of derived data:
+# What a snapshot keeps inside (its chunk tables, file table, memo and persisted store) and a chunk's own store of
+# derived data:
 # app/ reads them through Snapshot's and Chunk's public methods (DESIGN §10), so storage may change them alone.
-SNAPSHOT_INSIDES = {"asset_chunks", "locale_chunks", "memo", "_memo", "derived", "peek_all"}
+SNAPSHOT_INSIDES = {"asset_chunks", "locale_chunks", "memo", "_memo", "derived", "peek_all", "persisted"}
 
 
 def test_app_reads_snapshots_through_their_public_methods_never_their_chunk_tables() -> None:
