@@ -52,6 +52,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# A request whose connection broke before its answer was whole (a worker killed under it): the outcome is unknown.
+# http.client raises OSError subclasses for most of these, but IncompleteRead (an answer cut short) is an
+# HTTPException.
+CONNECTION_BROKEN = (OSError, http.client.HTTPException)
+
+
 class Server:
     """`gloss serve` in a subprocess; `key` is the demo project's full-access key printed on first start."""
 
@@ -91,7 +97,7 @@ class Server:
         try:
             return self.request("GET", "/api/ping", key=False, timeout=2).status == 200 \
                 and len(self.worker_pids()) == self.workers
-        except OSError:
+        except CONNECTION_BROKEN:
             return False
 
     def _limit_open_files(self) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.harness import Server, git, kill_quietly
+from tests.reliability.harness import CONNECTION_BROKEN, Server, git, kill_quietly
 
 IMPORT_UNITS = 150
 
@@ -39,7 +39,7 @@ class Load:
             try:
                 reply = self.server.request("POST", f"/api/translations/{asset}/fr", f"seq {sequence}".encode(),
                                             timeout=15)
-            except OSError:
+            except CONNECTION_BROKEN:
                 self.stop.wait(0.05)  # the worker died under us: unknown outcome, back off, try the next one
                 continue
             if reply.status == 200:
@@ -61,7 +61,7 @@ class Load:
             self.imports[name] = "unknown"
             try:
                 reply = self.server.request("POST", path, body, timeout=30)
-            except OSError:
+            except CONNECTION_BROKEN:
                 self.stop.wait(0.05)  # a back-off while workers restart, cut short when the load stops
                 continue
             if reply.status == 200:
