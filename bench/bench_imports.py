@@ -18,7 +18,6 @@ import argparse
 import http.client
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_api import Client, free_port, rss_mb, start_server, stop_server, wait_for_ping  # noqa: E402
-from bench_storage import percentile  # noqa: E402
+from bench_storage import percentile, scratch_directory  # noqa: E402
 from bench_transfer import po_file  # noqa: E402
 from storage import operations as ops  # noqa: E402
 from storage.gitrepo import Person  # noqa: E402
@@ -97,9 +96,7 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    scratch = ROOT / "bench" / ".work"
-    scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+    with scratch_directory() as tmp:
         data = Path(tmp) / "data"
         small_key, big_key = make_project(data, "Small"), make_project(data, "Big")
         port = free_port()

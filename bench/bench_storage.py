@@ -27,6 +27,13 @@ from storage.store import Store, utc_now  # noqa: E402
 LOCALES = ["fr", "de", "ja", "ar"]
 BENCH = Person("Bench", "bench@example.com")
 ACTOR = ops.Actor(1, "Bench", "bench@example.com")
+SCRATCH = Path(__file__).resolve().parent / ".work"
+
+
+def scratch_directory(prefix: str | None = None) -> tempfile.TemporaryDirectory:
+    """A temporary directory under bench/.work/ for a benchmark's data, removed when the run ends."""
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    return tempfile.TemporaryDirectory(dir=SCRATCH, prefix=prefix)
 
 
 def build_project(root: Path, assets: int):

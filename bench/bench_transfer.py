@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import create_app  # noqa: E402
+from bench_storage import scratch_directory  # noqa: E402
 
 
 def po_file(units: int) -> bytes:
@@ -48,9 +48,7 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    scratch = ROOT / "bench" / ".work"
-    scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+    with scratch_directory() as tmp:
         app = create_app(Path(tmp) / "data")
         store, keys = app.extensions["gloss.store"], app.extensions["gloss.keys"]
         project = store.create_project("Bench", "en", "English")
