@@ -1,7 +1,7 @@
 """Key-level merge of a push: the changes a pushed commit makes to its base, replayed as API operations.
 
 A pushed commit is never adopted as it is: its edits are read as key-level changes from `base` to `pushed`
-(locales, tags, assets, plural links, translation texts and flags) and applied to the current head through
+(locales, tags, assets, plural links, translation texts and flags, glossary terms) and applied to the current head through
 the same operations as the API, so revisions, authors, times and new asset numbers are computed by Gloss.
 Revision, author and time fields edited by hand are therefore ignored. A change on a key that nobody else
 touched never conflicts; when both sides changed the same key, the push is the later writer and wins, as a
@@ -15,7 +15,7 @@ from typing import Any, Callable
 from . import operations as ops
 from .errors import Conflict
 from .canonical import EMPTY, Chunk
-from .snapshot import Snapshot, asset_path, locale_path
+from .snapshot import GLOSSARY_FILE, Snapshot, asset_path, locale_path
 from .transaction import Transaction
 
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
@@ -40,6 +40,24 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
             entries = changed_entries(base.locale_chunks.get(code, {}), pushed.locale_chunks.get(code, {}),
                                       base.files, pushed.files, lambda number: locale_path(code, number))
             changes += _replay_translations(tx, entries, code, actor, now)
+    return changes + _replay_glossary(tx, base, pushed)
+
+
+def _replay_glossary(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
+    """The terms the push added, changed or deleted, term by term (the file is read only when its blob changed)."""
+    if base.files.get(GLOSSARY_FILE) == pushed.files.get(GLOSSARY_FILE):
+        return 0
+    before, after = base.glossary_terms(), pushed.glossary_terms()
+    changes = 0
+    for term in sorted(set(before) | set(after)):
+        old, new = before.get(term), after.get(term)
+        if old == new:
+            continue
+        changes += 1
+        if new is not None:
+            ops.put_term(tx, term, new)
+        elif tx.term(term) is not None:
+            tx.put_term(term, None)
     return changes
 
 

@@ -25,6 +25,8 @@ class Trailer(StrEnum):
     PUSHED = "Pushed"  # the pushed commit a push's merge commit brought in
     PUSHED_TO = "Pushed-To"  # the ref the push named
     CHANGES = "Changes"  # how many records a push changed
+    TERM = "Term"  # the glossary term written
+    TERMS = "Terms"  # how many glossary terms an import wrote
 
 
 class Action(StrEnum):
@@ -51,6 +53,10 @@ class Action(StrEnum):
     FLAG = "flag"
     UNFLAG = "unflag"
     IMPORT = "import"
+    ADD_TERM = "add-term"
+    EDIT_TERM = "edit-term"
+    DELETE_TERM = "delete-term"
+    IMPORT_GLOSSARY = "import-glossary"
     PUSH = "push"
 
 

@@ -1,0 +1,98 @@
+"""A project's glossary as the checks and the grid read it: terms found in a text, forbidden terms used.
+
+Terms match case-insensitively on word boundaries (`log` is not found in `login`), longest first, so that
+`pull request` wins over `pull` where both match. One regular expression serves every text.
+
+    >>> glossary = Glossary({"pull request": {"translations": {"fr": "demande de tirage"}}})
+    >>> [(found.term.term, found.start, found.end) for found in glossary.found_in("Open a Pull Request now")]
+    [('pull request', 7, 19)]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary term: its translation per locale, a note, and whether it is forbidden."""
+
+    term: str
+    translations: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+    forbidden: bool = False
+
+    @classmethod
+    def from_record(cls, term: str, record: Mapping[str, Any]) -> "Term":
+        """A term from its stored record (glossary.json's entry)."""
+        return cls(term, dict(record.get("translations", {})), record.get("note", ""),
+                   bool(record.get("forbidden", False)))
+
+
+@dataclass(frozen=True)
+class Found:
+    """A term found in a text, at text[start:end]."""
+
+    term: Term
+    start: int
+    end: int
+
+    def as_json(self, locale: str) -> dict[str, Any]:
+        """What the grid highlights: the span, the term and its translation in `locale`."""
+        return {"term": self.term.term, "start": self.start, "end": self.end,
+                "translation": self.term.translations.get(locale, ""), "note": self.term.note,
+                "forbidden": self.term.forbidden}
+
+
+def _pattern(words: list[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+class Glossary:
+    """The terms of one glossary, compiled once for every text checked against it."""
+
+    def __init__(self, records: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.terms = {term: Term.from_record(term, record) for term, record in (records or {}).items()}
+        self._by_folded = {term.casefold(): found for term, found in self.terms.items()}
+        self._pattern = _pattern(list(self.terms))
+        self._forbidden: dict[str, tuple[re.Pattern[str] | None, dict[str, Term]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def found_in(self, text: str) -> Iterator[Found]:
+        """The terms of the glossary in a (source) text, in order."""
+        if self._pattern is None:
+            return
+        for match in self._pattern.finditer(text):
+            term = self._by_folded.get(match.group(0).casefold())
+            if term is not None:
+                yield Found(term, match.start(), match.end())
+
+    def terms_in(self, text: str) -> list[Term]:
+        """Each term found in a text, once."""
+        return list({found.term.term: found.term for found in self.found_in(text)}.values())
+
+    def forbidden_in(self, text: str, locale: str) -> list[tuple[Term, str]]:
+        """(term, the words used) for each forbidden term a translation in `locale` uses: its translation in the
+        locale, else the term itself."""
+        pattern, words = self._forbidden_words(locale)
+        if pattern is None:
+            return []
+        used = {match.group(0).casefold(): match.group(0) for match in pattern.finditer(text)}
+        return [(words[folded], spelled) for folded, spelled in used.items() if folded in words]
+
+    def _forbidden_words(self, locale: str) -> tuple[re.Pattern[str] | None, dict[str, Term]]:
+        cached = self._forbidden.get(locale)
+        if cached is None:
+            words = {(term.translations.get(locale) or term.term).casefold(): term
+                     for term in self.terms.values() if term.forbidden}
+            cached = self._forbidden[locale] = (_pattern(list(words)), words)
+        return cached
+
+
+EMPTY_GLOSSARY = Glossary()
