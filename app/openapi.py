@@ -506,6 +506,43 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
     }
 
 
+TERM_SCHEMA = {"type": "object", "properties": {
+    "term": STRING, "translations": {"type": "object", "additionalProperties": STRING,
+                                     "description": "locale code -> the term's translation"},
+    "note": STRING, "forbidden": {"type": "boolean"}}}
+
+
+def glossary_paths() -> dict[str, dict[str, Any]]:
+    """The glossary (glossary.json in the project's repository): terms, TBX import and export."""
+    term = _json(TERM_SCHEMA, "The term")
+    term_param = _path_param("term", "The term, as the glossary spells it")
+    missing = _error("Term not in glossary")
+    return {
+        "/api/glossary": {
+            "get": op("List glossary terms, or those found in a text", {"200": _json(
+                {"type": "array", "items": {"type": "object"}}, "Terms; with text: each found term's span")},
+                parameters=[_query("text", "A (source) text: answer the terms found in it, with start and end"),
+                            _query("locale", "With text: the locale whose translation each found term carries")]),
+            "post": op("Add a term", {"201": term, "409": _error("Term already in glossary"),
+                                      "422": _error("Invalid term or field")}, kind="write",
+                       body=_patch(TERM_SCHEMA))},
+        "/api/glossary/{term}": {
+            "get": op("Get a term", {"200": term, "404": missing}, parameters=[term_param]),
+            "put": op("Add or replace a term", {"200": term, "201": term, "422": _error("Invalid field")},
+                      parameters=[term_param], kind="write", body=_patch(TERM_SCHEMA)),
+            "delete": op("Delete a term", {"200": _json(_ref("Success"), "Done"), "404": missing},
+                         parameters=[term_param], kind="write")},
+        "/api/glossary.tbx": {
+            "get": op("Export the glossary as TBX-Basic (TBX v3, DCA style)",
+                      {"200": {"description": "TBX", "content": {"application/x-tbx+xml": {"schema": STRING}}}},
+                      kind="export"),
+            "post": op("Import a TBX file: its terms added or replaced, in one commit",
+                       {"200": _json({"type": "object"}, "terms written, entries skipped"),
+                        "422": _error("Not a TBX file, or an invalid term")}, kind="write",
+                       body=_raw("The TBX file (v3, or v2 martif)"))},
+    }
+
+
 def build_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -523,7 +560,7 @@ def build_document() -> dict[str, Any]:
                                 "the convert concurrency, 422 for the others):\n" + limits.table()},
         "servers": [{"url": "/"}],
         "security": KEY_SECURITY,
-        "paths": build_paths(),
+        "paths": {**build_paths(), **glossary_paths()},
         "components": {
             "schemas": SCHEMAS,
             "securitySchemes": {
