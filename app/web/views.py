@@ -18,7 +18,9 @@ from ..errors import ApiError, status_of_error
 from ..exports import all_locales_file, locale_file
 from ..locales import text_direction
 from ..lookup import find_asset, find_locale
+from ..qa import translation_checks
 from ..records import asset_record, locale_record, revision_record, translation_record
+from ..service import glossary as glossary_service
 from ..service.translations import clear_flag, save_translation, set_flag
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
 from .worddiff import word_diff
@@ -229,7 +231,9 @@ def asset():
     rows = []
     for record in snapshot.locales():
         code = record["code"]
-        rows.append({"translation": translation_record(snapshot, asset_id, code),
+        entry = snapshot.translation(asset_id, code)
+        checks = translation_checks(snapshot, asset_id, code, entry["text"]) if entry is not None else []
+        rows.append({"translation": translation_record(snapshot, asset_id, code), "checks": checks,
                      "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code)]})
     return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
                            plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows)
@@ -307,3 +311,39 @@ def edit_flag():
     else:
         flash("Nothing changed.")
     return _back_to(asset_id, locale)
+
+
+# ----------------------------------------------------------------------------- glossary
+@bp.get("/glossary")
+@web_requires("read")
+def glossary():
+    snapshot = current_snapshot()
+    editing = request.args.get("term", "")
+    return render_template("glossary.html", snapshot=snapshot, terms=snapshot.glossary_terms(), editing=editing,
+                           record=snapshot.glossary_term(editing) or {},
+                           locales=[r for r in snapshot.locales() if r["code"] != snapshot.source_locale])
+
+
+@bp.post("/glossary/save")
+@web_requires("write")
+def glossary_save():
+    snapshot = current_snapshot()
+    term = request.form.get("term", "").strip()
+    if not term:
+        raise ApiError(400, "Which term? The form has no term")
+    translations = {r["code"]: text for r in snapshot.locales()
+                    if (text := request.form.get(f"translation-{r['code']}", "").strip())}
+    record = {"translations": translations, "note": request.form.get("note", "").replace("\r\n", "\n"),
+              "forbidden": request.form.get("forbidden") == "on"}
+    _, created = glossary_service.put_term(term, record)
+    flash(f"Added {term}." if created else f"Saved {term}.")
+    return redirect(url_for("web.glossary"))
+
+
+@bp.post("/glossary/delete")
+@web_requires("write")
+def glossary_delete():
+    term = request.form.get("term", "")
+    glossary_service.delete_term(term)
+    flash(f"Deleted {term}.")
+    return redirect(url_for("web.glossary"))
