@@ -57,30 +57,29 @@ def placeholder_label(token: Placeholder, style: str) -> str:
     return f"%{position}{token.spec}{token.length}{token.conversion}"
 
 
-def _printf_labels(style: str) -> Callable[[str], Counter]:
+def _printf_labels(style: str) -> Callable[[str], list[str]]:
     tokeniser = "objc" if style == "c" else style  # C printf is Objective-C's without %@
-    return lambda text: Counter(placeholder_label(p, style) for p in placeholders(text, tokeniser))
+    return lambda text: [placeholder_label(p, style) for p in placeholders(text, tokeniser)]
 
 
-def _icu_labels(text: str) -> Counter:
+def _icu_labels(text: str) -> list[str]:
     # names, not occurrences: a plural's branches repeat an argument as often as they like
-    return Counter({"{" + name + "}": 1 for name in _ICU_ARGUMENT_NAME.findall(text)})
+    return ["{" + name + "}" for name in dict.fromkeys(_ICU_ARGUMENT_NAME.findall(text))]
 
 
-def _i18next_labels(text: str) -> Counter:
-    return Counter("{{" + name.replace(" ", "") + "}}" if name else f"$t({nested})"
-                   for name, nested in _I18NEXT.findall(text))
+def _i18next_labels(text: str) -> list[str]:
+    return ["{{" + name.replace(" ", "") + "}}" if name else f"$t({nested})" for name, nested in _I18NEXT.findall(text)]
 
 
-def _qt_labels(text: str) -> Counter:
-    return Counter({f"%{number}": 1 for number in _QT.findall(text)})  # Qt may use an argument twice
+def _qt_labels(text: str) -> list[str]:
+    return [f"%{number}" for number in dict.fromkeys(_QT.findall(text))]  # Qt may use an argument twice
 
 
-def _ruby_labels(text: str) -> Counter:
-    return Counter(match.group(0) for match in _RUBY.finditer(text) if match.group(0) != "%%")
+def _ruby_labels(text: str) -> list[str]:
+    return [match.group(0) for match in _RUBY.finditer(text) if match.group(0) != "%%"]
 
 
-LABELS: dict[str, Callable[[str], Counter]] = {
+LABELS: dict[str, Callable[[str], list[str]]] = {
     **{style: _printf_labels(style) for style in ("php", "python", "java", "objc", "c")},
     "icu": _icu_labels, "i18next": _i18next_labels, "qt": _qt_labels, "ruby": _ruby_labels,
 }
@@ -88,23 +87,32 @@ LABELS: dict[str, Callable[[str], Counter]] = {
 _MARKS = {"icu": "{", "i18next": "{", "qt": "%", "ruby": "%"}
 
 
+def differences(wanted: list[str], found: list[str]) -> tuple[list[str], list[str]]:
+    """(what `found` lacks of `wanted`, what it has beyond it), counting repeats; cheap when they agree."""
+    if sorted(wanted) == sorted(found):
+        return [], []
+    want, have = Counter(wanted), Counter(found)
+    return list((want - have).elements()), list((have - want).elements())
+
+
 def placeholder_checks(source: str, target: str, style: str) -> list[CheckResult]:
     """Placeholders of the source missing from the translation, or added to it, in the asset's style (detected
     from the source when the asset declares none); ICU MessageFormat must also parse."""
-    mark = _MARKS.get(style, "%")
-    if style and mark not in source and mark not in target:
+    if not style:
+        if "%" not in source and "{" not in source:
+            return []  # no placeholder to detect a style from
+        style = detect_printf(source)
+    elif _MARKS.get(style, "%") not in source and _MARKS.get(style, "%") not in target:
         return []
-    style = style or detect_printf(source)
     if not style or style not in LABELS:
         return []
     name = STYLE_CHECKS[style]
     results = []
     if style == "icu" and not is_valid_message(target):
         results.append(CheckResult(name, "ICU MessageFormat syntax error in the translation", ERROR))
-    labels = LABELS[style]
-    wanted, found = labels(source), labels(target)
-    results += [CheckResult(name, f"Missing placeholder {label}", ERROR) for label in (wanted - found).elements()]
-    results += [CheckResult(name, f"Unexpected placeholder {label}", ERROR) for label in (found - wanted).elements()]
+    missing, extra = differences(LABELS[style](source), LABELS[style](target))
+    results += [CheckResult(name, f"Missing placeholder {label}", ERROR) for label in missing]
+    results += [CheckResult(name, f"Unexpected placeholder {label}", ERROR) for label in extra]
     return results
 
 
@@ -118,21 +126,20 @@ NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f ]\d+)*")
 _NOT_NUMBERS = re.compile(r"%\d+\$|%L?\d+|\{[^{}]*\}|<[^<>]*+>|&#?\w+;")
 
 
-def _tags(text: str) -> Counter:
-    return Counter(("</" if close else "<") + name.lower() + ">" for close, name in HTML_TAG.findall(text))
+def _tags(text: str) -> list[str]:
+    return [("</" if close else "<") + name.lower() + ">" for close, name in HTML_TAG.findall(text)]
 
 
 def markup_checks(source: str, target: str) -> list[CheckResult]:
     """Tags and entities of an HTML or XML text: the translation keeps every one of the source's."""
     if "<" not in source and "<" not in target and "&" not in source and "&" not in target:
         return []
-    wanted, found = _tags(source), _tags(target)
-    results = [CheckResult("xml-tags", f"Missing HTML tag {tag}", ERROR) for tag in sorted((wanted - found).elements())]
-    results += [CheckResult("xml-tags", f"Unexpected HTML tag {tag}", ERROR)
-                for tag in sorted((found - wanted).elements())]
-    wanted, found = Counter(ENTITY.findall(source)), Counter(ENTITY.findall(target))
-    results += [CheckResult("xml-tags", f"Missing entity {entity}", WARNING) for entity in sorted(wanted - found)]
-    results += [CheckResult("xml-tags", f"Unexpected entity {entity}", WARNING) for entity in sorted(found - wanted)]
+    missing, extra = differences(_tags(source), _tags(target))
+    results = [CheckResult("xml-tags", f"Missing HTML tag {tag}", ERROR) for tag in sorted(missing)]
+    results += [CheckResult("xml-tags", f"Unexpected HTML tag {tag}", ERROR) for tag in sorted(extra)]
+    missing, extra = differences(ENTITY.findall(source), ENTITY.findall(target))
+    results += [CheckResult("xml-tags", f"Missing entity {entity}", WARNING) for entity in sorted(set(missing))]
+    results += [CheckResult("xml-tags", f"Unexpected entity {entity}", WARNING) for entity in sorted(set(extra))]
     return results
 
 
@@ -147,18 +154,26 @@ def url_checks(source: str, target: str) -> list[CheckResult]:
     return [CheckResult("url", f"Missing URL {url}", ERROR) for url in sorted(missing)]
 
 
-def _numbers(text: str) -> Counter:
-    # separators differ between locales (1,000.5 / 1 000,5): compare the digits
-    return Counter(re.sub(r"\D", "", number) for number in NUMBER.findall(_NOT_NUMBERS.sub(" ", text)))
+_NOT_DIGITS = re.compile(r"\D")
+_DIGIT = re.compile(r"\d")
+
+
+def _numbers(text: str) -> list[str]:
+    if "%" in text or "{" in text or "<" in text or "&" in text:
+        text = _NOT_NUMBERS.sub(" ", text)
+    return NUMBER.findall(text)
 
 
 def number_checks(source: str, target: str) -> list[CheckResult]:
-    if not any(char.isdigit() for char in source + target):
+    if not _DIGIT.search(source) and not _DIGIT.search(target):
         return []
     wanted, found = _numbers(source), _numbers(target)
-    results = [CheckResult("numbers", f"Missing number {number}") for number in sorted((wanted - found).elements())]
-    results += [CheckResult("numbers", f"Unexpected number {number}")
-                for number in sorted((found - wanted).elements())]
+    if wanted == found:
+        return []  # the usual case, without looking closer
+    # separators differ between locales (1,000.5 / 1 000,5): compare the digits
+    missing, extra = differences([_NOT_DIGITS.sub("", n) for n in wanted], [_NOT_DIGITS.sub("", n) for n in found])
+    results = [CheckResult("numbers", f"Missing number {number}") for number in sorted(missing)]
+    results += [CheckResult("numbers", f"Unexpected number {number}") for number in sorted(extra)]
     return results
 
 
@@ -213,7 +228,7 @@ _LETTERS = re.compile(r"[^\W\d_]{2}")
 
 def unchanged_check(source: str, target: str, locale: str, source_locale: str) -> list[CheckResult]:
     """`same`: the translation is the source text, in a locale of another language."""
-    if target.strip() != source.strip() or not _LETTERS.search(_NOT_NUMBERS.sub(" ", URL.sub(" ", source))):
+    if (target != source and target.strip() != source.strip()) or not _LETTERS.search(_NOT_NUMBERS.sub(" ", URL.sub(" ", source))):
         return []
     if source_locale and _language(locale) == _language(source_locale):
         return []  # en_GB may well say what en says
@@ -236,11 +251,13 @@ def plural_checks(source: str, target: str, locale: str,
                   plural_forms: Mapping[str, str | None] | None) -> list[CheckResult]:
     """`plurals`: every plural form the locale's CLDR rules use is there, as plural-form assets (`plural_forms`:
     category -> text or None, the forms after the first) or as an ICU plural argument."""
+    if plural_forms is None and ("plural" not in source or "{" not in target):
+        return []
     needed = plural_rules(locale).forms
     missing: list[str] = []
     if plural_forms is not None:
         missing = [form for form in needed[1:] if not plural_forms.get(form)]
-    elif "plural" in source and "{" in target:
+    else:
         parsed = parse_plural(target)
         if parsed is not None and parse_plural(source) is not None:
             missing = [form for form in needed if form not in parsed[1] and form != "other"]

@@ -11,7 +11,7 @@ from storage.checks import CommitChecker
 from storage.errors import Invalid
 from storage.gitrepo import GitRepo
 from tests.formats.samples import run_tool
-from tests.support import git, require_tool, schema_path
+from tests.support import SHARED, git, require_tool
 
 TBX_SCHEMA = "TBXcoreStructV03_TBX-Basic_integrated.rng"  # LTAC-Global/TBX-Basic_dialect, DCA/
 PR = {"translations": {"fr": "demande de tirage", "de": "Pull-Request"}, "note": "Git hosting"}
@@ -87,7 +87,10 @@ def test_a_translation_longer_than_the_assets_max_length_is_reported(api):
 
 def _validate(tmp_path: Path, data: bytes) -> None:
     """xmllint with TBX-Basic's RELAX NG schema (the dialect's integrated schema, TBX v3 DCA)."""
-    schema = Path(os.environ["GLOSS_TBX_SCHEMA"]) if os.environ.get("GLOSS_TBX_SCHEMA") else schema_path(TBX_SCHEMA)
+    # Not yet among ../shared/schemas: skipped (even under CI) until it is there or $GLOSS_TBX_SCHEMA names it.
+    schema = Path(os.environ.get("GLOSS_TBX_SCHEMA") or SHARED / "schemas" / TBX_SCHEMA)
+    if not schema.exists():
+        pytest.skip(f"TBX-Basic schema not available ({schema})")
     path = tmp_path / "glossary.tbx"
     path.write_bytes(data)
     result = run_tool(require_tool("xmllint"), "--noout", "--nonet", "--relaxng", schema, path)

@@ -161,3 +161,13 @@ def test_every_result_has_a_known_name_and_a_severity():
     results = checks_for({"type": "html", "printf": "php", "max_length": 3}, " <b>%s</b> https://a.b 1.\n",
                          "<i>x</i>  2", "fr", source_locale="en")
     assert results and all(r.name in CHECK_NAMES and r.severity in ("error", "warning") for r in results)
+
+
+def test_the_worked_examples_in_the_quality_docstrings_hold():
+    import doctest
+
+    import quality.checks
+    import quality.glossary
+
+    for module in (quality.checks, quality.glossary):
+        assert doctest.testmod(module).failed == 0
