@@ -4,7 +4,8 @@ The checks are pure (quality/); this module finds what they read in a snapshot: 
 text, the glossary, the texts of the plural forms. A locale's results are kept per chunk of translations, with
 the blob ids they were computed from (the asset chunk, the source and target chunks, glossary.json): a write
 changes one chunk, so checking the locale again recomputes that chunk and reuses the others
-(bench/bench_checks.py measures both).
+(bench/bench_checks.py measures both). They are also persisted under the same blob ids (storage.derived, part
+`quality-checks`), so that another worker, or this one after a restart, need not check the locale again.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from storage.progress import status_of
 from storage.snapshot import GLOSSARY_FILE, Snapshot
 
 CHECKS_KEPT = "quality-checks"  # the name a locale chunk keeps its results under (Chunk.keep)
+CHECKS_PART = "quality-checks"  # the storage.derived part that persists them
 
 
 def project_glossary(snapshot: Snapshot) -> Glossary:
@@ -76,14 +78,18 @@ def _chunk_errors(snapshot: Snapshot, locale: str, number: int) -> list[dict[str
         return []
     source_locale = snapshot.source_locale
     blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
-    key = None if blobs is None else (blobs, snapshot.files.get(GLOSSARY_FILE), locale, source_locale)
+    key = None if blobs is None else (CHECKS_KEPT, (locale, source_locale),
+                                      (blobs[0], *blobs[1], snapshot.files.get(GLOSSARY_FILE)))
     kept = chunk.kept(CHECKS_KEPT)
     if key is not None and kept is not None and kept[0] == key:
         records, plural_ids = kept[1], kept[2]
     else:
-        records, plural_ids = _check_chunk(snapshot, locale, number)
+        saved = snapshot.saved(CHECKS_PART, key) if key is not None else None
+        records, plural_ids = saved if saved is not None else _check_chunk(snapshot, locale, number)
         if key is not None:
             chunk.keep(CHECKS_KEPT, (key, records, plural_ids))
+            if saved is None:
+                snapshot.save(CHECKS_PART, key, (records, plural_ids))
     if not plural_ids:
         return records
     return list(_with_plural_checks(snapshot, locale, records, plural_ids))
