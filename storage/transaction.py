@@ -237,13 +237,6 @@ class Transaction:
         self._read_glossary = True
         return self.base.glossary.get(term)
 
-    def terms(self) -> dict[str, dict[str, Any]]:
-        """Every glossary term as this transaction has it."""
-        self._read_glossary = True
-        found = {term: record for term, record in self.base.glossary.items() if term not in self._terms}
-        found.update((term, record) for term, record in self._terms.items() if record is not None)
-        return found
-
     def put_term(self, term: str, record: dict[str, Any] | None) -> None:
         """Set (or, with None, delete) a glossary term."""
         self._terms[term] = record

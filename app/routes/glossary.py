@@ -96,5 +96,7 @@ def export_tbx():
 @bp.post("/api/glossary.tbx")
 @requires("write")
 def import_tbx():
-    written, skipped = service.import_tbx(request.get_data(cache=True), current_snapshot().source_locale)
+    snapshot = current_snapshot()
+    written, skipped = service.import_tbx(request.get_data(cache=True), snapshot.source_locale,
+                                          [record["code"] for record in snapshot.locales()])
     return render({"status": 200, "message": f"Imported {written} terms", "terms": written, "skipped": skipped})

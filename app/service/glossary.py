@@ -37,11 +37,23 @@ def delete_term(term: str) -> Snapshot:
     return tx.result
 
 
-def import_tbx(data: bytes, source_locale: str) -> tuple[int, int]:
+def import_tbx(data: bytes, source_locale: str, codes: list[str]) -> tuple[int, int]:
     """Every term of a TBX file added or replaced, in one commit: (terms written, entries skipped for having no
-    term in the source language)."""
+    term in the source language). A termbase's `fr-FR` is the project's `fr` when that is its one locale of the
+    language (termbases often name regions that projects do not)."""
     terms, skipped = read_tbx(data, source_locale)
+    for record in terms.values():
+        record["translations"] = {project_locale(code, codes): text
+                                  for code, text in record.get("translations", {}).items()}
     with write(f"Import {len(terms)} glossary terms", Action.IMPORT_GLOSSARY,
                [(Trailer.TERMS, str(len(terms)))]) as tx:
         written = sum(ops.put_term(tx, term, record) for term, record in terms.items())
     return written, skipped
+
+
+def project_locale(code: str, codes: list[str]) -> str:
+    """`code`, or the one project locale of its language when the project lacks `code` itself."""
+    if code in codes:
+        return code
+    same = [known for known in codes if known.split("-")[0].lower() == code.split("-")[0].lower()]
+    return same[0] if len(same) == 1 else code
