@@ -219,7 +219,9 @@ def build_paths() -> dict[str, dict[str, Any]]:
                         body=_patch({"type": "object", "additionalProperties": False, "properties": {
                             "id": STRING, "type": {"enum": list(ASSET_TYPES)}, "context": STRING,
                             "notes": STRING, "printf": {"enum": list(ASSET_PRINTF)},
-                            "aliases": {"type": "object", "additionalProperties": STRING}}})),
+                            "aliases": {"type": "object", "additionalProperties": STRING},
+                            "max_length": {"type": "integer", "minimum": 0,
+                                           "description": "the longest a translation should be (0: no limit)"}}})),
             "delete": op("Delete an asset and all its translations", {"200": done, "404": not_found},
                          parameters=[ASSET_ID], kind="write")},
         "/api/assets/{id}/plurals": {
@@ -512,12 +514,19 @@ TERM_SCHEMA = {"type": "object", "properties": {
     "note": STRING, "forbidden": {"type": "boolean"}}}
 
 
-def glossary_paths() -> dict[str, dict[str, Any]]:
-    """The glossary (glossary.json in the project's repository): terms, TBX import and export."""
+def quality_paths() -> dict[str, dict[str, Any]]:
+    """The checks of a translation, and the glossary (glossary.json in the repository): terms, TBX."""
     term = _json(TERM_SCHEMA, "The term")
     term_param = _path_param("term", "The term, as the glossary spells it")
     missing = _error("Term not in glossary")
+    check = {"type": "object", "properties": {"name": STRING, "message": STRING,
+                                              "severity": {"enum": ["error", "warning"]}}}
     return {
+        "/api/translations/{id}/{locale}/checks": {
+            "get": op("The quality checks a translation fails", {"200": _json(
+                {"type": "array", "items": check}, "Failed checks, named (see README, Quality checks)"),
+                "404": _error("Asset or locale not in project, or not translated (and no text given)")},
+                parameters=[ASSET_ID, LOCALE, _query("text", "Check this text instead of the stored translation")])},
         "/api/glossary": {
             "get": op("List glossary terms, or those found in a text", {"200": _json(
                 {"type": "array", "items": {"type": "object"}}, "Terms; with text: each found term's span")},
@@ -560,7 +569,7 @@ def build_document() -> dict[str, Any]:
                                 "the convert concurrency, 422 for the others):\n" + limits.table()},
         "servers": [{"url": "/"}],
         "security": KEY_SECURITY,
-        "paths": {**build_paths(), **glossary_paths()},
+        "paths": {**build_paths(), **quality_paths()},
         "components": {
             "schemas": SCHEMAS,
             "securitySchemes": {

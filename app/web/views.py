@@ -236,7 +236,8 @@ def asset():
         rows.append({"translation": translation_record(snapshot, asset_id, code), "checks": checks,
                      "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code)]})
     return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
-                           plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows)
+                           plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows,
+                           max_length=stored.get("max_length"))
 
 
 def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
