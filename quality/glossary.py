@@ -74,8 +74,15 @@ class Glossary:
                 yield Found(term, match.start(), match.end())
 
     def terms_in(self, text: str) -> list[Term]:
-        """Each term found in a text, once."""
-        return list({found.term.term: found.term for found in self.found_in(text)}.values())
+        """Each term found in a text, once (what the checks ask of every source text: no spans made)."""
+        if self._pattern is None:
+            return []
+        found: dict[str, Term] = {}
+        for words in self._pattern.findall(text):
+            term = self._by_folded.get(words.casefold())
+            if term is not None and term.term not in found:
+                found[term.term] = term
+        return list(found.values())
 
     def forbidden_in(self, text: str, locale: str) -> list[tuple[Term, str]]:
         """(term, the words used) for each forbidden term a translation in `locale` uses: its translation in the
@@ -83,7 +90,9 @@ class Glossary:
         pattern, words = self._forbidden_words(locale)
         if pattern is None:
             return []
-        used = {match.group(0).casefold(): match.group(0) for match in pattern.finditer(text)}
+        used: dict[str, str] = {}
+        for spelled in pattern.findall(text):
+            used.setdefault(spelled.casefold(), spelled)
         return [(words[folded], spelled) for folded, spelled in used.items() if folded in words]
 
     def _forbidden_words(self, locale: str) -> tuple[re.Pattern[str] | None, dict[str, Term]]:
