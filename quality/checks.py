@@ -143,15 +143,15 @@ def markup_checks(source: str, target: str) -> list[CheckResult]:
     return results
 
 
-def _urls(text: str) -> Counter:
-    return Counter(url.rstrip(".,;:!?)") for url in URL.findall(text))
+def _urls(text: str) -> list[str]:
+    return [url.rstrip(".,;:!?)") for url in URL.findall(text)]
 
 
 def url_checks(source: str, target: str) -> list[CheckResult]:
     if "://" not in source:
         return []
-    missing = _urls(source) - _urls(target)
-    return [CheckResult("url", f"Missing URL {url}", ERROR) for url in sorted(missing)]
+    missing, _ = differences(_urls(source), _urls(target))
+    return [CheckResult("url", f"Missing URL {url}", ERROR) for url in sorted(set(missing))]
 
 
 _NOT_DIGITS = re.compile(r"\D")
