@@ -1,0 +1,192 @@
+"""The translator's grid (/translate/<locale>): which rows a page shows, and what each row holds.
+
+A page is found by walking the asset chunks in creation order from where the previous page ended (`after`, an
+asset ID: a cursor, so that rows translated meanwhile do not shift the next page) until it has its rows, so a
+page of a 100k-asset project reads a few chunks, not the project. Most filters are decided on a chunk's raw
+lines (is the asset in the locale's chunk, may its line hold a flag, tags, the searched words); an entry is
+parsed only when its line may match. A plural group is one row: its forms per the locale's CLDR rules, each
+form one asset (the group's asset, then its members, as app/records.plural_translations numbers them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from formats.plurals import plural_rules
+from storage.canonical import EMPTY, Chunk
+from storage.progress import status_of
+from storage.snapshot import Snapshot
+
+# The state filter's words, in the order the page offers them; "todo" is what save-and-next looks for.
+STATES = ("untranslated", "flagged", "translated", "all")
+NEEDS_WORK = ("untranslated", "flagged")
+JSON_UNSAFE = ('"', "\\")  # characters a line escapes: a search holding one is checked on parsed texts only
+
+
+@dataclass(frozen=True)
+class Filters:
+    state: str = "all"
+    tag: str = ""
+    query: str = ""
+
+    def link(self) -> dict[str, str]:
+        """The filters as a page link's query arguments (defaults left out)."""
+        return {name: value for name, value in (("state", self.state if self.state != "all" else ""),
+                                                 ("tag", self.tag), ("q", self.query)) if value}
+
+
+@dataclass
+class Cell:
+    """One editable text: an asset in the locale (a plural form is one cell of its group's row)."""
+
+    asset_id: str
+    form: str  # the CLDR category of a plural form; "" for a text without plurals
+    source: str
+    entry: dict[str, Any] | None  # the stored translation, None when untranslated
+
+    @property
+    def text(self) -> str:
+        return self.entry["text"] if self.entry else ""
+
+    @property
+    def state(self) -> str:
+        """untranslated, flagged or translated (the grid's words, not the export statuses)."""
+        if self.entry is None:
+            return "untranslated"
+        return "flagged" if self.entry.get("flag") else "translated"
+
+    @property
+    def status(self) -> str:
+        return status_of(self.entry)
+
+
+@dataclass
+class Row:
+    asset_id: str
+    asset: dict[str, Any]
+    cells: list[Cell]
+    missing_forms: list[str] = field(default_factory=list)  # forms the locale has and the group has no asset for
+
+    def states(self) -> set[str]:
+        return {cell.state for cell in self.cells}
+
+
+@dataclass
+class Page:
+    rows: list[Row]
+    next_after: str | None  # the cursor of the next page; None: this is the last
+
+
+def cell_state(chunk: Chunk, asset_id: str) -> str:
+    """A translation's grid state from its chunk's line (parsed only when the line may hold a flag)."""
+    if asset_id not in chunk:
+        return "untranslated"
+    if chunk.may_have_field(asset_id, "flag") and (chunk.peek(asset_id) or {}).get("flag"):
+        return "flagged"
+    return "translated"
+
+
+def source_text(snapshot: Snapshot, asset_id: str) -> str:
+    return (snapshot.peek_translation(asset_id, snapshot.source_locale) or {}).get("text", "")
+
+
+def plural_members(snapshot: Snapshot, asset: dict[str, Any], locale: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The (form, asset) pairs of a group's row in `locale` (the group's own asset first, then its members),
+    and the forms the locale uses that the group has no asset for."""
+    forms = plural_rules(locale).forms
+    members = asset.get("plurals", [])[: max(0, len(forms) - 1)]
+    return list(zip(forms, [None, *members])), list(forms[1 + len(members):])  # type: ignore[list-item]
+
+
+def build_row(snapshot: Snapshot, asset_id: str, asset: dict[str, Any], locale: str) -> Row:
+    if not asset.get("plurals"):
+        return Row(asset_id, asset, [Cell(asset_id, "", source_text(snapshot, asset_id),
+                                          snapshot.peek_translation(asset_id, locale))])
+    pairs, missing = plural_members(snapshot, asset, locale)
+    cells = [Cell(member or asset_id, form, source_text(snapshot, member or asset_id),
+                  snapshot.peek_translation(member or asset_id, locale)) for form, member in pairs]
+    return Row(asset_id, asset, cells, missing)
+
+
+class _Scan:
+    """The candidates of one chunk, tested line by line before any entry is parsed."""
+
+    def __init__(self, snapshot: Snapshot, locale: str, filters: Filters, number: int):
+        self.snapshot, self.locale, self.filters = snapshot, locale, filters
+        self.assets = snapshot.asset_chunk(number)
+        self.targets = snapshot.locale_chunk(locale, number) or EMPTY
+        self.sources = snapshot.locale_chunk(snapshot.source_locale, number) or EMPTY
+        query = filters.query.casefold()
+        self.query = query
+        # a line holds a text verbatim (non-ASCII kept) unless the query has characters JSON escapes
+        self.raw_query = query if query and not any(char in query for char in JSON_UNSAFE) and query.isprintable() \
+            else ""
+
+    def row(self, asset_id: str) -> Row | None:
+        """The row of `asset_id` when it passes the filters, else None."""
+        assets, filters = self.assets, self.filters
+        if filters.tag and not assets.may_have_field(asset_id, "tags"):
+            return None
+        if self.raw_query and not self._may_contain(asset_id):
+            return None
+        plural = assets.may_have_field(asset_id, "plural_of") or assets.may_have_field(asset_id, "plurals")
+        if not plural and filters.state != "all" and not filters.tag and not self.query:
+            if cell_state(self.targets, asset_id) != filters.state:  # the common case: decided on the lines
+                return None
+        asset = assets.peek(asset_id) or {}
+        if asset.get("plural_of"):
+            return None  # a member is a form in its group's row
+        if filters.tag and filters.tag not in asset.get("tags", ()):
+            return None
+        row = build_row(self.snapshot, asset_id, asset, self.locale)
+        if filters.state != "all" and filters.state not in row.states():
+            return None
+        if self.query and not self._contains(row):
+            return None
+        return row
+
+    def _may_contain(self, asset_id: str) -> bool:
+        query = self.raw_query
+        if query in asset_id.casefold():
+            return True
+        lines = (chunk.line(asset_id) for chunk in (self.sources, self.targets) if asset_id in chunk)
+        # a plural group's forms live on other lines: its row is checked on the parsed texts
+        return any(query in line.casefold() for line in lines) or self.assets.may_have_field(asset_id, "plurals")
+
+    def _contains(self, row: Row) -> bool:
+        query = self.query
+        return query in row.asset_id.casefold() or any(
+            query in cell.source.casefold() or query in cell.text.casefold() for cell in row.cells)
+
+
+def grid_page(snapshot: Snapshot, locale: str, filters: Filters, after: str | None, size: int) -> Page:
+    """The first `size` rows after the asset `after` (None: from the start) that pass `filters`."""
+    rows: list[Row] = []
+    for asset_id, row in _rows(snapshot, locale, filters, after):
+        if len(rows) == size:
+            return Page(rows, rows[-1].asset_id)
+        rows.append(row)
+    return Page(rows, None)
+
+
+def _rows(snapshot: Snapshot, locale: str, filters: Filters, after: str | None) -> Iterator[tuple[str, Row]]:
+    numbers = snapshot.chunk_numbers()
+    start = snapshot.asset_index.get(after) if after else None
+    if start is not None:
+        numbers = [number for number in numbers if number >= start]
+    for number in numbers:
+        scan = _Scan(snapshot, locale, filters, number)
+        keys: Iterator[str] = scan.assets.keys()
+        if start is not None and number == start:
+            keys = _after(keys, after)  # type: ignore[arg-type]
+        for asset_id in keys:
+            row = scan.row(asset_id)
+            if row is not None:
+                yield asset_id, row
+
+
+def _after(keys: Iterator[str], after: str) -> Iterator[str]:
+    for key in keys:
+        if key == after:
+            break
+    return keys
