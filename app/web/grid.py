@@ -10,17 +10,52 @@ form one asset (the group's asset, then its members, as app/records.plural_trans
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from formats.plurals import plural_rules
 from storage.canonical import EMPTY, Chunk
-from storage.progress import status_of
+from storage.progress import PROGRESS, status_of
 from storage.snapshot import Snapshot
 
 # The state filter's words, in the order the page offers them; "todo" is what save-and-next looks for.
 STATES = ("untranslated", "flagged", "translated", "all")
 NEEDS_WORK = ("untranslated", "flagged")
 JSON_UNSAFE = ('"', "\\")  # characters a line escapes: a search holding one is checked on parsed texts only
+CHUNK_INDEX = "grid-chunk-index"  # an asset chunk's ChunkIndex, kept on the chunk (a new version makes its own)
+
+
+class ChunkIndex(NamedTuple):
+    """What a page scan asks of every asset of a chunk, read once per version of the chunk (asset chunks change
+    when assets do, not when translations do)."""
+
+    tags: frozenset[str]  # every tag an asset of the chunk has
+    groups: frozenset[str]  # plural groups' own assets
+    members: frozenset[str]  # the other forms of a group (shown in their group's row)
+
+
+def chunk_index(snapshot: Snapshot, number: int) -> ChunkIndex:
+    chunk = snapshot.asset_chunk(number)
+    found = chunk.kept(CHUNK_INDEX)
+    if found is None:
+        entries = snapshot.asset_entries(number)
+        found = ChunkIndex(frozenset(tag for asset in entries.values() for tag in asset.get("tags", ())),
+                           frozenset(key for key, asset in entries.items() if asset.get("plurals")),
+                           frozenset(key for key, asset in entries.items() if asset.get("plural_of")))
+        chunk.keep(CHUNK_INDEX, found)
+    return found
+
+
+def may_hold(state: str, targets: Chunk | None, assets: int) -> bool:
+    """Whether a locale chunk may hold a translation in `state`, from its progress counts (storage.progress)
+    when they were counted; a chunk with none of that state is skipped without reading a line."""
+    if state == "all":
+        return True
+    counts = targets.kept(PROGRESS) if targets is not None else {"translated": 0, "flagged": 0}
+    if counts is None:
+        return True
+    held = {"untranslated": assets - counts["translated"], "flagged": counts["flagged"],
+            "translated": counts["translated"] - counts["flagged"]}
+    return held[state] > 0
 
 
 @dataclass(frozen=True)
@@ -90,19 +125,19 @@ def source_text(snapshot: Snapshot, asset_id: str) -> str:
     return (snapshot.peek_translation(asset_id, snapshot.source_locale) or {}).get("text", "")
 
 
-def plural_members(snapshot: Snapshot, asset: dict[str, Any], locale: str) -> tuple[list[tuple[str, str]], list[str]]:
+def plural_members(asset: dict[str, Any], locale: str) -> tuple[list[tuple[str, str | None]], list[str]]:
     """The (form, asset) pairs of a group's row in `locale` (the group's own asset first, then its members),
     and the forms the locale uses that the group has no asset for."""
     forms = plural_rules(locale).forms
     members = asset.get("plurals", [])[: max(0, len(forms) - 1)]
-    return list(zip(forms, [None, *members])), list(forms[1 + len(members):])  # type: ignore[list-item]
+    return list(zip(forms, [None, *members])), list(forms[1 + len(members):])
 
 
 def build_row(snapshot: Snapshot, asset_id: str, asset: dict[str, Any], locale: str) -> Row:
     if not asset.get("plurals"):
         return Row(asset_id, asset, [Cell(asset_id, "", source_text(snapshot, asset_id),
                                           snapshot.peek_translation(asset_id, locale))])
-    pairs, missing = plural_members(snapshot, asset, locale)
+    pairs, missing = plural_members(asset, locale)
     cells = [Cell(member or asset_id, form, source_text(snapshot, member or asset_id),
                   snapshot.peek_translation(member or asset_id, locale)) for form, member in pairs]
     return Row(asset_id, asset, cells, missing)
@@ -113,6 +148,7 @@ class _Scan:
 
     def __init__(self, snapshot: Snapshot, locale: str, filters: Filters, number: int):
         self.snapshot, self.locale, self.filters = snapshot, locale, filters
+        self.index = chunk_index(snapshot, number)
         self.assets = snapshot.asset_chunk(number)
         self.targets = snapshot.locale_chunk(locale, number) or EMPTY
         self.sources = snapshot.locale_chunk(snapshot.source_locale, number) or EMPTY
@@ -124,18 +160,17 @@ class _Scan:
 
     def row(self, asset_id: str) -> Row | None:
         """The row of `asset_id` when it passes the filters, else None."""
-        assets, filters = self.assets, self.filters
-        if filters.tag and not assets.may_have_field(asset_id, "tags"):
+        filters, index = self.filters, self.index
+        if asset_id in index.members:
+            return None  # a member is a form in its group's row
+        if filters.tag and not self.assets.may_have_field(asset_id, "tags"):
             return None
         if self.raw_query and not self._may_contain(asset_id):
             return None
-        plural = assets.may_have_field(asset_id, "plural_of") or assets.may_have_field(asset_id, "plurals")
-        if not plural and filters.state != "all" and not filters.tag and not self.query:
+        if asset_id not in index.groups and filters.state != "all":
             if cell_state(self.targets, asset_id) != filters.state:  # the common case: decided on the lines
                 return None
-        asset = assets.peek(asset_id) or {}
-        if asset.get("plural_of"):
-            return None  # a member is a form in its group's row
+        asset = self.assets.peek(asset_id) or {}
         if filters.tag and filters.tag not in asset.get("tags", ()):
             return None
         row = build_row(self.snapshot, asset_id, asset, self.locale)
@@ -151,7 +186,7 @@ class _Scan:
             return True
         lines = (chunk.line(asset_id) for chunk in (self.sources, self.targets) if asset_id in chunk)
         # a plural group's forms live on other lines: its row is checked on the parsed texts
-        return any(query in line.casefold() for line in lines) or self.assets.may_have_field(asset_id, "plurals")
+        return any(query in line.casefold() for line in lines) or asset_id in self.index.groups
 
     def _contains(self, row: Row) -> bool:
         query = self.query
@@ -175,6 +210,8 @@ def _rows(snapshot: Snapshot, locale: str, filters: Filters, after: str | None) 
     if start is not None:
         numbers = [number for number in numbers if number >= start]
     for number in numbers:
+        if not _may_match(snapshot, locale, filters, number):
+            continue
         scan = _Scan(snapshot, locale, filters, number)
         keys: Iterator[str] = scan.assets.keys()
         if start is not None and number == start:
@@ -183,6 +220,16 @@ def _rows(snapshot: Snapshot, locale: str, filters: Filters, after: str | None) 
             row = scan.row(asset_id)
             if row is not None:
                 yield asset_id, row
+
+
+def _may_match(snapshot: Snapshot, locale: str, filters: Filters, number: int) -> bool:
+    """False when no row of chunk `number` can pass the filters (decided on the chunk's index and counts)."""
+    index = chunk_index(snapshot, number)
+    if filters.tag and filters.tag not in index.tags:
+        return False
+    # a group's row holds forms from other chunks: its state is not this chunk's to tell
+    return bool(index.groups) or may_hold(filters.state, snapshot.locale_chunk(locale, number),
+                                          len(snapshot.asset_chunk(number)))
 
 
 def _after(keys: Iterator[str], after: str) -> Iterator[str]:

@@ -332,7 +332,8 @@ def _grid_filters() -> Filters:
 
 
 def _grid_url(locale: str, filters: Filters, after: str | None) -> str:
-    return url_for("web.grid", locale=locale, **filters.link(), **({"after": after} if after else {}))
+    arguments: dict[str, Any] = dict(filters.link(), locale=locale, **({"after": after} if after else {}))
+    return url_for("web.grid", **arguments)
 
 
 def _form_text(name: str) -> str | None:
@@ -347,10 +348,10 @@ def grid(locale: str):
     snapshot = current_snapshot()
     code, filters = find_locale(snapshot, locale), _grid_filters()
     after = request.args.get("after", "").strip() or None
+    progress = snapshot.locale_progress(code)  # first: counted per chunk, the page's scan skips chunks by them
     page = grid_page(snapshot, code, filters, after, GRID_ROWS_PER_PAGE)
     checks = {cell.asset_id: checks_for(snapshot, cell.asset_id, code, cell.text)
               for row in page.rows for cell in row.cells if cell.entry is not None}
-    progress = snapshot.locale_progress(code)
     counts = {"untranslated": progress["untranslated"], "flagged": progress["flagged"],
               "translated": progress["translated"] - progress["flagged"], "all": len(snapshot)}
     return render_template("grid.html", snapshot=snapshot, code=code, locale=snapshot.existing_locale(code),
