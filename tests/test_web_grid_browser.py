@@ -6,6 +6,7 @@ The run writes screenshots of the grid in a left-to-right and a right-to-left lo
 """
 from __future__ import annotations
 
+import urllib.request
 from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -127,3 +128,24 @@ def test_the_grid_in_a_left_to_right_locale_and_for_a_readonly_key(signed_out, s
     browser.get(server.url + "/translate/de?state=untranslated")
     wait(browser, lambda: focused_cell(browser), "the grid focuses the first untranslated cell")
     screenshot(browser, "grid-de.png")
+
+
+def test_a_save_that_lost_a_race_shows_their_text_and_keeps_mine_on_enter(signed_out, server):
+    browser = signed_out
+    sign_in(browser, server.full)
+    browser.get(server.url + "/translate/fr?q=home.new_note")
+    wait(browser, lambda: focused_cell(browser), "the grid focuses the cell")
+    asset = focused_cell(browser)["asset"]
+    theirs = "Nouvelle note (par quelqu'un d'autre)"
+    request = urllib.request.Request(f"{server.url}/api/translations/{asset}/fr", data=theirs.encode(),
+                                     method="POST", headers={"Authorization": f"Loco {server.full}"})
+    urllib.request.urlopen(request, timeout=30).close()  # saved meanwhile, by someone else
+    ActionChains(browser).send_keys(" !").perform()
+    mine = browser.switch_to.active_element.get_attribute("value")
+    keys(browser, Keys.CONTROL, Keys.ENTER)
+    box = browser.find_element(By.CSS_SELECTOR, ".cell .conflict")
+    assert box.find_element(By.CSS_SELECTOR, ".theirs").text == theirs
+    assert server.api(f"/api/translations/{asset}/fr")["translation"] == theirs  # nothing was overwritten
+    assert browser.switch_to.active_element.text == "Keep mine"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, lambda: server.api(f"/api/translations/{asset}/fr")["translation"] == mine, "mine is kept")

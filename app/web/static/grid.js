@@ -92,6 +92,7 @@
     keep.addEventListener("click", () => {
       cell.querySelector("form.save input[name=base]").value = answer.theirs.text;
       box.remove();
+      focusCell(cell);
       save(cell, false);
     });
     take.addEventListener("click", () => {
@@ -102,6 +103,7 @@
     });
     box.append(said, theirs, keep, take);
     cell.querySelector(".target").append(box);
+    keep.focus();  // the keyboard answers: Enter keeps mine, Tab then Enter takes theirs
   }
 
   async function save(cell, thenNext) {
