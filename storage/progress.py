@@ -12,11 +12,12 @@ from vocabulary import translation_statuses
 
 from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
 from .derivations import register
+from .records import AssetRecord, TranslationRecord
 
 PROGRESS = "progress"  # the name of a locale chunk's counts among its derived data
 
 
-def status_of(entry: dict[str, Any] | None) -> str:
+def status_of(entry: TranslationRecord | None) -> str:
     """A translation's status in the vocabulary of the export `status` parameter."""
     if entry is None:
         return translation_statuses(False, False, None)[0]
@@ -24,7 +25,7 @@ def status_of(entry: dict[str, Any] | None) -> str:
 
 
 # ----------------------------------------------------------------------------- a locale
-def chunk_counts(chunk: Chunk) -> dict[str, Any]:
+def chunk_counts(chunk: Chunk[TranslationRecord]) -> dict[str, Any]:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_counts)."""
     counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
     for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
@@ -32,12 +33,12 @@ def chunk_counts(chunk: Chunk) -> dict[str, Any]:
     return counts
 
 
-def _updated_counts(counts: dict[str, Any], parent: Chunk, chunk: Chunk, keys: tuple[str, ...],
-                    values: Mapping[str, Any] | None) -> dict[str, Any]:
+def _updated_counts(counts: dict[str, Any], parent: Chunk[TranslationRecord], chunk: Chunk[TranslationRecord],
+                    keys: tuple[str, ...], values: Mapping[str, TranslationRecord | None] | None) -> dict[str, Any]:
     """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
     the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
     afresh instead: from the values, parsing only the entries they lack."""
-    def new(key: str) -> dict[str, Any] | None:
+    def new(key: str) -> TranslationRecord | None:
         return values[key] if values is not None and key in values else chunk.peek(key)
 
     if 2 * len(keys) > len(chunk):
@@ -63,7 +64,7 @@ def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
     return dict(counts, by_status=dict(counts["by_status"]))
 
 
-def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> None:
+def _count(counts: dict[str, Any], entry: TranslationRecord | None, sign: int) -> None:
     if entry is None:
         return
     counts["translated"] += sign
@@ -75,7 +76,7 @@ def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> N
         del counts["by_status"][status]
 
 
-def locale_counts(chunks: Iterable[Chunk], assets: int) -> dict[str, Any]:
+def locale_counts(chunks: Iterable[Chunk[TranslationRecord]], assets: int) -> dict[str, Any]:
     """translated (flagged included), untranslated, flagged, words, and a count per status, of a locale whose
     chunks are `chunks` in a project of `assets` assets; each chunk's counts are kept on it."""
     total = {"translated": 0, "flagged": 0, "words": 0}
@@ -92,7 +93,7 @@ def locale_counts(chunks: Iterable[Chunk], assets: int) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_counts(translations: Iterable[dict[str, Any] | None], locales: int) -> dict[str, int]:
+def asset_counts(translations: Iterable[TranslationRecord | None], locales: int) -> dict[str, int]:
     """An asset's progress record from its entry in each of the `locales` locales (None: untranslated):
     counts of locales, translated (flagged included), untranslated, flagged."""
     translated = flagged = 0
@@ -107,7 +108,8 @@ def _asset_record(translated: int, flagged: int, locales: int) -> dict[str, int]
     return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
 
 
-def chunk_asset_counts(assets: Chunk, translations: list[Chunk | None]) -> dict[str, dict[str, int]]:
+def chunk_asset_counts(assets: Chunk[AssetRecord], translations: list[Chunk[TranslationRecord] | None]
+                       ) -> dict[str, dict[str, int]]:
     """asset_counts of every asset of one asset chunk, from the same-numbered chunk of each locale (None: it
     has none), with one C-level decode of each (a decode per translation was most of a first 100k-asset list:
     500,000 of them)."""
