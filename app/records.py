@@ -10,7 +10,7 @@ from itertools import accumulate, groupby
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage import AssetRecord, TranslationRecord, UserRef, derivations
+from storage import AssetProgress, AssetRecord, TranslationRecord, UserRef, derivations
 from storage.canonical import Chunk
 from storage.history import Revision
 from storage.progress import status_of
@@ -26,7 +26,7 @@ def user_record(user: UserRef | None) -> dict[str, Any] | None:
 
 # ----------------------------------------------------------------------------- assets
 def asset_record(snapshot: Snapshot, asset_id: str, asset: AssetRecord | None = None,
-                 progress: dict[str, int] | None = None) -> dict[str, Any]:
+                 progress: AssetProgress | None = None) -> dict[str, Any]:
     if asset is None:
         asset = snapshot.existing_asset(asset_id)
     return {
@@ -235,7 +235,7 @@ def _changed_assets(cached: ChunkList, chunk: Chunk[AssetRecord],
 
 
 def _list_item(snapshot: Snapshot, asset_id: str, asset: AssetRecord | None,
-               progress: dict[str, int] | None = None) -> ListItem:
+               progress: AssetProgress | None = None) -> ListItem:
     from .jsonio import pretty_item
 
     record = asset_record(snapshot, asset_id, asset, progress)

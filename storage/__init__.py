@@ -14,7 +14,8 @@ What the package offers (what app/ may use):
     transaction.Transaction   the changes of one write, on top of a snapshot
     operations                the domain writes on a transaction (assets, plurals, tags, locales, translations)
     records                   the typed shapes of what is stored (AssetRecord, TranslationRecord, LocaleRecord,
-                              ProjectMeta, UserRef): TypedDicts, exported here
+                              ProjectMeta, UserRef) and of progress counts (LocaleProgress, AssetProgress):
+                              TypedDicts, exported here
     fields                    the rule each stored field obeys, shared by the API's writes and a push's checks
     history, diff             revisions of a translation, changes between commits (read back from Git)
     receive                   what a `git push` does: checks before any ref moves, the key-level merge
@@ -29,6 +30,8 @@ durable with the commit's pack); canonical (the catalogue files' one-entry-per-l
 (a push's validation and merge); textchanges (derived index of which commit changed which translation).
 """
 
-from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord, UserRef
+from .records import (AssetProgress, AssetRecord, LocaleProgress, LocaleRecord, ProjectMeta, TranslationRecord,
+                      UserRef)
 
-__all__ = ["AssetRecord", "LocaleRecord", "ProjectMeta", "TranslationRecord", "UserRef"]
+__all__ = ["AssetProgress", "AssetRecord", "LocaleProgress", "LocaleRecord", "ProjectMeta", "TranslationRecord",
+           "UserRef"]

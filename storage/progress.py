@@ -6,13 +6,13 @@ project answers its locales' progress without reading a chunk.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from vocabulary import translation_statuses
 
 from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
 from .derivations import register
-from .records import AssetRecord, TranslationRecord
+from .records import AssetProgress, AssetRecord, ChunkCounts, LocaleProgress, TranslationRecord
 
 PROGRESS = "progress"  # the name of a locale chunk's counts among its derived data
 
@@ -25,16 +25,16 @@ def status_of(entry: TranslationRecord | None) -> str:
 
 
 # ----------------------------------------------------------------------------- a locale
-def chunk_counts(chunk: Chunk[TranslationRecord]) -> dict[str, Any]:
+def chunk_counts(chunk: Chunk[TranslationRecord]) -> ChunkCounts:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_counts)."""
-    counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
+    counts: ChunkCounts = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
     for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
         _count(counts, entry, +1)
     return counts
 
 
-def _updated_counts(counts: dict[str, Any], parent: Chunk[TranslationRecord], chunk: Chunk[TranslationRecord],
-                    keys: tuple[str, ...], values: Mapping[str, TranslationRecord | None] | None) -> dict[str, Any]:
+def _updated_counts(counts: ChunkCounts, parent: Chunk[TranslationRecord], chunk: Chunk[TranslationRecord],
+                    keys: tuple[str, ...], values: Mapping[str, TranslationRecord | None] | None) -> ChunkCounts:
     """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
     the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
     afresh instead: from the values, parsing only the entries they lack."""
@@ -60,11 +60,11 @@ register(PROGRESS, _updated_counts, persisted=1)  # a function of the chunk's by
 EMPTY_TRANSLATIONS.derived[PROGRESS] = chunk_counts(EMPTY)
 
 
-def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    return dict(counts, by_status=dict(counts["by_status"]))
+def _copy_counts(counts: ChunkCounts) -> ChunkCounts:
+    return {**counts, "by_status": dict(counts["by_status"])}
 
 
-def _count(counts: dict[str, Any], entry: TranslationRecord | None, sign: int) -> None:
+def _count(counts: ChunkCounts, entry: TranslationRecord | None, sign: int) -> None:
     if entry is None:
         return
     counts["translated"] += sign
@@ -76,24 +76,26 @@ def _count(counts: dict[str, Any], entry: TranslationRecord | None, sign: int) -
         del counts["by_status"][status]
 
 
-def locale_counts(chunks: Iterable[Chunk[TranslationRecord]], assets: int) -> dict[str, Any]:
+def locale_counts(chunks: Iterable[Chunk[TranslationRecord]], assets: int) -> LocaleProgress:
     """translated (flagged included), untranslated, flagged, words, and a count per status, of a locale whose
     chunks are `chunks` in a project of `assets` assets; each chunk's counts are kept on it."""
-    total = {"translated": 0, "flagged": 0, "words": 0}
+    translated = flagged = words = 0
     by_status: dict[str, int] = {}
     for chunk in chunks:
-        counts = chunk.derived.get(PROGRESS)
+        counts: ChunkCounts | None = chunk.derived.get(PROGRESS)
         if counts is None:
             counts = chunk.derived[PROGRESS] = chunk_counts(chunk)
-        for key in total:
-            total[key] += counts[key]
+        translated += counts["translated"]
+        flagged += counts["flagged"]
+        words += counts["words"]
         for status, count in counts["by_status"].items():
             by_status[status] = by_status.get(status, 0) + count
-    return {**total, "untranslated": assets - total["translated"], "by_status": by_status}
+    return {"translated": translated, "flagged": flagged, "words": words, "untranslated": assets - translated,
+            "by_status": by_status}
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_counts(translations: Iterable[TranslationRecord | None], locales: int) -> dict[str, int]:
+def asset_counts(translations: Iterable[TranslationRecord | None], locales: int) -> AssetProgress:
     """An asset's progress record from its entry in each of the `locales` locales (None: untranslated):
     counts of locales, translated (flagged included), untranslated, flagged."""
     translated = flagged = 0
@@ -104,12 +106,12 @@ def asset_counts(translations: Iterable[TranslationRecord | None], locales: int)
     return _asset_record(translated, flagged, locales)
 
 
-def _asset_record(translated: int, flagged: int, locales: int) -> dict[str, int]:
+def _asset_record(translated: int, flagged: int, locales: int) -> AssetProgress:
     return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
 
 
 def chunk_asset_counts(assets: Chunk[AssetRecord], translations: list[Chunk[TranslationRecord] | None]
-                       ) -> dict[str, dict[str, int]]:
+                       ) -> dict[str, AssetProgress]:
     """asset_counts of every asset of one asset chunk, from the same-numbered chunk of each locale (None: it
     has none), with one C-level decode of each (a decode per translation was most of a first 100k-asset list:
     500,000 of them)."""

@@ -71,4 +71,31 @@ class ProjectMeta(TypedDict):
     created: NotRequired[str]
 
 
-__all__ = ["AssetRecord", "LocaleRecord", "ProjectMeta", "TranslationRecord", "UserRef"]
+class ChunkCounts(TypedDict):
+    """The translations of one locale chunk, counted (storage.progress keeps them with the chunk)."""
+
+    translated: int  # flagged included
+    flagged: int
+    words: int  # of the texts, split at white space
+    by_status: dict[str, int]  # status (vocabulary.translation_statuses) -> count, none of them zero
+
+
+class LocaleProgress(TypedDict):
+    """A locale's progress: its chunks' counts summed, and the assets it leaves untranslated."""
+
+    translated: int
+    flagged: int
+    words: int
+    untranslated: int
+    by_status: dict[str, int]
+
+
+class AssetProgress(TypedDict):
+    """An asset's progress: counts of the project's locales."""
+
+    translated: int  # flagged included
+    untranslated: int
+    flagged: int
+
+
+__all__ = ["AssetProgress", "ChunkCounts", "LocaleProgress", "AssetRecord", "LocaleRecord", "ProjectMeta", "TranslationRecord", "UserRef"]

@@ -23,7 +23,7 @@ from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
 from .progress import asset_counts, chunk_asset_counts, locale_counts
-from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord
+from .records import AssetProgress, AssetRecord, LocaleProgress, LocaleRecord, ProjectMeta, TranslationRecord
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -328,7 +328,7 @@ class Snapshot:
             yield from chunks[number].items()
 
     # ----------------------------------------------------------------- progress (storage.progress)
-    def locale_progress(self, code: str) -> dict[str, Any]:
+    def locale_progress(self, code: str) -> LocaleProgress:
         """translated (flagged included), untranslated, flagged, words, and a count per status, of one locale.
 
         Counted per chunk and kept on the chunk, so a write recounts one chunk, not the whole locale.
@@ -336,13 +336,13 @@ class Snapshot:
         return self.remember(("locale-progress", code),
                              lambda: locale_counts(self.locale_chunks.get(code, {}).values(), len(self)))
 
-    def asset_progress(self, asset_id: str) -> dict[str, int]:
+    def asset_progress(self, asset_id: str) -> AssetProgress:
         """Counts of locales: translated (flagged included), untranslated, flagged."""
         codes = [record["code"] for record in self.locales()]
         # peeked: a list of 100k must not keep 500k parsed translations
         return asset_counts((self.peek_translation(asset_id, code) for code in codes), len(codes))
 
-    def chunk_asset_progress(self, number: int) -> dict[str, dict[str, int]]:
+    def chunk_asset_progress(self, number: int) -> dict[str, AssetProgress]:
         """asset_progress of every asset of asset chunk `number`, from one decode of each locale's chunk."""
         codes = [record["code"] for record in self.locales()]
         return chunk_asset_counts(self.asset_chunks[number],
