@@ -61,7 +61,9 @@ EMPTY_TRANSLATIONS.derived[PROGRESS] = chunk_counts(EMPTY)
 
 
 def _copy_counts(counts: ChunkCounts) -> ChunkCounts:
-    return {**counts, "by_status": dict(counts["by_status"])}
+    copied = counts.copy()  # (a copy, then a field set: cheaper than {**counts, ...})
+    copied["by_status"] = dict(counts["by_status"])
+    return copied
 
 
 def _count(counts: ChunkCounts, entry: TranslationRecord | None, sign: int) -> None:
