@@ -238,7 +238,8 @@ class Chunk(Generic[E]):
             return self.origin[1]
         return tuple(self._differing_keys(older))
 
-    def _inherit(self, parent: "Chunk[E]", changed: list[str], values: Mapping[str, E | None] | None = None) -> None:
+    def _inherit(self, parent: "Chunk[E]", changed: list[str],
+                 values: Mapping[str, E | None] | None = None) -> None:
         """Become `parent` with the entries `changed` (`values`: their new values, None for removed, when
         known): the lineage, and the parsed entries still valid."""
         self.origin = (parent, tuple(changed))

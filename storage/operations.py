@@ -92,8 +92,9 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
     if default not in DEFAULT_STATES:
         raise Invalid("default must be translated, untranslated or a flag name")
     tag_list = [check_tag(tag) for tag in tags]
-    record: AssetRecord = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes, "printf": printf,
-              "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now, "modified": now}
+    record: AssetRecord = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes,
+                           "printf": printf, "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now,
+                           "modified": now}
     if meta:
         record["meta"] = check_asset_meta(meta)
     tx.put_asset(asset_id, record)
@@ -168,7 +169,7 @@ def rename_asset(tx: Transaction, old: str, new: str, record: AssetRecord) -> No
     parent = record.get("plural_of")
     if parent:
         singular = _record(tx, parent).copy()
-        singular["plurals"] = [new if member == old else member for member in singular.get("plurals", [])]
+        singular["plurals"] = [new if member == old else member for member in singular["plurals"]]
         tx.put_asset(parent, singular)
     for member in record.get("plurals", []):
         member_record = _record(tx, member).copy()

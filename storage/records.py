@@ -98,4 +98,5 @@ class AssetProgress(TypedDict):
     flagged: int
 
 
-__all__ = ["AssetProgress", "ChunkCounts", "LocaleProgress", "AssetRecord", "LocaleRecord", "ProjectMeta", "TranslationRecord", "UserRef"]
+__all__ = ["AssetProgress", "AssetRecord", "ChunkCounts", "LocaleProgress", "LocaleRecord", "ProjectMeta",
+           "TranslationRecord", "UserRef"]
