@@ -8,8 +8,8 @@ sees these types. Every record Gloss writes (storage.operations: a push too is r
 field but the optional links and flags; a pushed commit's own files, read to be checked and replayed, may lack
 what storage.checks admits as missing: those fields are NotRequired, and readers of any snapshot use .get.
 """
-from __future__ import annotations
-
+# (no `from __future__ import annotations`: TypedDict reads NotRequired off evaluated annotations only, and
+# __required_keys__ must be right at run time for tests/test_storage.py)
 from typing import Any, NotRequired, TypedDict
 
 
