@@ -1,13 +1,13 @@
 """The pages. Each declares what the signed-in key must allow, as the API routes do (app.auth kinds)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported
-from storage import history
+from storage import TranslationRecord, history
 from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
@@ -180,13 +180,18 @@ def changes():
                            active={name: value for name, value in filters.items() if value})
 
 
+def _text(entry: TranslationRecord | None) -> str:
+    return entry["text"] if entry is not None else ""
+
+
 def _translation_view(snapshot: Snapshot, change: history.TranslationChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
-    before, after = word_diff(old.get("text", ""), new.get("text", ""))
+    old, new = _text(change.old), _text(change.new)
+    before, after = word_diff(old, new)
     record = snapshot.locale(change.locale)
     return {"asset": change.asset_id, "locale": change.locale,
             "locale_name": record["name"] if record else change.locale, "old": change.old, "new": change.new,
-            "before": before, "after": after, "text_changed": old.get("text") != new.get("text"),
+            "before": before, "after": after,
+            "text_changed": (change.old and change.old["text"]) != (change.new and change.new["text"]),
             "exists": snapshot.has_asset(change.asset_id)}
 
 
@@ -200,7 +205,8 @@ def _shown(value: Any) -> str:
 
 
 def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
+    old: Mapping[str, Any] = change.old or {}  # (compared field by field, by name)
+    new: Mapping[str, Any] = change.new or {}
     fields = [(name, _shown(old.get(name)), _shown(new.get(name))) for name in ASSET_FIELDS
               if old.get(name) != new.get(name) and (old.get(name) or new.get(name))]
     kind = "created" if change.old is None else "deleted" if change.new is None else "changed"
@@ -243,10 +249,10 @@ def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
     for asset_id, stored in snapshot.assets():
         if tag and tag not in stored.get("tags", []):
             continue
-        texts = [(code, (snapshot.translation(asset_id, code) or {}).get("text", "")) for code in codes]
+        texts = [(code, _text(snapshot.translation(asset_id, code))) for code in codes]
         hits = [(code, text) for code, text in texts if wanted and wanted in text.casefold()]
         if not wanted or hits or wanted in asset_id.casefold():
-            yield asset_id, (snapshot.translation(asset_id, source) or {}).get("text", ""), hits
+            yield asset_id, _text(snapshot.translation(asset_id, source)), hits
 
 
 @bp.get("/search")
@@ -264,7 +270,7 @@ def search():
 
 
 # ----------------------------------------------------------------------------- editing
-def _edit_target() -> tuple[str, str, dict[str, Any] | None]:
+def _edit_target() -> tuple[str, str, TranslationRecord | None]:
     snapshot = current_snapshot()
     asset_id = _asset_arg(snapshot, request.form.get("asset", ""))
     locale = _locale_arg(snapshot, request.form.get("locale", "").strip())
