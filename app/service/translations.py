@@ -1,10 +1,9 @@
 """Translation writes, shared by the API and the web pages: translate, erase, flag, unflag."""
 from __future__ import annotations
 
-from typing import Any
-
 from flask import g
 
+from storage import TranslationRecord
 from storage import operations as ops
 from storage.snapshot import Snapshot
 from storage.transaction import Transaction
@@ -17,7 +16,7 @@ from ..errors import ApiError
 class TextChanged(ApiError):
     """A save that started from a text which is no longer the stored one: nothing was written (409)."""
 
-    def __init__(self, current: dict[str, Any] | None):
+    def __init__(self, current: TranslationRecord | None):
         super().__init__(409, "The translation changed since you started: nothing was saved")
         self.current = current  # the stored entry (None: untranslated meanwhile)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
 from formats.plurals import plural_rules
+from storage import AssetRecord, TranslationRecord
 from storage.canonical import EMPTY, Chunk
 from storage.progress import PROGRESS, status_of
 from storage.snapshot import Snapshot
@@ -77,7 +78,7 @@ class Cell:
     asset_id: str
     form: str  # the CLDR category of a plural form; "" for a text without plurals
     source: str
-    entry: dict[str, Any] | None  # the stored translation, None when untranslated
+    entry: TranslationRecord | None  # the stored translation, None when untranslated
 
     @property
     def text(self) -> str:
@@ -98,7 +99,7 @@ class Cell:
 @dataclass
 class Row:
     asset_id: str
-    asset: dict[str, Any]
+    asset: AssetRecord
     cells: list[Cell]
     missing_forms: list[str] = field(default_factory=list)  # forms the locale has and the group has no asset for
 
@@ -122,10 +123,11 @@ def cell_state(chunk: Chunk, asset_id: str) -> str:
 
 
 def source_text(snapshot: Snapshot, asset_id: str) -> str:
-    return (snapshot.peek_translation(asset_id, snapshot.source_locale) or {}).get("text", "")
+    entry = snapshot.peek_translation(asset_id, snapshot.source_locale)
+    return entry["text"] if entry else ""
 
 
-def plural_members(asset: dict[str, Any], locale: str) -> tuple[list[tuple[str, str | None]], list[str]]:
+def plural_members(asset: AssetRecord, locale: str) -> tuple[list[tuple[str, str | None]], list[str]]:
     """The (form, asset) pairs of a group's row in `locale` (the group's own asset first, then its members),
     and the forms the locale uses that the group has no asset for."""
     forms = plural_rules(locale).forms
@@ -133,7 +135,7 @@ def plural_members(asset: dict[str, Any], locale: str) -> tuple[list[tuple[str, 
     return list(zip(forms, [None, *members])), list(forms[1 + len(members):])
 
 
-def build_row(snapshot: Snapshot, asset_id: str, asset: dict[str, Any], locale: str) -> Row:
+def build_row(snapshot: Snapshot, asset_id: str, asset: AssetRecord, locale: str) -> Row:
     if not asset.get("plurals"):
         return Row(asset_id, asset, [Cell(asset_id, "", source_text(snapshot, asset_id),
                                           snapshot.peek_translation(asset_id, locale))])
@@ -170,7 +172,9 @@ class _Scan:
         if asset_id not in index.groups and filters.state != "all":
             if cell_state(self.targets, asset_id) != filters.state:  # the common case: decided on the lines
                 return None
-        asset = self.assets.peek(asset_id) or {}
+        asset = self.assets.peek(asset_id)  # not kept: a scan may read many
+        if asset is None:
+            return None
         if filters.tag and filters.tag not in asset.get("tags", ()):
             return None
         row = build_row(self.snapshot, asset_id, asset, self.locale)

@@ -1,14 +1,14 @@
 """The pages. Each declares what the signed-in key must allow, as the API routes do (app.auth kinds)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported
 from limits import GRID_ROWS_PER_PAGE
-from storage import history
+from storage import TranslationRecord, history
 from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
@@ -191,13 +191,18 @@ def changes():
                            active={name: value for name, value in filters.items() if value})
 
 
+def _text(entry: TranslationRecord | None) -> str:
+    return entry["text"] if entry is not None else ""
+
+
 def _translation_view(snapshot: Snapshot, change: history.TranslationChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
-    before, after = word_diff(old.get("text", ""), new.get("text", ""))
+    old, new = _text(change.old), _text(change.new)
+    before, after = word_diff(old, new)
     record = snapshot.locale(change.locale)
     return {"asset": change.asset_id, "locale": change.locale,
             "locale_name": record["name"] if record else change.locale, "old": change.old, "new": change.new,
-            "before": before, "after": after, "text_changed": old.get("text") != new.get("text"),
+            "before": before, "after": after,
+            "text_changed": (change.old and change.old["text"]) != (change.new and change.new["text"]),
             "exists": snapshot.has_asset(change.asset_id)}
 
 
@@ -211,7 +216,8 @@ def _shown(value: Any) -> str:
 
 
 def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
+    old: Mapping[str, Any] = change.old or {}  # (compared field by field, by name)
+    new: Mapping[str, Any] = change.new or {}
     fields = [(name, _shown(old.get(name)), _shown(new.get(name))) for name in ASSET_FIELDS
               if old.get(name) != new.get(name) and (old.get(name) or new.get(name))]
     kind = "created" if change.old is None else "deleted" if change.new is None else "changed"
@@ -254,10 +260,10 @@ def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
     for asset_id, stored in snapshot.assets():
         if tag and tag not in stored.get("tags", []):
             continue
-        texts = [(code, (snapshot.translation(asset_id, code) or {}).get("text", "")) for code in codes]
+        texts = [(code, _text(snapshot.translation(asset_id, code))) for code in codes]
         hits = [(code, text) for code, text in texts if wanted and wanted in text.casefold()]
         if not wanted or hits or wanted in asset_id.casefold():
-            yield asset_id, (snapshot.translation(asset_id, source) or {}).get("text", ""), hits
+            yield asset_id, _text(snapshot.translation(asset_id, source)), hits
 
 
 @bp.get("/search")
@@ -275,7 +281,7 @@ def search():
 
 
 # ----------------------------------------------------------------------------- editing
-def _edit_target() -> tuple[str, str, dict[str, Any] | None]:
+def _edit_target() -> tuple[str, str, TranslationRecord | None]:
     snapshot = current_snapshot()
     asset_id = _asset_arg(snapshot, request.form.get("asset", ""))
     locale = _locale_arg(snapshot, request.form.get("locale", "").strip())
@@ -301,7 +307,7 @@ def edit_translation():
     return _back_to(asset_id, locale)
 
 
-def _apply_flag(asset_id: str, locale: str, current: dict[str, Any] | None, name: str) -> str:
+def _apply_flag(asset_id: str, locale: str, current: TranslationRecord | None, name: str) -> str:
     """Set the flag `name` ("": clear it) on a translation, one commit when it changes; what happened, in words."""
     if current is None:
         raise ApiError(404, "Asset not translated in this locale")
@@ -367,7 +373,7 @@ def _cell_answer(snapshot: Snapshot, asset_id: str, locale: str, saved: bool) ->
     text = entry["text"] if entry else ""
     state = "untranslated" if entry is None else "flagged" if entry.get("flag") else "translated"
     return {"asset": asset_id, "saved": saved, "state": state, "text": text,
-            "revision": entry["rev"] if entry else 0, "flag": (entry or {}).get("flag", ""),
+            "revision": entry["rev"] if entry else 0, "flag": entry.get("flag", "") if entry else "",
             "checks": checks_for(snapshot, asset_id, locale, text) if entry else []}
 
 
@@ -400,14 +406,13 @@ def grid_save(locale: str):
     return redirect(_grid_url(code, _grid_filters(), request.form.get("after") or None))
 
 
-def _lost_race(code: str, asset_id: str, mine: str, theirs: dict[str, Any] | None):
+def _lost_race(code: str, asset_id: str, mine: str, theirs: TranslationRecord | None):
     """409: the text changed since the translator started; show both and ask (nothing was written)."""
-    their_text = theirs["text"] if theirs else ""
-    who = ((theirs or {}).get("author") or {}).get("name", "")
+    their_text, revision = (theirs["text"], theirs["rev"]) if theirs else ("", 0)
+    who = theirs["author"]["name"] if theirs and "author" in theirs else ""
     if wants_json():
         return jsonify(dict(error_payload(409, "The translation changed since you started: nothing was saved"),
-                            mine=mine, theirs={"text": their_text, "revision": (theirs or {}).get("rev", 0),
-                                               "author": who})), 409
+                            mine=mine, theirs={"text": their_text, "revision": revision, "author": who})), 409
     return render_template("grid_conflict.html", code=code, asset_id=asset_id, mine=mine, theirs=their_text,
                            who=who, filters=_grid_filters(), after=request.form.get("after", ""),
                            back=_grid_url(code, _grid_filters(), request.form.get("after") or None)), 409
