@@ -90,6 +90,13 @@ def test_a_translator_fills_ten_untranslated_arabic_strings_from_the_keyboard(si
             wait(browser, lambda: browser.switch_to.active_element.get_attribute("value") == suggestion,
                  "Alt+1 takes the first suggestion")
             took_suggestion = True
+        elif len(saved) == 2:  # Alt+C copies the source, to be edited (a name, a number …)
+            source = browser.execute_script(
+                "return document.activeElement.closest('.cell').querySelector('.source-text').textContent")
+            keys(browser, Keys.ALT, "c")
+            wait(browser, lambda: browser.switch_to.active_element.get_attribute("value") == source,
+                 "Alt+C copies the source text")
+            ActionChains(browser).send_keys(" ✓").perform()
         else:
             ActionChains(browser).send_keys(f"ترجمة {len(saved) + 1}").perform()
         asset = cell["asset"]
@@ -128,6 +135,11 @@ def test_the_grid_in_a_left_to_right_locale_and_for_a_readonly_key(signed_out, s
     browser.get(server.url + "/translate/de?state=untranslated")
     wait(browser, lambda: focused_cell(browser), "the grid focuses the first untranslated cell")
     screenshot(browser, "grid-de.png")
+    browser.set_window_size(390, 844)
+    overflow = browser.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the grid scrolls sideways on a phone by {overflow}px"
+    browser.set_window_size(1280, 1000)
 
 
 def test_a_save_that_lost_a_race_shows_their_text_and_keeps_mine_on_enter(signed_out, server):
