@@ -113,6 +113,8 @@ def test_a_plain_form_save_is_one_commit_by_the_keys_user_and_goes_back_to_the_s
     assert "Saved home.greeting [ar]" in page(full, response.headers["Location"])
     assert save(full, "ar", "home.greeting", "مرحبًا %s!", "مرحبًا %s!").status_code == 302
     assert commit_count(project) == before + 1  # nothing changed, nothing committed
+    assert save(full, "ar", "home.search.placeholder", "بحث", "", state="done").status_code == 400
+    assert commit_count(project) == before + 1  # a bad filter refuses the save before it is written
 
 
 def test_the_scripts_save_answers_the_cell_and_its_checks_in_json(full, demo):

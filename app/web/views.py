@@ -377,10 +377,13 @@ def _cell_answer(snapshot: Snapshot, asset_id: str, locale: str, saved: bool) ->
             "checks": checks_for(snapshot, asset_id, locale, text) if entry else []}
 
 
-def _grid_target() -> tuple[Snapshot, str, str]:
+def _grid_target() -> tuple[Snapshot, str, str, str]:
+    """The snapshot, locale and asset a grid request names, and the page a post goes back to (its filters are
+    checked first: a bad one refuses the post before anything is written)."""
     snapshot = current_snapshot()
     code = find_locale(snapshot, request.view_args["locale"])  # type: ignore[index]
-    return snapshot, code, _asset_arg(snapshot, request.values.get("asset", ""))
+    back = _grid_url(code, _grid_filters(), request.form.get("after") or None)
+    return snapshot, code, _asset_arg(snapshot, request.values.get("asset", "")), back
 
 
 @bp.post("/translate/<locale>/save")
@@ -388,7 +391,7 @@ def _grid_target() -> tuple[Snapshot, str, str]:
 def grid_save(locale: str):
     """Save one cell: one commit, unless the stored text changed since the form was made (then both texts,
     and the translator chooses) or nothing changed."""
-    snapshot, code, asset_id = _grid_target()
+    snapshot, code, asset_id, back = _grid_target()
     text, base = _form_text("text"), _form_text("base")
     if text is None or base is None:
         raise ApiError(400, "The form needs the text and the text it started from (base)")
@@ -398,15 +401,15 @@ def grid_save(locale: str):
         try:
             snapshot = save_translation(asset_id, code, text, started_from=base)
         except TextChanged as lost:
-            return _lost_race(code, asset_id, text, lost.current)
+            return _lost_race(code, asset_id, text, lost.current, back)
     answer = _cell_answer(snapshot, asset_id, code, saved)
     if wants_json():
         return jsonify(answer)
     flash(f"Saved {asset_id} [{code}] (revision {answer['revision']})." if saved else "Nothing changed.")
-    return redirect(_grid_url(code, _grid_filters(), request.form.get("after") or None))
+    return redirect(back)
 
 
-def _lost_race(code: str, asset_id: str, mine: str, theirs: TranslationRecord | None):
+def _lost_race(code: str, asset_id: str, mine: str, theirs: TranslationRecord | None, back: str):
     """409: the text changed since the translator started; show both and ask (nothing was written)."""
     their_text, revision = (theirs["text"], theirs["rev"]) if theirs else ("", 0)
     who = theirs["author"]["name"] if theirs and "author" in theirs else ""
@@ -414,21 +417,20 @@ def _lost_race(code: str, asset_id: str, mine: str, theirs: TranslationRecord | 
         return jsonify(dict(error_payload(409, "The translation changed since you started: nothing was saved"),
                             mine=mine, theirs={"text": their_text, "revision": revision, "author": who})), 409
     return render_template("grid_conflict.html", code=code, asset_id=asset_id, mine=mine, theirs=their_text,
-                           who=who, filters=_grid_filters(), after=request.form.get("after", ""),
-                           back=_grid_url(code, _grid_filters(), request.form.get("after") or None)), 409
+                           who=who, filters=_grid_filters(), after=request.form.get("after", ""), back=back), 409
 
 
 @bp.post("/translate/<locale>/flag")
 @web_requires("write")
 def grid_flag(locale: str):
     """Set (`flag`, the "needs review" flag by default) or clear (`flag` empty) a cell's flag."""
-    snapshot, code, asset_id = _grid_target()
+    snapshot, code, asset_id, back = _grid_target()
     message = _apply_flag(asset_id, code, snapshot.translation(asset_id, code),
                           request.form.get("flag", "").strip().lower())
     if wants_json():
         return jsonify(_cell_answer(current_snapshot(), asset_id, code, message != "Nothing changed."))
     flash(message)
-    return redirect(_grid_url(code, _grid_filters(), request.form.get("after") or None))
+    return redirect(back)
 
 
 @bp.get("/translate/<locale>/suggestions")
@@ -436,7 +438,7 @@ def grid_flag(locale: str):
 def grid_suggestions(locale: str):
     """The suggestions of a cell (translation memory, through workbench.suggestions_for), each with the words
     of its source that differ from this cell's marked."""
-    snapshot, code, asset_id = _grid_target()
+    snapshot, code, asset_id, _ = _grid_target()
     source = source_text(snapshot, asset_id)
     found = []
     for suggestion in suggestions_for(snapshot, asset_id, code):
@@ -449,5 +451,5 @@ def grid_suggestions(locale: str):
 @web_requires("read")
 def grid_checks(locale: str):
     """The checks of a text as typed (not saved)."""
-    snapshot, code, asset_id = _grid_target()
+    snapshot, code, asset_id, _ = _grid_target()
     return jsonify({"checks": checks_for(snapshot, asset_id, code, request.args.get("text", ""))})
