@@ -32,6 +32,21 @@ def glossary_terms_in(snapshot: Snapshot, text: str, locale: str) -> list[dict[s
     return [found.as_json(locale) for found in project_glossary(snapshot).found_in(text)]
 
 
+def glossary_segments(snapshot: Snapshot, text: str, locale: str) -> list[tuple[str, dict[str, Any] | None]]:
+    """A (source) text cut at the glossary terms it holds: (piece, None) between them, (term as written, the
+    term's record for `locale`: glossary_terms_in's) for each; the pieces join back into the text."""
+    pieces: list[tuple[str, dict[str, Any] | None]] = []
+    position = 0
+    for found in glossary_terms_in(snapshot, text, locale):
+        if found["start"] > position:
+            pieces.append((text[position:found["start"]], None))
+        pieces.append((text[found["start"]:found["end"]], found))
+        position = found["end"]
+    if position < len(text) or not pieces:
+        pieces.append((text[position:], None))
+    return pieces
+
+
 def _source_text(snapshot: Snapshot, asset_id: str) -> str | None:
     entry = snapshot.translation(asset_id, snapshot.source_locale)
     return entry["text"] if entry else None

@@ -40,3 +40,10 @@ def test_the_asset_page_shows_the_checks_a_translation_fails_with_their_names(fu
     html = page(full, "/asset?id=home.greeting")
     assert "<code>php_format</code> Missing placeholder %s" in html
     assert "check-error" in html
+
+
+def test_the_grid_highlights_the_glossary_terms_of_a_source_with_their_translation(full, demo):
+    Api(full, demo[1].full).call("PUT", "/api/glossary/note", json={"translations": {"fr": "note"},
+                                                                   "note": "not « remarque »"})
+    html = page(full, "/translate/fr")
+    assert 'This <mark class="term" title="note: not « remarque »">note</mark> was changed' in html

@@ -19,7 +19,7 @@ from ..errors import ApiError, error_payload, status_of_error
 from ..exports import all_locales_file, locale_file
 from ..locales import text_direction
 from ..lookup import find_asset, find_locale
-from ..qa import translation_checks
+from ..qa import glossary_segments, translation_checks
 from ..records import asset_record, locale_record, revision_record, translation_record
 from ..service import glossary as glossary_service
 from ..service.translations import TextChanged, clear_flag, save_translation, set_flag
@@ -399,10 +399,12 @@ def grid(locale: str):
     page = grid_page(snapshot, code, filters, after, GRID_ROWS_PER_PAGE)
     checks = {cell.asset_id: checks_for(snapshot, cell.asset_id, code, cell.text)
               for row in page.rows for cell in row.cells if cell.entry is not None}
+    terms = {cell.asset_id: glossary_segments(snapshot, cell.source, code) for row in page.rows for cell in row.cells}
     counts = {"untranslated": progress["untranslated"], "flagged": progress["flagged"],
               "translated": progress["translated"] - progress["flagged"], "all": len(snapshot)}
     return render_template("grid.html", snapshot=snapshot, code=code, locale=snapshot.existing_locale(code),
-                           source=snapshot.source_locale, rows=page.rows, checks=checks, filters=filters,
+                           source=snapshot.source_locale, rows=page.rows, checks=checks, terms=terms,
+                           filters=filters,
                            states=STATES, counts=counts, after=after, review_flag=DEFAULT_FLAG,
                            next_url=_grid_url(code, filters, page.next_after) if page.next_after else None,
                            first_url=_grid_url(code, filters, None) if after else None)
