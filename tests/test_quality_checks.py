@@ -171,3 +171,10 @@ def test_the_worked_examples_in_the_quality_docstrings_hold():
 
     for module in (quality.checks, quality.glossary):
         assert doctest.testmod(module).failed == 0
+
+
+def test_terms_are_found_with_their_spans_in_texts_whose_lower_case_is_longer():
+    glossary = Glossary({"Bug": {"translations": {"fr": "anomalie"}}})
+    text = "İstanbul BUG report"  # "İ".lower() is two characters: the spans must still be the text's
+    assert [(found.term.term, text[found.start:found.end]) for found in glossary.found_in(text)] == [("Bug", "BUG")]
+    assert [(found.start, found.end) for found in glossary.found_in("a bug")] == [(2, 5)]
