@@ -138,8 +138,10 @@ def _replay_tags(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) ->
 def _replay_assets(tx: Transaction, assets: Changes, now: str, merge: Merge) -> int:
     changes = 0
     for asset_id, before, record in assets:
-        if record is None:
-            if tx.has_asset(asset_id):
+        if record is None:  # theirs deleted it: unless ours changed it meanwhile (then the policy decides)
+            if tx.has_asset(asset_id) and _theirs_apply(merge, asset_id, None, "asset", "kept",
+                                                        _kept_or_changed(before, ops.require_asset(tx, asset_id)),
+                                                        "deleted"):
                 ops.delete_asset(tx, asset_id)
             changes += 1
     for asset_id, before, record in assets:
@@ -150,8 +152,10 @@ def _replay_assets(tx: Transaction, assets: Changes, now: str, merge: Merge) -> 
                              notes=record.get("notes", ""), printf=record.get("printf", ""),
                              tags=record.get("tags", []))
             changes += 1
-        if not tx.has_asset(asset_id):
-            raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
+        if not tx.has_asset(asset_id):  # ours deleted what theirs changed
+            if merge.takes_theirs(asset_id, None, "asset", "kept", "deleted", "changed"):
+                raise Conflict(_deleted(asset_id))
+            continue
         changes += _replay_asset_fields(tx, asset_id, before or ops.require_asset(tx, asset_id), record, now,
                                         merge)
     return changes
@@ -192,7 +196,7 @@ def _replay_plural_links(tx: Transaction, assets: Changes, now: str, merge: Merg
     """Links are set from the plural form's side (`plural_of`); the singular's list follows."""
     changes = 0
     for asset_id, before, record in assets:
-        if record is None:
+        if record is None or not tx.has_asset(asset_id):
             continue
         parent, was = record.get("plural_of"), (before or {}).get("plural_of")
         current = ops.require_asset(tx, asset_id).get("plural_of")
@@ -217,7 +221,7 @@ def _replay_translations(tx: Transaction, entries: Changes, code: str,
         changes += 1
         if not tx.has_asset(asset_id):  # ours deleted the asset: theirs' change cannot apply
             if merge.takes_theirs(asset_id, code, "text", _text(before), None, _text(after)):
-                raise Conflict(f"asset {asset_id!r} was deleted since the commit your push is based on")
+                raise Conflict(_deleted(asset_id))
             continue
         current = tx.translation(asset_id, code)
         if (_text(current), _flag(current)) == (_text(after), _flag(after)):
@@ -240,6 +244,16 @@ def _replay_translations(tx: Transaction, entries: Changes, code: str,
         elif not _flag(after) and _flag(before) and _flag(current):
             ops.unflag(tx, asset_id, code)
     return changes
+
+
+def _deleted(asset_id: str) -> str:
+    return f"asset {asset_id!r} was deleted since the commit your push (or branch) is based on"
+
+
+def _kept_or_changed(before: Entry | None, current: Entry) -> str:
+    """How ours left an asset theirs deleted: "kept" as it was at the base, or "changed"."""
+    fields = (*ASSET_FIELDS, "tags", "meta", "plural_of")
+    return "kept" if all((before or {}).get(name) == current.get(name) for name in fields) else "changed"
 
 
 def _author(entry: dict[str, Any] | None) -> ops.Actor | None:
