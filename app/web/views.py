@@ -246,7 +246,7 @@ def compare():
         return render_template("compare.html", snapshot=current_snapshot(), branch=None, changes=[], behind=0)
     info = branches.branch_info(project(), name)
     snapshot = current_snapshot()
-    common = project().repo.merge_base(project().branch_head(MAIN), snapshot.commit)
+    common = project().repo.merge_base(project().branch_head(MAIN), project().branch_head(name))
     base = project().snapshot_at(common) if common else Snapshot.empty()
     found = translation_changes(project(), base, snapshot)
     return render_template("compare.html", snapshot=snapshot, branch=name, info=info, changes=found[:CHANGES_SHOWN],
