@@ -41,7 +41,8 @@ class MergeConflict(Conflict):
 @dataclass
 class Merge:
     """How a merge treats a key both sides changed differently: the side named for that key in `keys`
-    ((asset, locale) -> ours|theirs; locale None for the asset's own fields), else `strategy`, else a conflict.
+    ((asset, locale) -> ours|theirs; locale None for the asset's own fields), else `strategy`, else a conflict
+    (asset None: a locale's name, which only `strategy` resolves).
     `keep_authors`: theirs' translations keep their authors (a branch); a push's are its commit's author."""
 
     strategy: str | None = None
@@ -49,9 +50,10 @@ class Merge:
     keep_authors: bool = False
     conflicts: list[dict[str, Any]] = field(default_factory=list)
 
-    def takes_theirs(self, asset: str, locale: str | None, what: str, base: Any, ours: Any, theirs: Any) -> bool:
+    def takes_theirs(self, asset: str | None, locale: str | None, what: str, base: Any, ours: Any,
+                     theirs: Any) -> bool:
         """Whether theirs applies to a key both sides changed differently (recording a conflict if nobody said)."""
-        choice = self.keys.get((asset, locale)) or self.strategy
+        choice = (self.keys.get((asset, locale)) if asset is not None else None) or self.strategy
         if choice is None:
             self.conflicts.append({"asset": asset, "locale": locale, "field": what, "base": base, "ours": ours,
                                    "theirs": theirs})
@@ -70,7 +72,7 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
     Only the catalogue files whose blobs differ are read, so a one-line push costs one chunk, not the project.
     """
     merge = Merge(merge.strategy, merge.keys, merge.keep_authors)  # its own list of conflicts
-    changes = _replay_locales(tx, base, pushed)
+    changes = _replay_locales(tx, base, pushed, merge)
     changes += _replay_tags(tx, base, pushed, now)
     assets = changed_entries(base.asset_chunks, pushed.asset_chunks, base.files, pushed.files, asset_path)
     changes += _replay_assets(tx, assets, now, merge)
@@ -104,16 +106,18 @@ def changed_entries(before: dict[int, Chunk], after: dict[int, Chunk], before_fi
     return found
 
 
-def _replay_locales(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
+def _replay_locales(tx: Transaction, base: Snapshot, pushed: Snapshot, merge: Merge) -> int:
     changes = 0
     before = {record["code"]: record["name"] for record in base.locales()}
+    ours = {record["code"]: record["name"] for record in tx.peek_meta().get("locales", [])}
     for record in pushed.locales():
         code, name = record["code"], record["name"]
         if code not in before:
             if code not in tx.locale_codes():
                 ops.add_locale(tx, code, name)
             changes += 1
-        elif before[code] != name and code in tx.locale_codes():
+        elif before[code] != name and code in ours and _theirs_apply(merge, None, code, "name", before[code],
+                                                                     ours[code], name):
             ops.patch_locale(tx, code, None, name)
             changes += 1
     after = {record["code"] for record in pushed.locales()}
@@ -183,7 +187,7 @@ def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any],
     return int(bool(patch) or meta_changed or old_tags != new_tags)
 
 
-def _theirs_apply(merge: Merge, asset: str, locale: str | None, what: str, base: Any, ours: Any,
+def _theirs_apply(merge: Merge, asset: str | None, locale: str | None, what: str, base: Any, ours: Any,
                   theirs: Any) -> bool:
     """Whether theirs' change of one value applies: yes unless ours changed it too, to something else, and the
     merge policy keeps ours (or records the conflict)."""

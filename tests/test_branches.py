@@ -289,3 +289,15 @@ def test_a_branch_write_whose_ref_and_pack_renames_were_lost_is_replayed_from_it
     assert reopened.snapshot("feature").translation("home.title", "fr")["text"] == "acknowledged"
     assert head_of(project, "feature") == latest.head
     assert git(project.path, "status", "--porcelain") == ""
+
+
+def test_a_locale_renamed_differently_on_both_sides_is_a_conflict_with_asset_null(api, client, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    assert api.patch("/api/locales/fr", json={"name": "French (main)"})[0] == 200
+    assert api.patch("/api/locales/fr", json={"name": "French (branch)"}, query_string={"branch": "feature"})[0] == 200
+    status, body = merge(client, demo[1].full, "feature")
+    assert status == 409 and body["conflicts"] == [{"asset": None, "locale": "fr", "field": "name",
+                                                    "base": "French", "ours": "French (main)",
+                                                    "theirs": "French (branch)"}]
+    assert merge(client, demo[1].full, "feature", query_string={"strategy": "theirs"})[0] == 200
+    assert api.get("/api/locales/fr")[1]["name"] == "French (branch)"
