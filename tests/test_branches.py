@@ -199,33 +199,37 @@ def test_a_conflict_is_a_409_listing_both_sides_and_changes_nothing(api, client,
     assert texts(api, "fr")["home.greeting"] != "Branche seule %s"
 
 
-@pytest.mark.parametrize("how,expected", [
-    ({"query_string": {"strategy": "theirs"}}, "Version branche"),
-    ({"query_string": {"strategy": "ours"}}, "Version main"),
-    ({"data": {"strategy": "theirs"}}, "Version branche"),
-    ({"json": {"resolve": [{"asset": "home.title", "locale": "fr", "strategy": "theirs"}]}}, "Version branche"),
+RESOLUTIONS = [
+    ({"query_string": {"strategy": "theirs"}}, "theirs"),
+    ({"query_string": {"strategy": "ours"}}, "ours"),
+    ({"data": {"strategy": "theirs"}}, "theirs"),
+    ({"json": {"resolve": [{"asset": "home.title", "locale": "fr", "strategy": "theirs"}]}}, "theirs"),
     ({"json": {"strategy": "theirs", "resolve": [{"asset": "home.title", "locale": "fr", "strategy": "ours"}]}},
-     "Version main"),
-    ({"data": {"resolve": '[{"asset": "home.title", "locale": "fr", "strategy": "theirs"}]'}}, "Version branche"),
-])
-def test_conflicts_are_resolved_by_a_strategy_for_the_merge_or_per_key(api, client, demo, how, expected):
-    api.post("/api/branches", data={"name": "feature"})
-    translate(api, "home.title", "fr", "Version branche", "feature")
-    translate(api, "home.title", "fr", "Version main")
-    translate(api, "home.greeting", "fr", "Branche seule %s", "feature")
-    status, body = merge(client, demo[1].full, "feature", **how)
-    assert status == 200 and body["merged"], body
-    assert texts(api, "fr")["home.title"] == expected
-    assert texts(api, "fr")["home.greeting"] == "Branche seule %s"
+     "ours"),
+    ({"data": {"resolve": '[{"asset": "home.title", "locale": "fr", "strategy": "theirs"}]'}}, "theirs"),
+]
 
 
-@pytest.mark.parametrize("how", [{"query_string": {"strategy": "mine"}}, {"json": {"resolve": "nope"}},
-                                 {"json": {"resolve": [{"asset": "home.title", "strategy": "both"}]}},
-                                 {"data": {"resolve": "[not json"}}])
-def test_a_malformed_resolution_is_a_400(api, client, demo, how):
+def test_conflicts_are_resolved_by_a_strategy_for_the_merge_or_per_key(api, client, demo):
+    for number, (how, side) in enumerate(RESOLUTIONS):
+        name = f"feature-{number}"
+        api.post("/api/branches", data={"name": name})
+        translate(api, "home.title", "fr", f"{name} branche", name)
+        translate(api, "home.title", "fr", f"{name} main")
+        translate(api, "home.greeting", "fr", f"{name} seule %s", name)
+        status, body = merge(client, demo[1].full, name, **how)
+        assert status == 200 and body["merged"], (how, body)
+        assert texts(api, "fr")["home.title"] == f"{name} {'branche' if side == 'theirs' else 'main'}", how
+        assert texts(api, "fr")["home.greeting"] == f"{name} seule %s"
+
+
+def test_a_malformed_resolution_is_a_400(api, client, demo):
     api.post("/api/branches", data={"name": "feature"})
     translate(api, "home.title", "fr", "Version branche", "feature")
-    assert merge(client, demo[1].full, "feature", **how)[0] == 400
+    for how in ({"query_string": {"strategy": "mine"}}, {"json": {"resolve": "nope"}},
+                {"json": {"resolve": [{"asset": "home.title", "strategy": "both"}]}},
+                {"data": {"resolve": "[not json"}}):
+        assert merge(client, demo[1].full, "feature", **how)[0] == 400, how
 
 
 def test_a_branch_merges_into_another_branch_with_into(api, client, demo):
