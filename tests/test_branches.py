@@ -305,3 +305,41 @@ def test_a_locale_renamed_differently_on_both_sides_is_a_conflict_with_asset_nul
                                                     "theirs": "French (branch)"}]
     assert merge(client, demo[1].full, "feature", query_string={"strategy": "theirs"})[0] == 200
     assert api.get("/api/locales/fr")[1]["name"] == "French (branch)"
+
+
+def test_threads_writing_main_and_a_branch_at_once_each_land_on_their_own_branch(store, demo):
+    """Commit groups hold one branch's commits: writers of two branches taking turns never mix them."""
+    import threading
+
+    from storage import branches, operations as ops
+    from storage.gitrepo import Person
+    from storage.store import utc_now
+
+    project = demo[0]
+    branches.create_branch(project, "feature")
+    main_before, errors = commit_count(project), []
+
+    def writer(branch: str, locale: str, number: int) -> None:
+        try:
+            for step in range(8):
+                with project.transaction(Person("W", "w@x"), f"{branch} {number} {step}", "translate",
+                                         branch=branch) as tx:
+                    ops.translate(tx, "home.title", locale, f"{branch} {number} {step}", None, utc_now())
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=writer, args=(branch, locale, number))
+               for number in range(3) for branch, locale in (("main", "de"), ("feature", "fr"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert commit_count(project) == main_before + 24
+    assert int(git(project.path, "rev-list", "--count", "main..feature")) == 24
+    assert project.snapshot("feature").translation("home.title", "de") == project.snapshot_at(
+        git(project.path, "merge-base", "main", "feature").strip().encode()).translation("home.title", "de")
+    main_fr = project.snapshot().translation("home.title", "fr")["text"]
+    assert not main_fr.startswith("feature") and project.snapshot().translation("home.title", "de")["rev"] >= 24
+    assert project.snapshot("feature").translation("home.title", "fr")["text"].startswith("feature")
+    assert git(project.path, "status", "--porcelain") == ""
