@@ -73,8 +73,9 @@ def branch_info(project: Project, name: str) -> dict[str, Any]:
     head = project.branch_head(name)
     main = project.branch_head(MAIN)
     origin = _origins(project).get(name, {})
+    ahead, behind = project.repo.ahead_behind(head, main)
     return {"name": name, "head": head.decode(), "revisions": project.repo.count_commits(head),
-            "ahead": project.repo.count_commits(head, main), "behind": project.repo.count_commits(main, head),
+            "ahead": ahead, "behind": behind,
             "from": origin.get("from"), "base": origin.get("base"), "created": origin.get("created")}
 
 

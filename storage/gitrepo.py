@@ -207,10 +207,15 @@ class GitRepo:
                 lagging.append(branch.name)
         return lagging
 
-    def count_commits(self, tip: bytes, excluding: bytes | None = None) -> int:
-        """Commits reachable from `tip` (and not from `excluding`)."""
-        args = ["rev-list", "--count", tip.decode()] + (["--not", excluding.decode()] if excluding else [])
-        return int(self.commands.git(*args).strip() or 0)
+    def count_commits(self, tip: bytes) -> int:
+        """Commits reachable from `tip`."""
+        return int(self.commands.git("rev-list", "--count", tip.decode()).strip() or 0)
+
+    def ahead_behind(self, tip: bytes, other: bytes) -> tuple[int, int]:
+        """(commits of `tip` that `other` lacks, commits of `other` that `tip` lacks), in one walk."""
+        ahead, behind = self.commands.git("rev-list", "--left-right", "--count",
+                                          f"{tip.decode()}...{other.decode()}").split()
+        return int(ahead), int(behind)
 
     def needs_recovery(self, thorough: bool = False) -> bool:
         return self.recovery.needs_recovery(thorough)
