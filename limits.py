@@ -70,6 +70,8 @@ MAX_LOCALE_CODE_CHARS = 35  # the practical maximum of a BCP 47 tag (RFC 5646 §
 MAX_LOCALE_NAME_CHARS = 200
 MAX_ASSET_ID_BYTES = 999
 MAX_TAG_CHARS = 200
+# A branch name (refs/heads/NAME), in UTF-8 bytes: its journal's file name holds it escaped (storage.journal).
+MAX_BRANCH_NAME_BYTES = 80
 # Any single path component written to disk (file systems refuse more than 255 bytes) and a whole
 # repository-relative path.
 MAX_PATH_COMPONENT_BYTES = 255
@@ -120,6 +122,7 @@ LIMITS: dict[str, int | float] = {
     "max_locale_name_chars": MAX_LOCALE_NAME_CHARS,
     "max_asset_id_bytes": MAX_ASSET_ID_BYTES,
     "max_tag_chars": MAX_TAG_CHARS,
+    "max_branch_name_bytes": MAX_BRANCH_NAME_BYTES,
     "max_path_component_bytes": MAX_PATH_COMPONENT_BYTES,
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,

@@ -74,7 +74,21 @@ PUSHED_BY = {"allOf": [_ref("User")],
              "description": "only for a text a Git push made: the pushing key's user (the merge commit's "
                             "committer), where `author` is the name the pushed commit gave"}
 
+CONFLICT = {"type": "object", "required": ["asset", "locale", "field", "base", "ours", "theirs"], "properties": {
+    "asset": STRING, "locale": {"type": ["string", "null"], "description": "null: a field of the asset itself"},
+    "field": {"type": "string", "description": "text, flag, or the asset's field (notes, context, plural_of…)"},
+    "base": {}, "ours": {}, "theirs": {}}}
+
 SCHEMAS: dict[str, Any] = {
+    "Branch": {"type": "object", "required": ["name", "head", "revisions", "ahead", "behind"], "properties": {
+        "name": STRING, "head": STRING, "revisions": {"type": "integer", "description": "commits on the branch"},
+        "ahead": {"type": "integer", "description": "commits main lacks"},
+        "behind": {"type": "integer", "description": "commits of main the branch lacks"},
+        "from": {"type": ["string", "null"]}, "base": {"type": ["string", "null"]}, "created": DATE}},
+    "Merge": {"type": "object", "required": ["merged", "commit", "changes", "branch", "into"], "properties": {
+        "merged": BOOL, "commit": STRING, "changes": INT, "branch": STRING, "into": STRING}},
+    "MergeConflicts": {"type": "object", "required": ["status", "error", "conflicts"], "properties": {
+        "status": INT, "error": STRING, "conflicts": {"type": "array", "items": CONFLICT}}},
     "Error": {"type": "object", "required": ["status", "error"],
               "properties": {"status": INT, "error": STRING}},
     "Success": {"type": "object", "required": ["status", "message"],
@@ -149,8 +163,12 @@ LEGACY_ASSET_LOCALE = _path_param("id", "Asset ID, then `/` and a locale code (t
 FILTER = _query("filter", "Comma-separated tags: any listed tag matches; `*` any tag; `!tag` excludes")
 REF = _query("ref", "Time travel: answer from the project as it was at this commit id, tag or HEAD~N "
                    "(404 when unknown). Exports made this way are dated by the commit.")
+BRANCH = _query("branch", "The branch to read or write (GET /api/branches lists them); absent: main. "
+                         "404 when the project has no such branch")
 # GET operations that render project data and so accept `ref` (every GET with a key but these)
-REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff")
+REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff", "/api/branches")
+# Operations on a project's content, which take `branch` (every operation with a key but these)
+BRANCH_EXCLUDED = ("/api/import/progress", "/api/branches")
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
 
@@ -316,6 +334,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
                                      "files, one asset per line", {"enum": ["json", "diff"]})],
         description="Every (asset, locale) whose text or flag differs, with the old and new text, the author "
                     "and the commit that made the change.")}
+    paths.update(branch_paths())
     _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
     _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
     _with_aliases(paths, "/api/formats", ["/api/formats.json"])
@@ -343,11 +362,60 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
                   ["/api/translations/{id}/{locale}/revisions.json"])
     _with_aliases(paths, "/api/diff", ["/api/diff.json"])
+    _with_aliases(paths, "/api/branches", ["/api/branches.json"])
     for path, operations in paths.items():
         get = operations.get("get")
         if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED):
             operations["get"] = dict(get, parameters=[*get.get("parameters", []), REF])
+        if not path.startswith(BRANCH_EXCLUDED):
+            for method, operation in operations.items():
+                if "x-gloss-access" in operation:
+                    operations[method] = dict(operation, parameters=[*operation.get("parameters", []), BRANCH])
     return paths
+
+
+def branch_paths() -> dict[str, dict[str, Any]]:
+    """GET/POST /api/branches, GET/DELETE /api/branches/{name}, POST /api/branches/{name}/merge."""
+    branch = _json(_ref("Branch"), "The branch")
+    name = _path_param("branch", "Branch name (slashes allowed, as Git's)")
+    unknown = _error("Unknown branch")
+    strategy = {"enum": ["ours", "theirs"]}
+    resolve = {"type": "array", "items": {"type": "object", "required": ["asset", "strategy"], "properties": {
+        "asset": STRING, "locale": {"type": ["string", "null"]}, "strategy": strategy}}}
+    return {
+        "/api/branches": {
+            "get": op("List branches, main first", {"200": _json({"type": "array", "items": _ref("Branch")},
+                                                                 "Branches")}),
+            "post": op("Create a branch from another (main by default)",
+                       {"201": branch, "404": _error("Unknown from branch"), "409": _error("Branch exists"),
+                        "422": _error("Invalid branch name")}, kind="write",
+                       body=_form({"name": {"type": "string", "maxLength": limits.MAX_BRANCH_NAME_BYTES},
+                                   "from": STRING}, ["name"]),
+                       description="Names follow `git check-ref-format --branch`, within max_branch_name_bytes.")},
+        "/api/branches/{branch}": {
+            "get": op("Get a branch", {"200": branch, "404": unknown}, parameters=[name]),
+            "delete": op("Delete a branch (never main)", {"200": _json(_ref("Success"), "Done"), "404": unknown,
+                                                          "409": _error("main cannot be deleted")},
+                         parameters=[name], kind="write")},
+        "/api/branches/{branch}/merge": {
+            "post": op("Merge a branch into another, key by key",
+                       {"200": _json(_ref("Merge"), "Merged (or nothing to merge)"), "404": unknown,
+                        "409": _json(_ref("MergeConflicts"), "Keys changed differently on both sides: nothing "
+                                                             "was merged")},
+                       parameters=[name, _query("into", "The target branch (default main)"),
+                                   _query("strategy", "Which side wins every conflicting key", strategy)],
+                       kind="write",
+                       body={"required": False, "content": {
+                           "application/json": {"schema": {"type": "object", "properties": {
+                               "strategy": strategy, "resolve": resolve}}},
+                           "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
+                               "strategy": strategy, "resolve": {"type": "string",
+                                                                 "description": "the resolve list as JSON"}}}}}},
+                       description="One merge commit (two parents, Action merge-branch) on the target, made of "
+                                   "the changes the branch made since the merge base: texts, flags, assets, "
+                                   "tags, locales, plural links. A key both sides changed differently is a "
+                                   "conflict unless `strategy` or a `resolve` entry for it names the side.")},
+    }
 
 
 def _usable(spec: FormatSpec, purpose: str) -> bool:

@@ -389,8 +389,9 @@ def _matches_author(info: CommitInfo, author: str) -> bool:
 
 
 def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", offset: int = 0,
-        limit: int = 20) -> tuple[list[CommitInfo], bool]:
-    """A page of the first-parent history from HEAD, newest first, and whether more commits match.
+        limit: int = 20, start: bytes | None = None) -> tuple[list[CommitInfo], bool]:
+    """A page of the first-parent history from `start` (default: main's head), newest first, and whether more
+    commits match.
 
     Filters: `locale` keeps commits that changed that locale's translations (a tree comparison, no file is
     parsed); `author` matches the author's name or email (case-insensitive substring); `tag` keeps commits
@@ -399,7 +400,7 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
     walker = _Walker(project.repo)
     page: list[CommitInfo] = []
     skipped = 0
-    commit_id = project.repo.head()
+    commit_id = start or project.repo.head()
     while commit_id:
         info = _summary(walker, commit_id)
         keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))

@@ -25,6 +25,7 @@ class Trailer(StrEnum):
     PUSHED = "Pushed"  # the pushed commit a push's merge commit brought in
     PUSHED_TO = "Pushed-To"  # the ref the push named
     CHANGES = "Changes"  # how many records a push changed
+    BRANCH = "Branch"  # the branch a merge brought in
 
 
 class Action(StrEnum):
@@ -52,6 +53,7 @@ class Action(StrEnum):
     UNFLAG = "unflag"
     IMPORT = "import"
     PUSH = "push"
+    MERGE_BRANCH = "merge-branch"
 
 
 def about(asset: str | None = None, locale: str | None = None, tag: str | None = None,
