@@ -376,6 +376,33 @@ def commit_changes(project: Project, commit_id: str, limit: int | None = None) -
         raise NotFound("No such commit") from None
 
 
+@dataclass(frozen=True)
+class CommitDigest:
+    """One commit as a webhook names it: who made it, its action, and the translations it changed."""
+
+    info: CommitInfo
+    pairs: tuple[tuple[str, str], ...]  # (asset, locale) of every translation entry it changed, sorted
+
+
+def commits_since(project: Project, since: bytes, head: bytes) -> list[CommitDigest] | None:
+    """The first-parent commits after `since` up to `head`, oldest first, each with the (asset, locale) pairs it
+    changed (from the text-change index, or git for the commits it does not hold yet); None when `since` is not
+    on `head`'s first-parent history."""
+    found: list[CommitDigest] = []
+    walk = textchanges.along(project.repo, head, since, [LOCALES_DIR])
+    parent: bytes | None = head
+    try:
+        for commit_id, parent, tokens in walk:
+            pairs = sorted({(key, path.split("/")[1]) for path, key in map(textchanges.entry_of, tokens)})
+            found.append(CommitDigest(_commit_info(commit_id, project.repo.read_commit(commit_id)), tuple(pairs)))
+    finally:
+        walk.close()
+    if since != head and parent != since:  # the walk reached the root without meeting `since`
+        return None
+    found.reverse()
+    return found
+
+
 def _matches_author(info: CommitInfo, author: str) -> bool:
     wanted = author.casefold()
     return wanted in info.author_name.casefold() or wanted in info.author_email.casefold()

@@ -52,6 +52,8 @@ class Action(StrEnum):
     UNFLAG = "unflag"
     IMPORT = "import"
     PUSH = "push"
+    # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
+    MERGE_BRANCH = "merge-branch"
 
 
 def about(asset: str | None = None, locale: str | None = None, tag: str | None = None,
