@@ -23,6 +23,10 @@ class GlossServer(BaseApplication):
         # in each worker (no preloading): the election is between workers
         app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
+        from .webhooks import Deliverer
+
+        store = app.extensions["gloss.store"]
+        Deliverer(store, app.extensions["gloss.webhooks"]).start_election(store.locks_dir / ".webhooks.lock")
         return app
 
 
