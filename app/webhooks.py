@@ -258,7 +258,7 @@ class Deliverer:
                 continue
             if head is None:
                 continue
-            for hook in self.hooks.hooks(project_id):
+            for hook in self.hooks.hooks(project_id, cached=True):
                 if self._due(hook, head.decode(), self.clock()) and self._claim(hook.id):
                     if self._pool is None:  # called directly (tests): deliver in this thread
                         self._deliver_claimed(project_id, hook.id)
@@ -296,9 +296,9 @@ class Deliverer:
     def deliver(self, project_id: str, hook_id: str) -> None:
         """Deliver the hook's commits after its cursor up to the head, oldest first, until one fails."""
         project = self.store.project(project_id)
-        hook = self.hooks.hook(project_id, hook_id)
+        hook = self.hooks.hook(project_id, hook_id)  # read afresh: the look that found it due may be outdated
         head = project.repo.head()
-        if head is None:
+        if head is None or hook.cursor == head.decode() or self.clock() < hook.next_attempt:
             return
         commits = history.commits_since(project, hook.cursor.encode(), head)
         if commits is None:  # the cursor is not on the branch's history (restored from a backup?): start anew

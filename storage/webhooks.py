@@ -133,20 +133,25 @@ class HookStore:
         """The projects that have hooks."""
         return sorted(path.name[:-5] for path in self.directory.glob("*.json"))
 
-    def hooks(self, project: str) -> list[Hook]:
-        """The project's hooks (copies: change them through `update`)."""
+    def hooks(self, project: str, cached: bool = False) -> list[Hook]:
+        """The project's hooks (copies: change them through `update`). `cached`: as last read by this process
+        unless the file's stamp changed, for the deliverer's frequent looks; a stamp can stay the same across a
+        change (an inode reused within one tick of the file system's clock), so such a look may be outdated:
+        what it decides is checked again on a fresh read."""
         path = self._path(project)
+        if not cached:
+            return self._load(path)
         try:
             stat = os.stat(path)
         except FileNotFoundError:
             return []
         stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        cached = self._cache.get(project)
-        if cached is None or cached[0] != stamp:
+        kept = self._cache.get(project)
+        if kept is None or kept[0] != stamp:
             with self._cache_lock:
-                cached = (stamp, self._load(path))
-                self._cache[project] = cached
-        return [Hook.from_record(asdict(hook)) for hook in cached[1]]
+                kept = (stamp, self._load(path))
+                self._cache[project] = kept
+        return [Hook.from_record(asdict(hook)) for hook in kept[1]]
 
     def hook(self, project: str, hook_id: str) -> Hook:
         found = next((hook for hook in self.hooks(project) if hook.id == hook_id), None)
