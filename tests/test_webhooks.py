@@ -258,3 +258,24 @@ def test_the_address_is_checked_again_at_delivery_time(blank, loopback_allowed, 
     assert receiver.deliveries == []
     (attempt,) = blank.get(f"/api/webhooks/{hook['id']}/deliveries")[1]
     assert attempt["status"] == "failed" and attempt["code"] is None and "127.0.0.1" in attempt["error"]
+
+
+def test_the_dashboard_shows_a_failing_hook_to_full_keys_only(app, client, demo, loopback_allowed, receiver,
+                                                                clock):
+    from tests.api import Api
+    from tests.test_web_pages import sign_in
+
+    api = Api(client, demo[1].full)
+    hook = make_hook(api, receiver.url)
+    receiver.answers["status"] = 500
+    assert api.post("/api/locales", data={"code": "it"})[0] == 201
+    deliverer = Deliverer(app.extensions["gloss.store"], app.extensions["gloss.webhooks"], clock)
+    deliverer.tick()
+    clock.now += 25 * 3600
+    deliverer.tick()
+    sign_in(client, demo[1].full)
+    page = client.get("/").get_data(as_text=True)
+    assert f'id="webhook-{hook["id"]}"' in page and "webhook-failing" in page and "answered 500" in page
+    reader = app.test_client()
+    sign_in(reader, demo[1].readonly)
+    assert "webhook-" not in reader.get("/").get_data(as_text=True)
