@@ -23,10 +23,9 @@ class GlossServer(BaseApplication):
         # in each worker (no preloading): the election is between workers
         app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
-        from .webhooks import Deliverer
+        from .webhooks import start_delivery
 
-        store = app.extensions["gloss.store"]
-        Deliverer(store, app.extensions["gloss.webhooks"]).start_election(store.locks_dir / ".webhooks.lock")
+        start_delivery(app)
         return app
 
 

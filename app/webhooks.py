@@ -7,9 +7,11 @@ commit is on its way within about that long. For each hook whose cursor is behin
 first-parent commits after the cursor, oldest first (storage.history.commits_since: the text-change index
 names the (asset, locale) pairs each changed), and POSTs them one commit a delivery, or, with a coalescing
 window, all the commits made within the window in one (at most max_commits_per_delivery). The cursor moves
-only after a 2xx answer, and is saved durably before the next delivery: after a crash the last delivery may
-be made again (same `webhook-id`), never skipped. A failure is retried after 1 s, 2 s, 4 s ... (capped), and a
-hook still failing after webhook_retry_seconds is marked failing (still tried once per cap).
+only after a 2xx answer, and is saved durably at least every SAVE_EVERY_SECONDS: after a crash the
+deliveries made since the last save are made again (with the same `webhook-id`s, in order), never skipped.
+A failure is retried after 1 s, 2 s, 4 s ... (capped), and a hook still failing after webhook_retry_seconds
+is marked failing (still tried once per cap). The writer's process stands aside for a while at the election,
+so that with several workers deliveries do not wait for the writes' GIL.
 
 No server-side request forgery: a hook's URL must resolve to public addresses only (not loopback, private,
 link-local, the cloud metadata address, multicast or reserved), unless $GLOSS_WEBHOOK_ALLOW lists networks
@@ -30,6 +32,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -49,7 +52,12 @@ from .relay import elect
 
 ALLOW_VARIABLE = "GLOSS_WEBHOOK_ALLOW"
 POLL_SECONDS = 0.05  # how often the deliverer looks at the heads: the lag a delivery starts with, at most
+# While a run of deliveries goes on, the cursor is saved (fsync) at least this often, and when the run ends: a
+# save per delivery cost 10-20 ms on the shared machine, more than a delivery. A crash re-delivers what was
+# delivered since the last save, in order (at least once), never skips it.
+SAVE_EVERY_SECONDS = 0.2
 DELIVERY_THREADS = 4  # hooks delivered to at once (one slow receiver holds one thread, not the others)
+STAND_ASIDE_SECONDS = 2.0  # how long the writer leaves the other workers to be elected deliverer first
 MAX_ANSWER_BYTES = 64 * 1024  # read of a receiver's answer, and the part of it an attempt records
 USER_AGENT = "Gloss-Webhooks/1"
 # Addresses no hook may reach whatever is_global says (cloud metadata services).
@@ -197,11 +205,13 @@ ASSET_ACTIONS = frozenset(action for action, raised in EVENTS_OF_ACTION.items()
 
 
 # ----------------------------------------------------------------------------- the hook's state
-def delivered(hook: Hook, cursor: str, attempt: dict[str, Any] | None) -> None:
-    """The receiver took the deliveries up to `cursor` (attempt None: commits no event of the hook skipped)."""
+def delivered(hook: Hook, cursor: str, attempts: list[dict[str, Any]]) -> None:
+    """The receiver took the deliveries up to `cursor` (`attempts`, oldest first; none when every commit
+    since the last save raised no event of the hook's)."""
     hook.cursor = cursor
-    if attempt is not None:
+    if attempts:
         hook.failures, hook.failing_since, hook.next_attempt, hook.failing = 0, None, 0.0, False
+    for attempt in attempts:
         hook.record(attempt)
 
 
@@ -232,9 +242,14 @@ class Deliverer:
         self._pending_since: dict[str, float] = {}  # hook id -> when the deliverer saw it behind (coalescing)
         self._pool: ThreadPoolExecutor | None = None
 
-    def start_election(self, lock_path: Path) -> None:
-        """Stand for deliverer in the background; once elected, deliver for the life of the process."""
+    def start_election(self, lock_path: Path, is_writer: Callable[[], bool] = lambda: False) -> None:
+        """Stand for deliverer in the background; once elected, deliver for the life of the process. The
+        writer (app.relay) stands aside for a while, so that with several workers another one delivers: the
+        writer's process is the busiest at 50 writes/s, and deliveries there waited for its GIL."""
         def stand() -> None:
+            time.sleep(STAND_ASIDE_SECONDS / 4)  # (the writer's election is under way meanwhile)
+            if is_writer():
+                time.sleep(STAND_ASIDE_SECONDS)
             elect(lock_path)
             self.run()
 
@@ -302,42 +317,74 @@ class Deliverer:
             return
         commits = history.commits_since(project, hook.cursor.encode(), head)
         if commits is None:  # the cursor is not on the branch's history (restored from a backup?): start anew
-            self.hooks.update(project_id, hook_id, lambda stored: delivered(stored, head.decode(), {
+            self.hooks.update(project_id, hook_id, lambda stored: delivered(stored, head.decode(), [{
                 "id": "", "time": iso_from_timestamp(self.clock()), "status": "skipped", "code": None,
                 "error": f"the last commit delivered, {hook.cursor}, is not on the branch: delivery goes on "
-                         "from the head", "commits": None, "events": []}))
+                         "from the head", "commits": None, "events": []}]))
             return
         size = MAX_COMMITS_PER_DELIVERY if hook.coalesce else 1
-        skipped_to: str | None = None
-        for batch in batches(commits, size):
-            wanted = [(digest, hook.wants(events_of(digest.info.trailers.get(Trailer.ACTION, ""), bool(digest.pairs))))
-                      for digest in batch]
-            wanted = [(digest, events) for digest, events in wanted if events]
-            if not wanted:
-                skipped_to = batch[-1].info.id
-                continue
-            if not self._post(project_id, hook, wanted, batch[-1].info.id):
-                return
-            skipped_to = None
-        if skipped_to is not None:
-            self.hooks.update(project_id, hook_id, lambda stored: delivered(stored, skipped_to, None))
+        progress = Progress()
+        try:
+            for batch in batches(commits, size):
+                wanted = [(digest, hook.wants(events_of(digest.info.trailers.get(Trailer.ACTION, ""),
+                                                        bool(digest.pairs)))) for digest in batch]
+                wanted = [(digest, events) for digest, events in wanted if events]
+                if wanted:
+                    attempt = self._post(project_id, hook, wanted)
+                    if attempt["error"]:
+                        progress.failure = attempt
+                        return
+                    progress.attempts.append(attempt)
+                progress.cursor = batch[-1].info.id
+                if time.monotonic() - progress.saved >= SAVE_EVERY_SECONDS:
+                    self._save(project_id, hook_id, progress)
+        finally:
+            self._save(project_id, hook_id, progress)
 
-    def _post(self, project_id: str, hook: Hook, commits: list[tuple[history.CommitDigest, list[str]]],
-              cursor: str) -> bool:
-        """One delivery; the hook's stored state follows its outcome. Whether the receiver took it."""
+    def _save(self, project_id: str, hook_id: str, progress: "Progress") -> None:
+        """Store what the deliveries since the last save did (nothing to store: nothing written)."""
+        if progress.cursor is None and progress.failure is None:
+            return
+        cursor, attempts, failure = progress.cursor, progress.attempts, progress.failure
+
+        def apply(stored: Hook) -> None:
+            if cursor is not None:
+                delivered(stored, cursor, attempts)
+            if failure is not None:
+                failed(stored, failure, self.clock())
+
+        self.hooks.update(project_id, hook_id, apply)
+        progress.cursor, progress.attempts, progress.failure = None, [], None
+        progress.saved = time.monotonic()
+
+    def _post(self, project_id: str, hook: Hook, commits: list[tuple[history.CommitDigest, list[str]]]
+              ) -> dict[str, Any]:
+        """One delivery: the attempt as the hook records it (its `error` empty when the receiver took it)."""
         now = time.time()  # the signature's time is the wall clock's (receivers check it); `clock` schedules
         body = json.dumps(payload(project_id, commits, now), ensure_ascii=False, separators=(",", ":")).encode()
         # the same commits are the same message: a receiver drops a delivery made again after a crash by its id
         message_id = f"msg_{hook.id}_{commits[0][0].info.id[:12]}_{commits[-1][0].info.id[:12]}"
         started = time.monotonic()
         status, error = self.send(hook.url, body, signed_headers(hook.secret, message_id, body, now))
-        attempt = {"id": message_id, "time": iso_from_timestamp(now), "status": "failed" if error else "delivered",
-                   "code": status, "error": error, "duration_ms": round((time.monotonic() - started) * 1000, 1),
-                   "commits": {"from": commits[0][0].info.parent, "to": commits[-1][0].info.id,
-                               "count": len(commits)},
-                   "events": sorted({event for _, events in commits for event in events})}
-        if error:
-            self.hooks.update(project_id, hook.id, lambda stored: failed(stored, attempt, self.clock()))
-            return False
-        self.hooks.update(project_id, hook.id, lambda stored: delivered(stored, cursor, attempt))
-        return True
+        return {"id": message_id, "time": iso_from_timestamp(now), "status": "failed" if error else "delivered",
+                "code": status, "error": error, "duration_ms": round((time.monotonic() - started) * 1000, 1),
+                "commits": {"from": commits[0][0].info.parent, "to": commits[-1][0].info.id, "count": len(commits)},
+                "events": sorted({event for _, events in commits for event in events})}
+
+
+@dataclass
+class Progress:
+    """What one run of deliveries did since its last save."""
+
+    cursor: str | None = None  # the last commit delivered (or passed: no event of the hook's)
+    attempts: list[dict[str, Any]] = field(default_factory=list)  # the successful ones, oldest first
+    failure: dict[str, Any] | None = None  # the attempt that ended the run
+    saved: float = field(default_factory=time.monotonic)
+
+
+def start_delivery(app: Any) -> None:
+    """Stand for deliverer in this worker process of the Flask app (`gloss serve`, or `wsgi.py` under another
+    server): one worker of the data directory delivers."""
+    store, writer = app.extensions["gloss.store"], app.extensions["gloss.writer"]
+    Deliverer(store, app.extensions["gloss.webhooks"]).start_election(store.locks_dir / ".webhooks.lock",
+                                                                       writer.is_writer.is_set)

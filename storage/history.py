@@ -388,19 +388,19 @@ def commits_since(project: Project, since: bytes, head: bytes) -> list[CommitDig
     """The first-parent commits after `since` up to `head`, oldest first, each with the (asset, locale) pairs it
     changed (from the text-change index, or git for the commits it does not hold yet); None when `since` is not
     on `head`'s first-parent history."""
-    found: list[CommitDigest] = []
+    changed: list[tuple[bytes, tuple[tuple[str, str], ...]]] = []
     walk = textchanges.along(project.repo, head, since, [LOCALES_DIR])
     parent: bytes | None = head
     try:
         for commit_id, parent, tokens in walk:
             pairs = sorted({(key, path.split("/")[1]) for path, key in map(textchanges.entry_of, tokens)})
-            found.append(CommitDigest(_commit_info(commit_id, project.repo.read_commit(commit_id)), tuple(pairs)))
+            changed.append((commit_id, tuple(pairs)))
     finally:
         walk.close()
     if since != head and parent != since:  # the walk reached the root without meeting `since`
         return None
-    found.reverse()
-    return found
+    commits = project.repo.read_commits([commit_id for commit_id, _ in changed])
+    return [CommitDigest(_commit_info(commit_id, commits[commit_id]), pairs) for commit_id, pairs in reversed(changed)]
 
 
 def _matches_author(info: CommitInfo, author: str) -> bool:
