@@ -43,7 +43,7 @@ from standardwebhooks import Webhook
 from limits import (MAX_CHANGES_PER_DELIVERY, MAX_COMMITS_PER_DELIVERY, WEBHOOK_BACKOFF_CAP_SECONDS,
                     WEBHOOK_FIRST_RETRY_SECONDS, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS)
 from storage import history
-from storage.errors import NotFound
+from storage.errors import NotFound, StorageError
 from storage.store import Store, iso_from_timestamp
 from storage.trailers import Trailer
 from storage.webhooks import EVENTS, EVENTS_OF_ACTION, Hook, HookStore, events_of
@@ -269,7 +269,7 @@ class Deliverer:
         for project_id in self.hooks.projects():
             try:
                 head = self.store.project(project_id).repo.head()
-            except NotFound:  # a project deleted from under its hooks
+            except (StorageError, OSError):  # a project deleted from under its hooks, a disk gone: next turn
                 continue
             if head is None:
                 continue

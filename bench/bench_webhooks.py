@@ -11,6 +11,7 @@ Run: .venv/bin/python bench/bench_webhooks.py [--rate 50] [--seconds 20] [--back
    server ran (built through the storage layer, with the maintenance that would have run meanwhile), and a hook
    whose cursor is the commit before them, coalescing (1 s window; max_commits_per_delivery a delivery). Timed
    from `gloss serve` starting (its boot included) until the head's commit is delivered. Target: <= 60 s.
+   Then the same backlog again for a hook without a window: one POST a commit.
 
 All traffic goes to 127.0.0.1 (GLOSS_WEBHOOK_ALLOW=127.0.0.1/8); scratch data lives in bench/.work/.
 """
@@ -98,36 +99,39 @@ def measure_lag(scratch: Path, rate: float, seconds: float) -> None:
         receiver.close()
 
 
-def measure_backlog(scratch: Path, commits: int) -> None:
+def measure_backlog(scratch: Path, commits: int, windows: tuple[float, ...]) -> None:
     data = scratch / "backlog"
     started = time.perf_counter()
     build(data, commits)
-    store = Store(data)
-    (project_id,) = store.project_ids()
+    (project_id,) = Store(data).project_ids()
     repo = data / "projects" / project_id
     base = git(repo, "rev-parse", f"HEAD~{commits}").strip()
-    print(f"backlog: built {commits} commits in {time.perf_counter() - started:.0f} s")
-    receiver = Receiver(SECRET)
-    HookStore(data / "webhooks").add(project_id, receiver.url, ["*"], SECRET, base, utc_now(), coalesce=1.0)
     head = git(repo, "rev-parse", "HEAD").strip()
-    started = time.monotonic()
-    server = Server(data, workers=2, env=ENV).start()
-    booted = time.monotonic() - started
-    try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and not any(
-                d["payload"]["data"]["commits"]["to"] == head for d in receiver.deliveries):
-            time.sleep(0.05)
-        elapsed = time.monotonic() - started
-        counted = sum(d["payload"]["data"]["commits"]["count"] for d in receiver.deliveries)
-        first = min(d["received"] for d in receiver.deliveries) - (time.time() - (time.monotonic() - started))
-        print(f"  {commits} commits delivered in {elapsed:.1f} s from `gloss serve` starting ({booted:.1f} s "
-              f"to answer, first delivery at {first:.1f} s) in {len(receiver.deliveries)} coalesced deliveries "
-              f"carrying {counted} commits, {sum(not d['valid'] for d in receiver.deliveries)} bad signatures "
-              f"(target <= {TARGET_BACKLOG_SECONDS:.0f} s)")
-    finally:
-        server.stop()
-        receiver.close()
+    print(f"backlog: built {commits} commits in {time.perf_counter() - started:.0f} s")
+    hooks = HookStore(data / "webhooks")
+    for window in windows:
+        receiver = Receiver(SECRET)
+        hook = hooks.add(project_id, receiver.url, ["*"], SECRET, base, utc_now(), coalesce=window)
+        started = time.monotonic()
+        server = Server(data, workers=2, env=ENV).start()
+        booted = time.monotonic() - started
+        try:
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline and not any(
+                    d["payload"]["data"]["commits"]["to"] == head for d in list(receiver.deliveries)):
+                time.sleep(0.05)
+            elapsed = time.monotonic() - started
+            counted = sum(d["payload"]["data"]["commits"]["count"] for d in receiver.deliveries)
+            first = min(d["received"] for d in receiver.deliveries) - (time.time() - (time.monotonic() - started))
+            how = f"coalesced ({window:g} s window)" if window else "one commit a delivery"
+            print(f"  {how}: {commits} commits delivered in {elapsed:.1f} s from `gloss serve` starting "
+                  f"({booted:.1f} s to answer, first delivery at {first:.1f} s) in {len(receiver.deliveries)} "
+                  f"deliveries carrying {counted} commits, {sum(not d['valid'] for d in receiver.deliveries)} bad "
+                  f"signatures (target <= {TARGET_BACKLOG_SECONDS:.0f} s, coalesced)")
+        finally:
+            server.stop()
+            receiver.close()
+            hooks.remove(project_id, hook.id)
 
 
 def main() -> int:
@@ -136,12 +140,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--backlog", type=int, default=10_000)
     parser.add_argument("--skip-backlog", action="store_true")
+    parser.add_argument("--windows", default="1,0",
+                        help="coalescing windows of the backlog's hooks, one after the other (0: none)")
     args = parser.parse_args()
     with scratch_directory("webhooks-") as name:
         scratch = Path(name)
         measure_lag(scratch, args.rate, args.seconds)
         if not args.skip_backlog:
-            measure_backlog(scratch, args.backlog)
+            measure_backlog(scratch, args.backlog, tuple(float(w) for w in args.windows.split(",")))
     return 0
 
 
