@@ -167,6 +167,10 @@ HOOK_READ_SECONDS = 60.0
 RELAY_CONNECT_SECONDS = 1.0
 RELAY_ANSWER_SECONDS = 300.0
 
+# What one page of the dashboard's translation grid lists (rows: assets, a plural group's forms in one row). A
+# page is found by scanning from where the previous one ended, never by listing the whole project.
+GRID_ROWS_PER_PAGE = 50
+
 
 def describe(name: str) -> str:
     """`(limit max_body_bytes = 67108864)`: the suffix every refusal carries."""

@@ -10,7 +10,7 @@ the whole push.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from . import operations as ops
 from .errors import Conflict
@@ -21,7 +21,9 @@ from .transaction import Transaction
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
 
 
-Entry = dict[str, Any]
+# a pushed file's record (an AssetRecord or TranslationRecord as the push wrote it: storage.checks passed it, but the
+# fields Gloss fills may be missing or edited by hand) or the head's
+Entry = Mapping[str, Any]
 
 
 def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, now: str) -> int:
@@ -46,7 +48,7 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
 Changes = list[tuple[str, "Entry | None", "Entry | None"]]
 
 
-def changed_entries(before: dict[int, Chunk], after: dict[int, Chunk], before_files: dict[str, bytes],
+def changed_entries(before: dict[int, Chunk[Any]], after: dict[int, Chunk[Any]], before_files: dict[str, bytes],
                     after_files: dict[str, bytes], path_of: Callable[[int], str]) -> Changes:
     """(id, old entry, new entry) for every entry that differs, reading only chunks whose blob changed."""
     found = []
@@ -113,7 +115,7 @@ def _replay_assets(tx: Transaction, assets: Changes, now: str) -> int:
     return changes
 
 
-def _replay_asset_fields(tx: Transaction, asset_id: str, before: dict[str, Any], after: dict[str, Any],
+def _replay_asset_fields(tx: Transaction, asset_id: str, before: Entry, after: Entry,
                          now: str) -> int:
     patch = {field: after.get(field, "" if field != "aliases" else {}) for field in ASSET_FIELDS
              if after.get(field) != before.get(field)}
@@ -173,9 +175,9 @@ def _replay_translations(tx: Transaction, entries: Changes, code: str,
     return changes
 
 
-def _text(entry: dict[str, Any] | None) -> str | None:
+def _text(entry: Entry | None) -> str | None:
     return None if entry is None else entry.get("text")
 
 
-def _flag(entry: dict[str, Any] | None) -> str:
+def _flag(entry: Entry | None) -> str:
     return "" if entry is None else entry.get("flag", "")

@@ -25,10 +25,11 @@ import os
 import zlib
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 from .canonical import entry_lines
 from .gitrepo import CommitPatch, GitCommandError, GitRepo
+from .records import TranslationRecord
 from .snapshot import LOCALES_DIR, chunk_number
 
 INDEX_FILE = "gloss-text-changes"  # in .git
@@ -37,7 +38,7 @@ INDEX_FILE = "gloss-text-changes"  # in .git
 MAX_LINE_TOKENS = 10_000
 
 
-def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
+def same_text(one: TranslationRecord | None, other: TranslationRecord | None) -> bool:
     """Equal as far as a reader of translations cares: the text and the flag."""
     if one is None or other is None:
         return one is other
@@ -163,7 +164,7 @@ def _tokens(patch: CommitPatch | None) -> list[bytes]:
     return tokens
 
 
-def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
+def _value(lines: dict[str, str], key: str) -> TranslationRecord | None:
     line = lines.get(key)
     return json.loads(line) if line is not None else None
 

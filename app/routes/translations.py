@@ -5,7 +5,7 @@ from flask import Blueprint
 
 from storage.history import revisions
 from storage.snapshot import Snapshot
-from vocabulary import FLAG_LABELS
+from vocabulary import DEFAULT_FLAG, FLAG_LABELS
 
 from ..auth import requires
 from ..context import current_snapshot, project
@@ -86,7 +86,7 @@ def untranslate(asset_id: str, locale: str | None = None):
 @requires("write")
 def flag(asset_id: str, locale: str):
     asset_id, locale = _target(current_snapshot(), asset_id, locale)
-    name = (form_fields().get("flag") or "fuzzy").strip().lower()
+    name = (form_fields().get("flag") or DEFAULT_FLAG).strip().lower()
     set_flag(asset_id, locale, name)
     return success(f'Flagged as "{FLAG_LABELS[name]}"')
 

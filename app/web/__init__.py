@@ -1,7 +1,8 @@
 """The web pages for people: sign-in, project overview, changes as diffs, assets, search and inline editing.
 
-Server-rendered Jinja templates with plain CSS and no script. The pages read through the same snapshot,
-records and history code as the API, and write through the same operations (app.service), one commit each.
+Server-rendered Jinja templates with plain CSS; one script, the translation grid's, served from static/. The
+pages read through the same snapshot, records and history code as the API, and write through the same
+operations (app.service), one commit each.
 """
 from __future__ import annotations
 
