@@ -3,13 +3,15 @@ signature with the `standardwebhooks` package); tests/test_webhooks_served.py do
 from __future__ import annotations
 
 import json
+import ssl
 import stat
+import subprocess
 
 import pytest
 
 from app.webhooks import Deliverer
 from storage.webhooks import EVENTS
-from tests.support import git
+from tests.support import git, require_tool
 from tests.webhook_receiver import Receiver
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -304,3 +306,35 @@ def test_the_dashboard_shows_a_failing_hook_to_full_keys_only(app, client, demo,
     reader = app.test_client()
     sign_in(reader, demo[1].readonly)
     assert "webhook-" not in reader.get("/").get_data(as_text=True)
+
+
+def self_signed(directory, name: str) -> tuple[str, str]:
+    """(certificate, key) files of a self-signed certificate for the host `name`."""
+    openssl = require_tool("openssl")
+    cert, key = str(directory / f"{name}.crt"), str(directory / f"{name}.key")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}",
+                    "-addext", f"subjectAltName=DNS:{name}", "-keyout", key, "-out", cert],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.mark.parametrize("certified", ["localhost", "elsewhere.example"])
+def test_https_deliveries_check_the_certificate_against_the_hooks_host_name(
+        blank, loopback_allowed, deliverer, tmp_path, monkeypatch, certified):
+    """The connection goes to the checked address, and TLS still verifies the URL's host name."""
+    cert, key = self_signed(tmp_path, certified)
+    monkeypatch.setenv("SSL_CERT_FILE", cert)  # the one certificate the deliverer trusts here
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    receiver = Receiver(SECRET, tls=context)
+    try:
+        hook = make_hook(blank, receiver.url)
+        assert blank.post("/api/locales", data={"code": "fr"})[0] == 201
+        deliverer.tick()
+        (attempt,) = blank.get(f"/api/webhooks/{hook['id']}/deliveries")[1]
+    finally:
+        receiver.close()
+    if certified == "localhost":
+        assert attempt["status"] == "delivered" and [d["valid"] for d in receiver.deliveries] == [True]
+    else:
+        assert attempt["status"] == "failed" and "CERTIFICATE_VERIFY_FAILED" in attempt["error"]

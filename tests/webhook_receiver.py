@@ -7,6 +7,7 @@ restart things; `Receiver` runs the same handler in a thread of the test.
 from __future__ import annotations
 
 import json
+import ssl
 import sys
 import threading
 import time
@@ -44,10 +45,13 @@ def handler_for(secret: str, record: Callable[[dict[str, Any]], None], status: C
 class Receiver:
     """The receiver in a thread of the test: `deliveries` lists what it accepted and refused."""
 
-    def __init__(self, secret: str, status: Callable[[], int] = lambda: 204):
+    def __init__(self, secret: str, status: Callable[[], int] = lambda: 204, tls: ssl.SSLContext | None = None):
         self.deliveries: list[dict[str, Any]] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(secret, self.deliveries.append, status))
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        if tls is not None:  # HTTPS, with the context's certificate
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        scheme, host = ("https", "localhost") if tls is not None else ("http", "127.0.0.1")
+        self.url = f"{scheme}://{host}:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
