@@ -40,8 +40,9 @@ from urllib.parse import urlsplit
 
 from standardwebhooks import Webhook
 
-from limits import (MAX_CHANGES_PER_DELIVERY, MAX_COMMITS_PER_DELIVERY, WEBHOOK_BACKOFF_CAP_SECONDS,
-                    WEBHOOK_FIRST_RETRY_SECONDS, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT_SECONDS)
+from limits import (MAX_CHANGES_PER_DELIVERY, MAX_COMMITS_PER_DELIVERY, MAX_WEBHOOK_URL_CHARS,
+                    WEBHOOK_BACKOFF_CAP_SECONDS, WEBHOOK_FIRST_RETRY_SECONDS, WEBHOOK_RETRY_SECONDS,
+                    WEBHOOK_TIMEOUT_SECONDS, describe)
 from storage import history
 from storage.errors import NotFound, StorageError
 from storage.store import Store, iso_from_timestamp
@@ -95,6 +96,8 @@ def refused(address: str) -> bool:
 def resolve(url: str) -> tuple[str, str, int, str, str]:
     """(scheme, host, port, path with query, the address to connect to) of a URL Gloss may call; UnsafeUrl
     otherwise. Every address the name resolves to must be allowed, not only the first."""
+    if len(url) > MAX_WEBHOOK_URL_CHARS:
+        raise UnsafeUrl(f"The URL is too long {describe('max_webhook_url_chars')}")
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -102,6 +105,8 @@ def resolve(url: str) -> tuple[str, str, int, str, str]:
         raise UnsafeUrl(f"Not a URL: {error}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
         raise UnsafeUrl("A webhook URL must be an http:// or https:// URL with a host name")
+    if parts.port == 0:
+        raise UnsafeUrl("A webhook URL's port must be 1 to 65535")
     if parts.username is not None or parts.password is not None:
         raise UnsafeUrl("A webhook URL may not carry credentials (use the signature to authenticate Gloss)")
     try:

@@ -114,7 +114,7 @@ REFUSED_URLS = [
     "http://172.16.5.4/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[fe80::1]/",
     "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://100.64.0.1/", "http://[fd00:ec2::254]/",
     "http://224.0.0.1/", "ftp://example.com/hook", "http://user:password@127.0.0.1/", "not a url",
-    "http:///nohost",
+    "http:///nohost", "http://1.2.3.4:0/", "http://[::1", "http://x:99999/", "http://" + "a" * 2100 + ".example/",
 ]
 
 
