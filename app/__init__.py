@@ -11,6 +11,7 @@ from werkzeug.wrappers import Request
 from limits import LIMITS, MAX_BODY_BYTES, describe
 from storage.keys import KeyStore
 from storage.store import Store
+from storage.webhooks import HookStore
 
 from .datadir import data_path, default_data_dir
 from .errors import ApiError, register_error_handlers
@@ -56,6 +57,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     data = data_path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")
     app.extensions["gloss.store"], app.extensions["gloss.keys"] = store, keys
+    app.extensions["gloss.webhooks"] = HookStore(data / "webhooks")  # secrets beside keys, never in a repository
     app.url_map.strict_slashes = False
     app.url_map.merge_slashes = False  # `//` must be a JSON 4xx, never a redirect to another resource
     register_error_handlers(app)

@@ -12,6 +12,7 @@ from flask import Blueprint
 
 from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
 from storage.keys import access_types_allowed
+from storage.webhooks import EVENTS
 from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_STYLES, STATUSES
 import limits
 
@@ -166,9 +167,9 @@ REF = _query("ref", "Time travel: answer from the project as it was at this comm
 BRANCH = _query("branch", "The branch to read or write (GET /api/branches lists them); absent: main. "
                          "404 when the project has no such branch")
 # GET operations that render project data and so accept `ref` (every GET with a key but these)
-REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff", "/api/branches")
+REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff", "/api/branches", "/api/webhooks")
 # Operations on a project's content, which take `branch` (every operation with a key but these)
-BRANCH_EXCLUDED = ("/api/import/progress", "/api/branches")
+BRANCH_EXCLUDED = ("/api/import/progress", "/api/branches", "/api/webhooks")
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
 
@@ -322,6 +323,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
                       parameters=[ASSET_ID, LOCALE])},
     }
     paths.update(transfer_paths())
+    paths.update(webhook_paths())
     paths["/api/diff"] = {"get": op(
         "Translation changes between two versions",
         {"200": {"description": "The changes (JSON), or with format=diff the unified diff of the catalogue files",
@@ -517,6 +519,50 @@ IMPORT_PARAMS = [
         ("untag-absent", "Tags removed from project assets not in the file"),
         ("flag-new", "Flag for new translations"), ("flag-updated", "Flag for changed translations"))],
 ]
+
+
+def webhook_paths() -> dict[str, dict[str, Any]]:
+    hook = {"type": "object", "properties": {
+        "id": STRING, "url": STRING, "events": {"type": "array", "items": {"enum": ["*", *EVENTS]}},
+        "cursor": {"type": "string", "description": "the last commit delivered"}, "created": DATE,
+        "coalesce": {"type": "number", "description": "seconds: commits made within it go in one delivery"},
+        "failures": INT, "failing_since": {"type": ["number", "null"]}, "next_attempt": {"type": "number"},
+        "failing": {"type": "boolean", "description": "still failing after webhook_retry_seconds"},
+        "last_delivery": {"type": ["object", "null"]},
+        "secret": {"type": "string", "description": "only in the answer to POST: shown once"}}}
+    attempt = {"type": "object", "properties": {
+        "id": {"type": "string", "description": "the webhook-id header"}, "time": DATE,
+        "status": {"enum": ["delivered", "failed", "skipped"]}, "code": {"type": ["integer", "null"]},
+        "error": STRING, "duration_ms": {"type": "number"}, "commits": {"type": ["object", "null"]},
+        "events": {"type": "array", "items": STRING}}}
+    hook_id = _path_param("id", "Webhook id")
+    missing = _error("No such webhook")
+    return {
+        "/api/webhooks": {
+            "get": op("List the project's webhooks", {"200": _json({"type": "array", "items": hook}, "Hooks")},
+                      kind="write"),
+            "post": op("Create a webhook", {"201": _json(hook, "The hook, with its secret (shown this once)"),
+                                            "400": _error("No url"),
+                                            "422": _error("Refused URL, unknown event, bad secret or window, or "
+                                                          "too many hooks")},
+                       kind="write", body=_form({
+                           "url": STRING,
+                           "events": {"type": "string", "description": "comma-separated: " + ", ".join(EVENTS)
+                                                                      + "; `*` or none: all"},
+                           "secret": {"type": "string", "description": "whsec_<base64>; made when left out"},
+                           "coalesce": {"type": "string", "description": "seconds (default 0)"}}, ["url"]),
+                       description="Deliveries are POSTs signed per Standard Webhooks (webhook-id, "
+                                   "webhook-timestamp, webhook-signature), made from Git history after the "
+                                   "hook's cursor, at least once and in order. The URL must not resolve to a "
+                                   "loopback, private, link-local or metadata address (GLOSS_WEBHOOK_ALLOW).")},
+        "/api/webhooks/{id}": {
+            "delete": op("Delete a webhook", {"200": _json(_ref("Success"), "Done"), "404": missing},
+                         parameters=[hook_id], kind="write")},
+        "/api/webhooks/{id}/deliveries": {
+            "get": op("The hook's latest delivery attempts, newest first",
+                      {"200": _json({"type": "array", "items": attempt}, "Attempts"), "404": missing},
+                      parameters=[hook_id], kind="write")},
+    }
 
 
 def transfer_paths() -> dict[str, dict[str, Any]]:

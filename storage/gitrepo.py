@@ -18,11 +18,13 @@ from dulwich.objects import Commit
 from dulwich.repo import Repo
 
 from .git.maintenance import Maintenance, remove_stale_dirs
-from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person
+from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person, parse_commit
 from .git.queries import CommitPatch, GitCommandError, GitCommands
 from .git.refs import ANY, BRANCH, HEADS, MAIN, ZERO_ID, Branch, Recovery, check_branch_name
 from .git.worktree import WorkTree, parent_dir
 from .journal import BRANCH_JOURNALS, branch_of_journal
+
+FEW_OBJECTS = 4  # read_commits reads this many itself: a git process costs more than a few look-ups
 
 __all__ = ["ANY", "MAIN", "FILE_MODE", "TREE_MODE", "ZERO_ID", "CommitPatch", "GitCommandError", "GitRepo", "Person",
            "parent_dir", "remove_stale_dirs"]
@@ -156,6 +158,12 @@ class GitRepo:
 
     def read_commit(self, hex_id: bytes) -> Commit:
         return self.objects.read_commit(hex_id)
+
+    def read_commits(self, hex_ids: Sequence[bytes]) -> dict[bytes, Commit]:
+        """Many commits: a few are read here, more by one git process (GitCommands.raw_objects)."""
+        if len(hex_ids) <= FEW_OBJECTS:
+            return {hex_id: self.read_commit(hex_id) for hex_id in hex_ids}
+        return {hex_id: parse_commit(raw) for hex_id, raw in self.commands.raw_objects(hex_ids).items()}
 
     def read_tag_target(self, hex_id: bytes) -> bytes:
         return self.objects.read_tag_target(hex_id)

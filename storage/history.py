@@ -383,6 +383,33 @@ def commit_changes(project: Project, commit_id: str, limit: int | None = None) -
         raise NotFound("No such commit") from None
 
 
+@dataclass(frozen=True)
+class CommitDigest:
+    """One commit as a webhook names it: who made it, its action, and the translations it changed."""
+
+    info: CommitInfo
+    pairs: tuple[tuple[str, str], ...]  # (asset, locale) of every translation entry it changed, sorted
+
+
+def commits_since(project: Project, since: bytes, head: bytes) -> list[CommitDigest] | None:
+    """The first-parent commits after `since` up to `head`, oldest first, each with the (asset, locale) pairs it
+    changed (from the text-change index, or git for the commits it does not hold yet); None when `since` is not
+    on `head`'s first-parent history."""
+    changed: list[tuple[bytes, tuple[tuple[str, str], ...]]] = []
+    walk = textchanges.along(project.repo, head, since, [LOCALES_DIR])
+    parent: bytes | None = head
+    try:
+        for commit_id, parent, tokens in walk:
+            pairs = sorted({(key, path.split("/")[1]) for path, key in map(textchanges.entry_of, tokens)})
+            changed.append((commit_id, tuple(pairs)))
+    finally:
+        walk.close()
+    if since != head and parent != since:  # the walk reached the root without meeting `since`
+        return None
+    commits = project.repo.read_commits([commit_id for commit_id, _ in changed])
+    return [CommitDigest(_commit_info(commit_id, commits[commit_id]), pairs) for commit_id, pairs in reversed(changed)]
+
+
 def _matches_author(info: CommitInfo, author: str) -> bool:
     wanted = author.casefold()
     return wanted in info.author_name.casefold() or wanted in info.author_email.casefold()

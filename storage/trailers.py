@@ -53,6 +53,7 @@ class Action(StrEnum):
     UNFLAG = "unflag"
     IMPORT = "import"
     PUSH = "push"
+    # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
     MERGE_BRANCH = "merge-branch"
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported
@@ -177,6 +177,8 @@ def overview():
                 counts[tag] = counts.get(tag, 0) + 1
         context["tags"] = counts
         context["changes"], _ = history.log(project(), limit=LAST_CHANGES, start=snapshot.commit)
+    if may("write"):  # a hook's URL and state are for the project's administrators, as on the API
+        context["webhooks"] = [hook.public() for hook in current_app.extensions["gloss.webhooks"].hooks(project().id)]
     return render_template("overview.html", **context)
 
 
