@@ -6,7 +6,6 @@ from typing import Callable
 
 from flask import Flask, request
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
-from werkzeug.routing import Rule
 from werkzeug.wrappers import Request
 
 from limits import LIMITS, MAX_BODY_BYTES, describe
@@ -17,6 +16,7 @@ from .datadir import data_path, default_data_dir
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard
 from .relay import WriterRelay
+from .routetable import RouteTable
 from .versioning import API_VERSION, register_versioning
 
 
@@ -47,28 +47,11 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
     return check
 
 
-class LazyBuilderRule(Rule):
-    """A URL rule that compiles its URL builder on its first `url_for`, not when the rule is added.
-
-    Werkzeug compiles two builder functions (Python source, via `ast`, for each rule) as it adds the rule: 80% of
-    `create_app`'s time (36 of 45 ms for 91 rules), paid by every app the tests make (~2,000 of them) for builders
-    that only the few rules of the web pages ever use. Matching a request never needs them.
-    """
-
-    def _compile_builder(self, append_unknown: bool = True) -> Callable[..., tuple[str, str]]:
-        compiled: Callable[..., tuple[str, str]] | None = None
-
-        def build(rule: Rule, /, **values: object) -> tuple[str, str]:
-            nonlocal compiled
-            if compiled is None:
-                compiled = Rule._compile_builder(rule, append_unknown)
-            return compiled(rule, **values)
-
-        return build
-
-
 class Gloss(Flask):
-    url_rule_class = LazyBuilderRule
+    """Flask with the URL map that the apps of a process share (app.routetable)."""
+
+    url_map_class = RouteTable
+    url_map: RouteTable
 
 
 def create_app(data_dir: str | Path | None = None, testing: bool = False, config: dict | None = None) -> Flask:
@@ -96,6 +79,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     from .web import register_web
 
     register_web(app, data)
+    app.url_map.share()  # the routes are all added: compile them, or take an earlier app's
     # API writes received by any worker of `gloss serve` are made by one of them (see app.relay)
     relay = app.extensions["gloss.writer"] = WriterRelay(app.wsgi_app, store.locks_dir, key_is_valid(keys))
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
