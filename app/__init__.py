@@ -17,6 +17,7 @@ from .datadir import data_path, default_data_dir
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard
 from .relay import WriterRelay
+from .routetable import RouteTable
 from .versioning import API_VERSION, register_versioning
 
 
@@ -47,10 +48,17 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
     return check
 
 
+class Gloss(Flask):
+    """Flask with the URL map that the apps of a process share (app.routetable)."""
+
+    url_map_class = RouteTable
+    url_map: RouteTable
+
+
 def create_app(data_dir: str | Path | None = None, testing: bool = False, config: dict | None = None) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data. `config` overrides settings that
     are otherwise read from the environment (e.g. GLOSS_SESSION_IDLE_HOURS, see app.web.session)."""
-    app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
+    app = Gloss(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.config.update(config or {})
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # DefaultJSONProvider's setting
@@ -73,6 +81,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     from .web import register_web
 
     register_web(app, data)
+    app.url_map.share()  # the routes are all added: compile them, or take an earlier app's
     # API writes received by any worker of `gloss serve` are made by one of them (see app.relay)
     relay = app.extensions["gloss.writer"] = WriterRelay(app.wsgi_app, store.locks_dir, key_is_valid(keys))
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
