@@ -19,6 +19,8 @@ What the package offers (what app/ may use):
     fields                    the rule each stored field obeys, shared by the API's writes and a push's checks
     history, diff             revisions of a translation, changes between commits (read back from Git)
     receive                   what a `git push` does: checks before any ref moves, the key-level merge
+    branches                  a project's branches (refs/heads/NAME): create, list, read, delete, merge key by key
+                              (`?branch=` reads and writes go through Project.snapshot/transaction(branch=))
     keys, sessions, jobs      API keys (hashed), dashboard sessions, asynchronous import jobs: outside every repository
     trailers                  the `Key: value` lines every commit message ends with, and the actions they name
     errors                    what went wrong (NotFound, Conflict, Invalid, Busy, faults of the disk); app/ alone maps

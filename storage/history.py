@@ -383,14 +383,42 @@ def commit_changes(project: Project, commit_id: str, limit: int | None = None) -
         raise NotFound("No such commit") from None
 
 
+@dataclass(frozen=True)
+class CommitDigest:
+    """One commit as a webhook names it: who made it, its action, and the translations it changed."""
+
+    info: CommitInfo
+    pairs: tuple[tuple[str, str], ...]  # (asset, locale) of every translation entry it changed, sorted
+
+
+def commits_since(project: Project, since: bytes, head: bytes) -> list[CommitDigest] | None:
+    """The first-parent commits after `since` up to `head`, oldest first, each with the (asset, locale) pairs it
+    changed (from the text-change index, or git for the commits it does not hold yet); None when `since` is not
+    on `head`'s first-parent history."""
+    changed: list[tuple[bytes, tuple[tuple[str, str], ...]]] = []
+    walk = textchanges.along(project.repo, head, since, [LOCALES_DIR])
+    parent: bytes | None = head
+    try:
+        for commit_id, parent, tokens in walk:
+            pairs = sorted({(key, path.split("/")[1]) for path, key in map(textchanges.entry_of, tokens)})
+            changed.append((commit_id, tuple(pairs)))
+    finally:
+        walk.close()
+    if since != head and parent != since:  # the walk reached the root without meeting `since`
+        return None
+    commits = project.repo.read_commits([commit_id for commit_id, _ in changed])
+    return [CommitDigest(_commit_info(commit_id, commits[commit_id]), pairs) for commit_id, pairs in reversed(changed)]
+
+
 def _matches_author(info: CommitInfo, author: str) -> bool:
     wanted = author.casefold()
     return wanted in info.author_name.casefold() or wanted in info.author_email.casefold()
 
 
 def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", offset: int = 0,
-        limit: int = 20) -> tuple[list[CommitInfo], bool]:
-    """A page of the first-parent history from HEAD, newest first, and whether more commits match.
+        limit: int = 20, start: bytes | None = None) -> tuple[list[CommitInfo], bool]:
+    """A page of the first-parent history from `start` (default: main's head), newest first, and whether more
+    commits match.
 
     Filters: `locale` keeps commits that changed that locale's translations (a tree comparison, no file is
     parsed); `author` matches the author's name or email (case-insensitive substring); `tag` keeps commits
@@ -399,7 +427,7 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
     walker = _Walker(project.repo)
     page: list[CommitInfo] = []
     skipped = 0
-    commit_id = project.repo.head()
+    commit_id = start or project.repo.head()
     while commit_id:
         info = _summary(walker, commit_id)
         keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))

@@ -55,6 +55,13 @@ def rewrite_token(path: str, key: str) -> bytes:
     return b"~" + token(path, key)
 
 
+def entry_of(named: bytes) -> tuple[str, str]:
+    """(chunk path, key) of the entry a `token` or `rewrite_token` names."""
+    path_and_key = json.loads(named[1:] if named.startswith(b"~") else named)
+    locales, code, chunk, key = path_and_key.split("/", 3)
+    return f"{locales}/{code}/{chunk}", key
+
+
 def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
           ) -> Generator[tuple[bytes, bytes | None, Sequence[bytes]], None, None]:
     """Each commit from `start` back along first parents to `stop` (left out; when it is not on the way,

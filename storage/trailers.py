@@ -27,6 +27,7 @@ class Trailer(StrEnum):
     CHANGES = "Changes"  # how many records a push changed
     TERM = "Term"  # the glossary term written
     TERMS = "Terms"  # how many glossary terms an import wrote
+    BRANCH = "Branch"  # the branch a merge brought in
 
 
 class Action(StrEnum):
@@ -58,6 +59,8 @@ class Action(StrEnum):
     DELETE_TERM = "delete-term"
     IMPORT_GLOSSARY = "import-glossary"
     PUSH = "push"
+    # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
+    MERGE_BRANCH = "merge-branch"
 
 
 def about(asset: str | None = None, locale: str | None = None, tag: str | None = None,

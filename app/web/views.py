@@ -3,18 +3,20 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported
 from limits import GRID_ROWS_PER_PAGE
-from storage import TranslationRecord, history
+from storage import TranslationRecord, branches, history
+from storage.diff import translation_changes
+from storage.git.refs import MAIN
 from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
 from vocabulary import DEFAULT_FLAG, FLAG_LABELS
 
-from ..context import current_snapshot, project
+from ..context import branch, current_snapshot, project
 from ..errors import ApiError, error_payload, status_of_error
 from ..exports import all_locales_file, locale_file
 from ..locales import text_direction
@@ -65,7 +67,21 @@ def _security_headers(response):
 @bp.context_processor
 def _page_helpers() -> dict[str, Any]:
     return {"csrf_token": csrf_token, "may": may, "direction": text_direction, "flag_labels": FLAG_LABELS,
-            "flags": FLAGS}
+            "flags": FLAGS, "branch_names": _branch_names, "current_branch": branch}
+
+
+def _branch_names() -> list[str]:
+    """The project's branches for the selector every page shows."""
+    return branches.branch_names(project())
+
+
+@bp.url_defaults
+def _carry_branch(endpoint: str, values: dict[str, Any]) -> None:
+    """Every link and form of a page viewed on a branch stays on it (`?branch=`), so its reads and its writes
+    (app.context.branch) are that branch's."""
+    name = request.args.get("branch") if request else None
+    if name and name != MAIN and endpoint != "web.static" and "branch" not in values:
+        values["branch"] = name
 
 
 def wants_json() -> bool:
@@ -162,7 +178,9 @@ def overview():
             for tag in asset.get("tags", []):
                 counts[tag] = counts.get(tag, 0) + 1
         context["tags"] = counts
-        context["changes"], _ = history.log(project(), limit=LAST_CHANGES)
+        context["changes"], _ = history.log(project(), limit=LAST_CHANGES, start=snapshot.commit)
+    if may("write"):  # a hook's URL and state are for the project's administrators, as on the API
+        context["webhooks"] = [hook.public() for hook in current_app.extensions["gloss.webhooks"].hooks(project().id)]
     return render_template("overview.html", **context)
 
 
@@ -188,7 +206,7 @@ def changes():
     filters = {"locale": _locale_arg(snapshot, request.args.get("locale", "").strip()),
                "author": request.args.get("author", "").strip(), "tag": request.args.get("tag", "").strip()}
     commits, more = history.log(project(), offset=(page - 1) * CHANGES_PER_PAGE, limit=CHANGES_PER_PAGE,
-                                **filters)
+                                start=snapshot.commit, **filters)
     return render_template("changes.html", snapshot=snapshot, commits=commits, page=page, more=more, filters=filters,
                            active={name: value for name, value in filters.items() if value})
 
@@ -238,6 +256,24 @@ def change(commit_id: str):
                            assets=[_asset_view(snapshot, item) for item in found.assets])
 
 
+# ----------------------------------------------------------------------------- branches
+@bp.get("/compare")
+@web_requires("read")
+def compare():
+    """What the request's branch changed since it left main (the translations /api/diff lists between their
+    merge base and the branch), and what main changed meanwhile, counted."""
+    name = branch()
+    if name == MAIN:
+        return render_template("compare.html", snapshot=current_snapshot(), branch=None, changes=[], behind=0)
+    info = branches.branch_info(project(), name)
+    snapshot = current_snapshot()
+    common = project().repo.merge_base(project().branch_head(MAIN), project().branch_head(name))
+    base = project().snapshot_at(common) if common else Snapshot.empty()
+    found = translation_changes(project(), base, snapshot)
+    return render_template("compare.html", snapshot=snapshot, branch=name, info=info, changes=found[:CHANGES_SHOWN],
+                           hidden=max(0, len(found) - CHANGES_SHOWN))
+
+
 # ----------------------------------------------------------------------------- assets and search
 @bp.get("/asset")
 @web_requires("read")
@@ -251,7 +287,8 @@ def asset():
         entry = snapshot.translation(asset_id, code)
         checks = translation_checks(snapshot, asset_id, code, entry["text"]) if entry is not None else []
         rows.append({"translation": translation_record(snapshot, asset_id, code), "checks": checks,
-                     "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code)]})
+                     "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code,
+                                                                                        snapshot=snapshot)]})
     return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
                            plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows,
                            max_length=stored.get("max_length"))
