@@ -174,3 +174,20 @@ def test_a_pushed_glossary_file_is_accepted_when_every_term_is_valid(clone):
 def test_a_pushed_glossary_file_with_an_invalid_term_is_refused(clone, content, message):
     with pytest.raises(Invalid, match=message):
         _push_check(clone, content)
+
+
+def test_a_term_written_on_a_branch_reaches_main_by_its_merge_and_a_term_both_changed_conflicts(api):
+    assert api.post("/api/branches", data={"name": "glossary-work"})[0] == 201
+    put(api, "notebook", {"translations": {"fr": "cahier"}})
+    assert api.call("PUT", "/api/glossary/notebook?branch=glossary-work",  # both sides add it, differently
+                    json={"translations": {"fr": "carnet"}})[0] == 201
+    assert api.call("PUT", "/api/glossary/sync?branch=glossary-work", json={"translations": {"fr": "synchro"}})[0] == 201
+    assert api.get("/api/glossary/sync")[0] == 404  # main: not yet
+    response = api.client.post("/api/branches/glossary-work/merge?into=main", headers=api.headers)
+    assert response.status_code == 409
+    assert [(c["field"], c["ours"], c["theirs"]) for c in response.get_json()["conflicts"]] == [
+        ("glossary term 'notebook'", {"translations": {"fr": "cahier"}}, {"translations": {"fr": "carnet"}})]
+    assert api.get("/api/glossary/sync")[0] == 404  # a conflict merges nothing
+    assert api.post("/api/branches/glossary-work/merge?into=main&strategy=theirs")[0] == 200
+    assert api.get("/api/glossary/notebook")[1]["translations"] == {"fr": "carnet"}
+    assert api.get("/api/glossary/sync")[1]["translations"] == {"fr": "synchro"}
