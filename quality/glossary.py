@@ -61,6 +61,13 @@ class _Matcher:
         matches = self.lower.finditer(lower) if len(lower) == len(text) else self.any_case.finditer(text)
         return (match.span() for match in matches)
 
+    def words(self, text: str) -> list[str]:
+        """The words found, lower-cased (no spans: what most callers need, at the cost of one findall)."""
+        lower = text.lower()
+        if len(lower) == len(text):
+            return self.lower.findall(lower)
+        return [found.lower() for found in self.any_case.findall(text)]
+
 
 def _matcher(words: list[str]) -> _Matcher | None:
     return _Matcher(words) if words else None
@@ -72,6 +79,7 @@ class Glossary:
     def __init__(self, records: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.terms = {term: Term.from_record(term, record) for term, record in (records or {}).items()}
         self._by_folded = {term.casefold(): found for term, found in self.terms.items()}
+        self._by_lower = {term.lower(): found for term, found in self.terms.items()}
         self._matcher = _matcher(list(self.terms))
         self._forbidden: dict[str, tuple[_Matcher | None, dict[str, Term]]] = {}
 
@@ -92,8 +100,8 @@ class Glossary:
         if self._matcher is None:
             return []
         found: dict[str, Term] = {}
-        for start, end in self._matcher.spans(text):
-            term = self._by_folded.get(text[start:end].casefold())
+        for words in self._matcher.words(text):
+            term = self._by_lower.get(words) or self._by_folded.get(words.casefold())
             if term is not None and term.term not in found:
                 found[term.term] = term
         return list(found.values())
@@ -102,7 +110,7 @@ class Glossary:
         """(term, the words used) for each forbidden term a translation in `locale` uses: its translation in the
         locale, else the term itself."""
         matcher, words = self._forbidden_words(locale)
-        if matcher is None:
+        if matcher is None or not matcher.words(text):  # the usual case: no forbidden word, no spans needed
             return []
         used: dict[str, str] = {}
         for start, end in matcher.spans(text):
