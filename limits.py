@@ -70,6 +70,10 @@ MAX_LOCALE_CODE_CHARS = 35  # the practical maximum of a BCP 47 tag (RFC 5646 §
 MAX_LOCALE_NAME_CHARS = 200
 MAX_ASSET_ID_BYTES = 999
 MAX_TAG_CHARS = 200
+# The glossary (glossary.json, one term per line): how many terms, a term's length, a declared maximum length.
+MAX_GLOSSARY_TERMS = 10_000
+MAX_TERM_CHARS = 200
+MAX_DECLARED_LENGTH = 1024 * 1024
 # A branch name (refs/heads/NAME), in UTF-8 bytes: its journal's file name holds it escaped (storage.journal).
 MAX_BRANCH_NAME_BYTES = 80
 # Any single path component written to disk (file systems refuse more than 255 bytes) and a whole
@@ -137,6 +141,9 @@ LIMITS: dict[str, int | float] = {
     "max_locale_name_chars": MAX_LOCALE_NAME_CHARS,
     "max_asset_id_bytes": MAX_ASSET_ID_BYTES,
     "max_tag_chars": MAX_TAG_CHARS,
+    "max_glossary_terms": MAX_GLOSSARY_TERMS,
+    "max_term_chars": MAX_TERM_CHARS,
+    "max_declared_length": MAX_DECLARED_LENGTH,
     "max_branch_name_bytes": MAX_BRANCH_NAME_BYTES,
     "max_path_component_bytes": MAX_PATH_COMPONENT_BYTES,
     "max_path_bytes": MAX_PATH_BYTES,

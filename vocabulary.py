@@ -166,7 +166,10 @@ DEFAULT_STATES: tuple[str, ...] = ("translated", "untranslated") + FLAGS
 # --- placeholders and asset types ------------------------------------------------------------------
 
 PRINTF_STYLES: tuple[str, ...] = ("php", "java", "objc", "icu", "python")
-ASSET_PRINTF: tuple[str, ...] = ("",) + PRINTF_STYLES  # an asset's printf: none, or a style
+# Placeholder styles the quality checks know but exports do not convert to: C printf, Qt's %1, Ruby's %{name},
+# i18next's {{name}} (Java MessageFormat is "icu": the same argument syntax).
+CHECKED_STYLES: tuple[str, ...] = ("c", "qt", "ruby", "i18next")
+ASSET_PRINTF: tuple[str, ...] = ("",) + PRINTF_STYLES + CHECKED_STYLES  # an asset's printf: none, or a style
 ASSET_TYPES: tuple[str, ...] = ("text", "html", "xml")
 
 

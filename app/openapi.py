@@ -238,7 +238,9 @@ def build_paths() -> dict[str, dict[str, Any]]:
                         body=_patch({"type": "object", "additionalProperties": False, "properties": {
                             "id": STRING, "type": {"enum": list(ASSET_TYPES)}, "context": STRING,
                             "notes": STRING, "printf": {"enum": list(ASSET_PRINTF)},
-                            "aliases": {"type": "object", "additionalProperties": STRING}}})),
+                            "aliases": {"type": "object", "additionalProperties": STRING},
+                            "max_length": {"type": "integer", "minimum": 0,
+                                           "description": "the longest a translation should be (0: no limit)"}}})),
             "delete": op("Delete an asset and all its translations", {"200": done, "404": not_found},
                          parameters=[ASSET_ID], kind="write")},
         "/api/assets/{id}/plurals": {
@@ -620,6 +622,50 @@ def transfer_paths() -> dict[str, dict[str, Any]]:
     }
 
 
+TERM_SCHEMA = {"type": "object", "properties": {
+    "term": STRING, "translations": {"type": "object", "additionalProperties": STRING,
+                                     "description": "locale code -> the term's translation"},
+    "note": STRING, "forbidden": {"type": "boolean"}}}
+
+
+def quality_paths() -> dict[str, dict[str, Any]]:
+    """The checks of a translation, and the glossary (glossary.json in the repository): terms, TBX."""
+    term = _json(TERM_SCHEMA, "The term")
+    term_param = _path_param("term", "The term, as the glossary spells it")
+    missing = _error("Term not in glossary")
+    check = {"type": "object", "properties": {"name": STRING, "message": STRING,
+                                              "severity": {"enum": ["error", "warning"]}}}
+    return {
+        "/api/translations/{id}/{locale}/checks": {
+            "get": op("The quality checks a translation fails", {"200": _json(
+                {"type": "array", "items": check}, "Failed checks, named (see README, Quality checks)"),
+                "404": _error("Asset or locale not in project, or not translated (and no text given)")},
+                parameters=[ASSET_ID, LOCALE, _query("text", "Check this text instead of the stored translation")])},
+        "/api/glossary": {
+            "get": op("List glossary terms, or those found in a text", {"200": _json(
+                {"type": "array", "items": {"type": "object"}}, "Terms; with text: each found term's span")},
+                parameters=[_query("text", "A (source) text: answer the terms found in it, with start and end"),
+                            _query("locale", "With text: the locale whose translation each found term carries")]),
+            "post": op("Add a term", {"201": term, "409": _error("Term already in glossary"),
+                                      "422": _error("Invalid term or field")}, kind="write",
+                       body=_patch(TERM_SCHEMA))},
+        "/api/glossary/{term}": {
+            "get": op("Get a term", {"200": term, "404": missing}, parameters=[term_param]),
+            "put": op("Add or replace a term", {"200": term, "201": term, "422": _error("Invalid field")},
+                      parameters=[term_param], kind="write", body=_patch(TERM_SCHEMA)),
+            "delete": op("Delete a term", {"200": _json(_ref("Success"), "Done"), "404": missing},
+                         parameters=[term_param], kind="write")},
+        "/api/glossary.tbx": {
+            "get": op("Export the glossary as TBX-Basic (TBX v3, DCA style)",
+                      {"200": {"description": "TBX", "content": {"application/x-tbx+xml": {"schema": STRING}}}},
+                      kind="export"),
+            "post": op("Import a TBX file: its terms added or replaced, in one commit",
+                       {"200": _json({"type": "object"}, "terms written, entries skipped"),
+                        "422": _error("Not a TBX file, or an invalid term")}, kind="write",
+                       body=_raw("The TBX file (v3, or v2 martif)"))},
+    }
+
+
 def build_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -637,7 +683,7 @@ def build_document() -> dict[str, Any]:
                                 "the convert concurrency, 422 for the others):\n" + limits.table()},
         "servers": [{"url": "/"}],
         "security": KEY_SECURITY,
-        "paths": build_paths(),
+        "paths": {**build_paths(), **quality_paths()},
         "components": {
             "schemas": SCHEMAS,
             "securitySchemes": {

@@ -1,70 +1,171 @@
-"""Quality checks of translations against their source text (GET /api/locales/{locale}/errors)."""
+"""Quality checks over a project's translations (quality.checks), as the API, the asset page and the grid ask.
+
+The checks are pure (quality/); this module finds what they read in a snapshot: the asset record, the source
+text, the glossary, the texts of the plural forms. A locale's results are kept per chunk of translations, with
+the blob ids they were computed from (the asset chunk, the source and target chunks, glossary.json): a write
+changes one chunk, so checking the locale again recomputes that chunk and reuses the others
+(bench/bench_checks.py measures both). They are also persisted under the same blob ids (storage.derived, part
+`quality-checks`), so that another worker, or this one after a restart, need not check the locale again.
+"""
 from __future__ import annotations
 
-import re
-from collections import Counter
-from typing import Any
+from typing import Any, Iterator
 
-from formats.printf import Placeholder, detect_printf, placeholders
-from storage import AssetRecord
+from quality import CheckResult, Glossary, checks_for
+from quality.checks import plural_checks
+from storage.progress import status_of
+from storage.snapshot import GLOSSARY_FILE, Snapshot
 
-# A tag cannot contain `<`: stopping there keeps the scan linear (`<a` * n made the lazy `[^>]*?` quadratic).
-HTML_TAG = re.compile(r"<\s*+(/?)\s*+([A-Za-z][\w:-]*+)[^<>]*+>")
-
-
-def placeholder_label(token: Placeholder, style: str) -> str:
-    """How a placeholder reads in messages: `%s`, `%2$d`, `{name}`."""
-    if style == "icu":
-        return "{" + (token.name or str((token.position or 1) - 1)) + "}"
-    if style == "python" and token.name:
-        return f"%({token.name}){token.spec}{token.conversion}"
-    position = f"{token.position}$" if token.position else ""
-    return f"%{position}{token.spec}{token.length}{token.conversion}"
+CHECKS_KEPT = "quality-checks"  # the name a locale chunk keeps its results under (Chunk.keep)
+CHECKS_PART = "quality-checks"  # the storage.derived part that persists them
 
 
-def placeholder_errors(source: str, target: str, style: str) -> list[str]:
-    style = style or detect_printf(source)
-    if not style:
+def project_glossary(snapshot: Snapshot) -> Glossary:
+    """The snapshot's glossary, compiled once per snapshot."""
+    return snapshot.remember(("glossary", snapshot.files.get(GLOSSARY_FILE)),
+                             lambda: Glossary(snapshot.glossary_terms()))
+
+
+def glossary_terms_in(snapshot: Snapshot, text: str, locale: str) -> list[dict[str, Any]]:
+    """The glossary terms found in a (source) text, for highlighting: span, term, its translation in `locale`,
+    note, forbidden."""
+    return [found.as_json(locale) for found in project_glossary(snapshot).found_in(text)]
+
+
+def glossary_segments(snapshot: Snapshot, text: str, locale: str) -> list[tuple[str, dict[str, Any] | None]]:
+    """A (source) text cut at the glossary terms it holds: (piece, None) between them, (term as written, the
+    term's record for `locale`: glossary_terms_in's) for each; the pieces join back into the text."""
+    pieces: list[tuple[str, dict[str, Any] | None]] = []
+    position = 0
+    for found in glossary_terms_in(snapshot, text, locale):
+        if found["start"] > position:
+            pieces.append((text[position:found["start"]], None))
+        pieces.append((text[found["start"]:found["end"]], found))
+        position = found["end"]
+    if position < len(text) or not pieces:
+        pieces.append((text[position:], None))
+    return pieces
+
+
+def _source_text(snapshot: Snapshot, asset_id: str) -> str | None:
+    entry = snapshot.translation(asset_id, snapshot.source_locale)
+    return entry["text"] if entry else None
+
+
+def plural_forms(snapshot: Snapshot, asset: dict[str, Any], locale: str) -> dict[str, str | None] | None:
+    """For an asset with plural-form assets: the texts of its forms after the first in `locale`, by CLDR
+    category (records.plural_translations: member i holds form i); None for any other asset."""
+    members = asset.get("plurals", [])
+    if not members:
+        return None
+    from formats.plurals import plural_rules
+
+    forms = plural_rules(locale).forms
+    found: dict[str, str | None] = {}
+    for index, form in enumerate(forms[1:]):
+        entry = snapshot.translation(members[index], locale) if index < len(members) else None
+        found[form] = entry["text"] if entry else None
+    return found
+
+
+def translation_checks(snapshot: Snapshot, asset_id: str, locale: str, target_text: str) -> list[CheckResult]:
+    """Every check over `target_text` as the translation of an asset in a locale (the text need not be saved:
+    the grid checks what the translator types)."""
+    asset = snapshot.existing_asset(asset_id)
+    return checks_for(asset, _source_text(snapshot, asset_id), target_text, locale, project_glossary(snapshot),
+                      source_locale=snapshot.source_locale, plural_forms=plural_forms(snapshot, asset, locale))
+
+
+def locale_errors(snapshot: Snapshot, locale: str) -> list[dict[str, Any]]:
+    """Loco's TranslationError records of a locale (`errors`: the messages), each with `checks`: the
+    results with their names and severities, in asset order."""
+    found: list[dict[str, Any]] = []
+    for number in snapshot.chunk_numbers():
+        found += _chunk_errors(snapshot, locale, number)
+    return found
+
+
+def _chunk_errors(snapshot: Snapshot, locale: str, number: int) -> list[dict[str, Any]]:
+    """The records of one chunk of the locale: kept with its chunk, by the blobs they were made from; checks
+    that read other chunks (plural forms) are added afresh."""
+    chunk = snapshot.locale_chunk(locale, number)
+    if chunk is None:
         return []
-    wanted = Counter(placeholder_label(p, style) for p in placeholders(source, style))
-    found = Counter(placeholder_label(p, style) for p in placeholders(target, style))
-    errors = [f"Missing placeholder {label}" for label in (wanted - found).elements()]
-    errors += [f"Unexpected placeholder {label}" for label in (found - wanted).elements()]
-    return errors
-
-
-def html_errors(source: str, target: str) -> list[str]:
-    def tags(text: str) -> Counter:
-        return Counter(("</" if close else "<") + name.lower() + ">"
-                       for close, name in HTML_TAG.findall(text))
-
-    wanted, found = tags(source), tags(target)
-    errors = [f"Missing HTML tag {tag}" for tag in sorted((wanted - found).elements())]
-    errors += [f"Unexpected HTML tag {tag}" for tag in sorted((found - wanted).elements())]
-    return errors
-
-
-def whitespace_errors(source: str, target: str) -> list[str]:
-    errors = []
-    if target and not target.strip():
-        errors.append("Translation is only whitespace")
-    elif target == "":
-        errors.append("Translation is empty")
+    source_locale = snapshot.source_locale
+    blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
+    key = None if blobs is None else (CHECKS_KEPT, (locale, source_locale),
+                                      (blobs[0], *blobs[1], snapshot.files.get(GLOSSARY_FILE)))
+    kept = chunk.kept(CHECKS_KEPT)
+    if key is not None and kept is not None and kept[0] == key:
+        records, plural_ids = kept[1], kept[2]
     else:
-        if (source[:1].isspace()) != (target[:1].isspace()):
-            errors.append("Leading whitespace differs from the source")
-        if (source[-1:].isspace()) != (target[-1:].isspace()):
-            errors.append("Trailing whitespace differs from the source")
-    return errors
+        saved = snapshot.saved(CHECKS_PART, key) if key is not None else None
+        records, plural_ids = saved if saved is not None else _check_chunk(snapshot, locale, number)
+        if key is not None:
+            chunk.keep(CHECKS_KEPT, (key, records, plural_ids))
+            if saved is None:
+                snapshot.save(CHECKS_PART, key, (records, plural_ids))
+    if not plural_ids:
+        return records
+    return list(_with_plural_checks(snapshot, locale, records, plural_ids))
 
 
-def check_translation(asset: AssetRecord, source: str | None, target: str, is_source: bool) -> list[str]:
-    """Every problem found in one translation (or, for the source locale, in the source text itself)."""
-    if is_source or source is None:
-        return whitespace_errors(target, target) if not target.strip() else []
-    errors = whitespace_errors(source, target)
-    if target.strip():
-        errors += placeholder_errors(source, target, asset.get("printf", ""))
-        if asset.get("type") == "html":
-            errors += html_errors(source, target)
-    return errors
+def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """(records of the chunk's translations that fail a check, ids of its assets with plural forms)."""
+    source_locale = snapshot.source_locale
+    is_source = locale == source_locale
+    assets = snapshot.asset_entries(number)
+    sources = snapshot.translation_entries(source_locale, number)
+    glossary = project_glossary(snapshot)
+    records: list[dict[str, Any]] = []
+    plural_ids = []
+    for asset_id, entry in snapshot.translation_entries(locale, number).items():
+        asset = assets.get(asset_id)
+        if asset is None:
+            continue
+        if asset.get("plurals") and not is_source:
+            plural_ids.append(asset_id)
+        source_entry = sources.get(asset_id)
+        source = source_entry["text"] if source_entry else None
+        results = checks_for(asset, source, entry["text"], locale, glossary, source_locale=source_locale)
+        if results:
+            records.append(_record(asset_id, entry, source, is_source, results))
+    return records, plural_ids
+
+
+def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str, Any]],
+                        plural_ids: list[str]) -> Iterator[dict[str, Any]]:
+    by_id = {record["id"]: record for record in records}
+    extra: dict[str, list[CheckResult]] = {}
+    for asset_id in plural_ids:
+        asset = snapshot.existing_asset(asset_id)
+        results = plural_checks("", "", locale, plural_forms(snapshot, asset, locale))
+        if results:
+            extra[asset_id] = results
+    if not extra:
+        yield from records
+        return
+    for asset_id, results in extra.items():
+        if asset_id not in by_id:
+            entry = snapshot.translation(asset_id, locale)
+            assert entry is not None
+            by_id[asset_id] = _record(asset_id, entry, _source_text(snapshot, asset_id), False, [])
+    order = {asset_id: index for index, asset_id in enumerate(snapshot.locale_chunk(locale, snapshot.asset_index[
+        plural_ids[0]]).keys())}  # type: ignore[union-attr]
+    for asset_id in sorted(by_id, key=lambda found: order.get(found, 0)):
+        record = by_id[asset_id]
+        if asset_id in extra:
+            record = dict(record, errors=record["errors"] + [result.message for result in extra[asset_id]],
+                          checks=record["checks"] + [result.as_json() for result in extra[asset_id]])
+        yield record
+
+
+def _record(asset_id: str, entry: dict[str, Any], source: str | None, is_source: bool,
+            results: list[CheckResult]) -> dict[str, Any]:
+    """Loco's TranslationError (`target` absent for the source locale), with the named results."""
+    record: dict[str, Any] = {"id": asset_id, "status": status_of(entry), "source": source or "",
+                              "errors": [result.message for result in results]}
+    if not is_source:
+        record["target"] = entry["text"]
+    record["checks"] = [result.as_json() for result in results]
+    return record

@@ -3,11 +3,13 @@
 A pushed commit must hold exactly the files Gloss writes, each a catalogue that the line-based reader and a
 JSON parser read alike, and the invariants every reader relies on:
 
-- only `project.json`, `assets/NNNN.json` and `locales/<code>/NNNN.json`, regular files, under a size limit;
+- only `project.json`, `assets/NNNN.json`, `locales/<code>/NNNN.json` and `glossary.json`, regular files, under
+  a size limit;
 - `project.json` names the source locale among its locales, and every `locales/<code>/` is one of them;
 - every asset record has a unique sequence number `n` in its chunk's range, registered tags, and plural links
   whose other end exists and links back;
 - every translation belongs to an asset of the same chunk and has a revision;
+- every glossary term is one the API could store (storage.fields.check_term, check_term_record);
 - every field the API also writes (IDs, texts, types, flags, tags, aliases, locale codes and names…) obeys
   the API's own rule for it, the same function (storage.fields): a push carries exactly what the API stores;
 - no file holds a live API key (keys are never to enter a project repository; API writes refuse them too).
@@ -26,13 +28,15 @@ from typing import Any, Callable, Iterable
 from .canonical import Chunk, _line_key
 from .errors import Invalid
 from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
-                     check_file_size, check_flag, check_locale_code, check_locale_name, check_printf,
-                     check_stored_tag, check_string, check_text, refuse_keys)
+                     check_file_size, check_flag, check_locale_code, check_locale_name, check_max_length,
+                     check_printf, check_stored_tag, check_string, check_term, check_term_record, check_text,
+                     refuse_keys)
 from .gitrepo import GitRepo
-from limits import MAX_TAG_CHAIN
+from limits import MAX_GLOSSARY_TERMS, MAX_TAG_CHAIN
 from vocabulary import first_unencodable, is_canonical_locale, strings_in, unencodable_reason
 
-from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number, locale_path
+from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number,
+                       locale_path)
 
 # A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -160,6 +164,8 @@ def check_asset(where: str, asset_id: str, record: dict[str, Any], meta: dict[st
     if not isinstance(plurals, list) or not all(isinstance(member, str) for member in plurals):
         raise Invalid(f"{where}: `plurals` must be a list of asset IDs")
     _field(where, check_aliases, record.get("aliases", {}))
+    if "max_length" in record:
+        _field(where, check_max_length, record["max_length"])
     if "meta" in record:
         _field(where, check_asset_meta, record["meta"])
 
@@ -175,6 +181,14 @@ def _check_numbered_asset(where: str, asset_id: str, record: dict[str, Any], met
     if record["n"] in numbers:
         raise Invalid(f"{where}: n={record['n']} is also the number of {numbers[record['n']]!r}")
     numbers[record["n"]] = asset_id
+
+
+def check_glossary(records: Records) -> None:
+    """Every term of glossary.json, as the API's rules for a term and its record have it."""
+    for term, record in records.items():
+        where = f"{GLOSSARY_FILE} term {term!r}"
+        _field(where, check_term, term)
+        _field(where, check_term_record, record)
 
 
 def check_translation(where: str, record: dict[str, Any]) -> None:
@@ -270,7 +284,9 @@ class CommitChecker:
         asset_paths = {path for path in set(files) | set(before) if path.startswith(ASSETS_DIR + "/")}
         changed_chunks = {_chunk_number(path) for path in asset_paths if files.get(path) != before.get(path)}
         for path in sorted(changed):  # every changed file parses before anything is read from it line by line
-            if path != PROJECT_FILE:
+            if path == GLOSSARY_FILE:
+                check_glossary(self._parse(path, files[path]))
+            elif path != PROJECT_FILE:
                 self._parse(path, files[path])
         index = self._asset_index(files)
         touched: set[str] = set()
@@ -365,6 +381,8 @@ class CommitChecker:
         for path, blob in files.items():
             self._scan_for_keys(path, blob)
         meta = self._project_meta(files)
+        if GLOSSARY_FILE in files:
+            check_glossary(self._parse(GLOSSARY_FILE, files[GLOSSARY_FILE]))
         codes = {record["code"] for record in meta["locales"]}
         assets: Records = {}
         chunk_of: dict[str, int] = {}
@@ -413,7 +431,7 @@ class CommitChecker:
         """Every file of the tree, path -> blob id, after checking the layout and the file modes."""
         files: dict[str, bytes] = {}
         for name, (mode, hex_id) in self.repo.read_tree(root).items():
-            if name == PROJECT_FILE and mode == 0o100644:
+            if name in (PROJECT_FILE, GLOSSARY_FILE) and mode == 0o100644:
                 files[name] = hex_id
             elif name == ASSETS_DIR and stat.S_ISDIR(mode):
                 for chunk, (chunk_mode, blob) in self.repo.read_tree(hex_id).items():
@@ -425,7 +443,7 @@ class CommitChecker:
                     for chunk, (chunk_mode, blob) in self.repo.read_tree(tree).items():
                         files[self._chunk_path(f"{LOCALES_DIR}/{code}/{chunk}", chunk_mode)] = blob
             else:
-                raise Invalid(f"unexpected {name!r}: a project holds only {PROJECT_FILE}, "
+                raise Invalid(f"unexpected {name!r}: a project holds only {PROJECT_FILE}, {GLOSSARY_FILE}, "
                               f"{ASSETS_DIR}/ and {LOCALES_DIR}/ (regular files)")
         return files
 
@@ -455,7 +473,8 @@ class CommitChecker:
                     raise Invalid(f"{path}: invalid JSON ({error})") from None
                 refuse_unencodable(path, cached)
             else:
-                cached = parse_catalogue(path, data, self._max_entries)
+                limit = MAX_GLOSSARY_TERMS if path == GLOSSARY_FILE else self._max_entries
+                cached = parse_catalogue(path, data, limit)
             self._parsed[blob] = cached
         return cached
 

@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from limits import MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS, describe
+from limits import (MAX_ASSET_ID_BYTES, MAX_DECLARED_LENGTH, MAX_FILE_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS,
+                    MAX_TERM_CHARS, MAX_TEXT_CHARS, describe)
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
 from vocabulary import (ASSET_TYPES, FLAGS, first_unencodable, is_canonical_locale, locale_code_too_long, unaddressable,
                         unencodable_reason)
@@ -117,6 +118,14 @@ def check_asset_meta(meta: Any) -> dict[str, Any]:
     return meta
 
 
+def check_max_length(value: Any) -> int:
+    """An asset's declared maximum length of its texts, in characters (0: none)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_DECLARED_LENGTH:
+        raise Invalid(f"max_length must be an integer from 0 (none) to {MAX_DECLARED_LENGTH} "
+                      f"{describe('max_declared_length')}")
+    return value
+
+
 def check_tag(name: str) -> str:
     """A tag name as the API receives it (surrounding space is dropped); the stored name is the result."""
     name = check_string("Tag name", name).strip()
@@ -163,6 +172,41 @@ def check_locale_name(name: Any) -> str:
     if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
         raise Invalid("Locale name must not contain control characters")
     return name
+
+
+# ----------------------------------------------------------------------------- glossary
+GLOSSARY_FIELDS = ("translations", "note", "forbidden")
+
+
+def check_term(term: Any) -> str:
+    """A glossary term as stored: its own key, so no surrounding space, no control characters, bounded."""
+    check_string("Term", term)
+    if not term.strip() or term != term.strip():
+        raise Invalid("Term must not be empty or have surrounding space")
+    if len(term) > MAX_TERM_CHARS or _CONTROL_CHARACTER.search(term):
+        raise Invalid(f"Terms are up to {MAX_TERM_CHARS} characters, without control characters "
+                      f"{describe('max_term_chars')}")
+    return term
+
+
+def check_term_record(record: Any) -> dict[str, Any]:
+    """A term's record: {"translations": {locale: text}, "note": text, "forbidden": bool}, nothing else."""
+    if not isinstance(record, dict):
+        raise Invalid("A term must be an object")
+    unknown = sorted(set(record) - set(GLOSSARY_FIELDS))
+    if unknown:
+        raise Invalid(f"Unknown term field {unknown[0]!r}: a term has {', '.join(GLOSSARY_FIELDS)}")
+    translations = record.get("translations", {})
+    if not isinstance(translations, dict):
+        raise Invalid("translations must map locale codes to texts")
+    for code, text in translations.items():
+        check_locale_code(code)
+        if not check_text(text).strip():
+            raise Invalid(f"The {code} translation of a term must not be empty")
+    check_string("note", record.get("note", ""))
+    if not isinstance(record.get("forbidden", False), bool):
+        raise Invalid("forbidden must be true or false")
+    return record
 
 
 # ----------------------------------------------------------------------------- API keys

@@ -6,6 +6,7 @@ change: the caller's transaction is discarded on any exception).
 Stored records (one line each in the canonical files) are storage.records' AssetRecord and TranslationRecord; a
 changed record is a copy (`record.copy()`, then its fields set: cheaper than `{**record, ...}` or `dict(record, ...)`):
 the record read is shared with the snapshot it came from.
+The glossary's terms (glossary.json, keyed by the term): {"translations": {locale: text}, "note"?, "forbidden"?}.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, plural_form_id
 
 from .errors import Conflict, Invalid, NotFound
 from .fields import (check_addressable, check_aliases, check_asset_id, check_asset_meta, check_asset_type,
-                     check_flag, check_locale_code, check_locale_name, check_printf, check_string, check_tag,
-                     check_text)
+                     check_flag, check_locale_code, check_locale_name, check_max_length, check_printf, check_string,
+                     check_tag, check_term, check_term_record, check_text)
 from .gitrepo import Person
 from .records import AssetRecord, TranslationRecord, UserRef
 from .trailers import Trailer
@@ -120,7 +121,8 @@ def set_asset_meta(tx: Transaction, asset_id: str, meta: dict[str, Any], now: st
     return True
 
 
-PATCHABLE_ASSET_FIELDS = {"id": str, "type": str, "context": str, "notes": str, "printf": str, "aliases": dict}
+PATCHABLE_ASSET_FIELDS = {"id": str, "type": str, "context": str, "notes": str, "printf": str, "aliases": dict,
+                          "max_length": int}
 # the patchable fields a patch copies as they are (after their checks)
 PLAIN_ASSET_FIELDS: tuple[Literal["type", "context", "notes", "printf"], ...] = ("type", "context", "notes", "printf")
 
@@ -133,7 +135,8 @@ def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: st
         if expected is None:
             raise Invalid(f"Asset property {field!r} cannot be patched")
         if not isinstance(value, expected):
-            raise Invalid(f"Asset property {field!r} must be a {'string' if expected is str else 'object'}")
+            kind = {str: "string", dict: "object", int: "integer"}[expected]
+            raise Invalid(f"Asset property {field!r} must be a {kind}")
     if "type" in changes:
         check_asset_type(changes["type"])
     if "printf" in changes:
@@ -143,6 +146,11 @@ def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: st
             check_string(field, changes[field])
     if "aliases" in changes:
         record["aliases"] = dict(check_aliases(changes["aliases"]))
+    if "max_length" in changes:  # 0 takes the limit away
+        if check_max_length(changes["max_length"]):
+            record["max_length"] = changes["max_length"]
+        else:
+            record.pop("max_length", None)
     for plain in PLAIN_ASSET_FIELDS:
         if plain in changes:
             record[plain] = changes[plain]
@@ -440,3 +448,31 @@ def _record(tx: Transaction, asset_id: str) -> AssetRecord:
     record = tx.asset(asset_id)
     assert record is not None, asset_id
     return record
+
+
+# ----------------------------------------------------------------------------- glossary
+def term_record(translations: dict[str, str], note: str = "", forbidden: bool = False) -> dict[str, Any]:
+    """A term's record in its canonical shape: locales sorted, an empty note and `forbidden: false` left out."""
+    record: dict[str, Any] = {"translations": dict(sorted(translations.items()))}
+    if note:
+        record["note"] = note
+    if forbidden:
+        record["forbidden"] = True
+    return record
+
+
+def put_term(tx: Transaction, term: str, record: dict[str, Any]) -> bool:
+    """Add or replace a glossary term; False when it already holds exactly this."""
+    check_term(term)
+    check_term_record(record)
+    record = term_record(record.get("translations", {}), record.get("note", ""), record.get("forbidden", False))
+    if tx.term(term) == record:
+        return False
+    tx.put_term(term, record)
+    return True
+
+
+def delete_term(tx: Transaction, term: str) -> None:
+    if tx.term(term) is None:
+        raise NotFound("Term not in glossary")
+    tx.put_term(term, None)

@@ -36,6 +36,7 @@ class AssetRecord(TypedDict):
     plurals: NotRequired[list[str]]  # its plural-form assets, in form order (absent: none)
     plural_of: NotRequired[str]  # the singular asset of a plural form
     meta: NotRequired[dict[str, Any]]  # what a file format declared beyond Loco's fields, for its writer
+    max_length: NotRequired[int]  # the longest a translation should be, in characters (quality checks)
 
 
 class TranslationRecord(TypedDict):

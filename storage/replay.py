@@ -2,7 +2,7 @@
 head) made since the merge base, replayed as API operations onto the other (`ours`: the transaction's head).
 
 Theirs is never adopted as it is: its edits are read as key-level changes from `base` to `theirs` (locales,
-tags, assets, plural links, translation texts and flags) and applied through the same operations as the API,
+tags, assets, plural links, translation texts and flags, glossary terms) and applied through the same operations as the API,
 so revisions, times and new asset numbers are computed by Gloss. Revision, author and time fields edited by
 hand are therefore ignored. A change on a key that ours did not touch never conflicts. When both sides changed
 the same key differently, the `Merge` policy decides: a push is the later writer and wins (PUSH, as a later API
@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from . import operations as ops
 from .errors import Conflict
 from .canonical import EMPTY, Chunk
-from .snapshot import Snapshot, asset_path, locale_path
+from .snapshot import GLOSSARY_FILE, Snapshot, asset_path, locale_path
 from .transaction import Transaction
 
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
@@ -85,12 +85,36 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
             entries = changed_entries(base.locale_chunks.get(code, {}), pushed.locale_chunks.get(code, {}),
                                       base.files, pushed.files, lambda number: locale_path(code, number))
             changes += _replay_translations(tx, entries, code, actor, now, merge)
+    changes += _replay_glossary(tx, base, pushed, merge)
     if merge.conflicts:
         raise MergeConflict(merge.conflicts)
     return changes
 
 
 Changes = list[tuple[str, "Entry | None", "Entry | None"]]
+
+
+def _replay_glossary(tx: Transaction, base: Snapshot, theirs: Snapshot, merge: Merge) -> int:
+    """The glossary terms theirs added, changed or deleted, term by term (glossary.json is read only when its
+    blob changed); a term ours changed too is the `merge` policy's to decide."""
+    if base.files.get(GLOSSARY_FILE) == theirs.files.get(GLOSSARY_FILE):
+        return 0
+    before, after = base.glossary_terms(), theirs.glossary_terms()
+    changes = 0
+    for term in sorted(set(before) | set(after)):
+        old, new = before.get(term), after.get(term)
+        if old == new:
+            continue
+        changes += 1
+        ours = tx.term(term)
+        if ours == new or (ours != old and not merge.takes_theirs(None, None, f"glossary term {term!r}", old,
+                                                                   ours, new)):
+            continue
+        if new is not None:
+            ops.put_term(tx, term, dict(new))
+        elif ours is not None:
+            tx.put_term(term, None)
+    return changes
 
 
 def changed_entries(before: dict[int, Chunk[Any]], after: dict[int, Chunk[Any]], before_files: dict[str, bytes],

@@ -3,6 +3,7 @@
 Repository layout (one project = one repository; asset IDs are data, never file names):
 
     project.json              name, source locale, locale list and names, tag list, sequence counter
+    glossary.json             the glossary (optional): one term per line, sorted, as a catalogue
     assets/NNNN.json          asset records, one per line, in creation order
     locales/<code>/NNNN.json  translations of that locale, one per line (absent line = untranslated)
 
@@ -29,6 +30,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 PROJECT_FILE = "project.json"
+GLOSSARY_FILE = "glossary.json"
 ASSETS_DIR = "assets"
 LOCALES_DIR = "locales"
 DEFAULT_CHUNK_SIZE = 1000
@@ -74,7 +76,7 @@ def is_layout_path(path: str) -> bool:
     """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
     parts = path.split("/")
     if len(parts) == 1:
-        return path == PROJECT_FILE
+        return path in (PROJECT_FILE, GLOSSARY_FILE)
     if len(parts) == 2:
         return parts[0] == ASSETS_DIR and chunk_number(parts[1]) is not None
     return (len(parts) == 3 and parts[0] == LOCALES_DIR and is_canonical_locale(parts[1], any_length=True)
@@ -91,7 +93,8 @@ class Snapshot:
     def __init__(self, commit: bytes | None, meta: ProjectMeta, files: dict[str, bytes],
                  asset_chunks: dict[int, Chunk[AssetRecord]],
                  locale_chunks: dict[str, dict[int, Chunk[TranslationRecord]]],
-                 asset_index: dict[str, int] | None, trees: dict[str, bytes] | None = None):
+                 asset_index: dict[str, int] | None, trees: dict[str, bytes] | None = None,
+                 glossary: Chunk[Any] | None = None):
         self.commit = commit
         self.meta = meta
         self.files = files  # path -> blob id of every file in the commit
@@ -102,6 +105,7 @@ class Snapshot:
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
         self._memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
         self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
+        self.glossary: Chunk[Any] = glossary if glossary is not None else EMPTY  # term -> record (glossary.json)
 
     @property
     def asset_index(self) -> dict[str, int]:
@@ -161,7 +165,7 @@ class Snapshot:
             return True
 
         for name, (mode, hex_id) in repo.read_tree(root).items():
-            if name == PROJECT_FILE:
+            if name in (PROJECT_FILE, GLOSSARY_FILE):
                 files[name] = hex_id
             elif name == ASSETS_DIR and not unchanged(ASSETS_DIR, hex_id):
                 trees[ASSETS_DIR] = hex_id
@@ -207,9 +211,21 @@ class Snapshot:
         asset_index = None  # built on first use
         if not assets_changed and asset_chunks.keys() == previous.asset_chunks.keys():
             asset_index = previous._asset_index
-        snapshot = cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees)
+        glossary = EMPTY
+        if GLOSSARY_FILE in files:
+            same = previous.files.get(GLOSSARY_FILE) == files[GLOSSARY_FILE]
+            glossary = previous.glossary if same else Chunk.lazy(partial(repo.read_raw, files[GLOSSARY_FILE]))
+        snapshot = cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees, glossary)
         snapshot.persisted = derived
         return snapshot
+
+    # ----------------------------------------------------------------- glossary
+    def glossary_terms(self) -> dict[str, dict[str, Any]]:
+        """The glossary: term -> {"translations": {locale: text}, "note", "forbidden"}, in the file's order."""
+        return dict(self.glossary.items())
+
+    def glossary_term(self, term: str) -> dict[str, Any] | None:
+        return self.glossary.get(term)
 
     # ----------------------------------------------------------------- project
     @property

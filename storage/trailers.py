@@ -25,6 +25,8 @@ class Trailer(StrEnum):
     PUSHED = "Pushed"  # the pushed commit a push's merge commit brought in
     PUSHED_TO = "Pushed-To"  # the ref the push named
     CHANGES = "Changes"  # how many records a push changed
+    TERM = "Term"  # the glossary term written
+    TERMS = "Terms"  # how many glossary terms an import wrote
     BRANCH = "Branch"  # the branch a merge brought in
 
 
@@ -52,6 +54,10 @@ class Action(StrEnum):
     FLAG = "flag"
     UNFLAG = "unflag"
     IMPORT = "import"
+    ADD_TERM = "add-term"
+    EDIT_TERM = "edit-term"
+    DELETE_TERM = "delete-term"
+    IMPORT_GLOSSARY = "import-glossary"
     PUSH = "push"
     # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
     MERGE_BRANCH = "merge-branch"

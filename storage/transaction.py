@@ -4,11 +4,14 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from limits import MAX_GLOSSARY_TERMS, describe
+
 from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk, E
+from .errors import Invalid
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord
-from .snapshot import (ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, build_asset_index,
-                       dump_project, existing, locale_path)
+from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path,
+                       build_asset_index, dump_project, existing, locale_path)
 
 
 class Transaction:
@@ -24,6 +27,8 @@ class Transaction:
         self._translations: dict[str, dict[str, TranslationRecord | None]] = {}
         # asset id -> chunk number for assets created, renamed or removed in this transaction
         self._index_changes: dict[str, int | None] = {}
+        self._terms: dict[str, dict[str, Any] | None] = {}  # glossary term -> record (None: deleted)
+        self._read_glossary = False  # whether a glossary term was read (a rebase must find the glossary unchanged)
         self.trailers: list[tuple[str, str]] = []
         # further parents of the commit (a merged push): the commit is made even when no file changes
         self.merge_parents: list[bytes] = []
@@ -225,9 +230,21 @@ class Transaction:
         """Set (or, with None, erase) the translation of an existing asset in a locale."""
         self._translations.setdefault(locale, {})[asset_id] = entry
 
+    # ----------------------------------------------------------------- glossary
+    def term(self, term: str) -> dict[str, Any] | None:
+        """A glossary term's record as this transaction has it."""
+        if term in self._terms:
+            return self._terms[term]
+        self._read_glossary = True
+        return self.base.glossary.get(term)
+
+    def put_term(self, term: str, record: dict[str, Any] | None) -> None:
+        """Set (or, with None, delete) a glossary term."""
+        self._terms[term] = record
+
     # ----------------------------------------------------------------- output
     def is_empty(self) -> bool:
-        return self._meta is None and not self._assets and not self._translations
+        return self._meta is None and not self._assets and not self._translations and not self._terms
 
     def build(self) -> tuple[Snapshot, dict[str, bytes | None]]:
         """The snapshot after this transaction and the files it changes (path -> bytes, None = deleted)."""
@@ -283,11 +300,19 @@ class Transaction:
                 else:
                     chunks.pop(number, None)
                     changed[path] = None
+        glossary = base.glossary
+        if self._terms:
+            glossary = base.glossary.with_changes(self._terms, term_order)  # type: ignore[arg-type]
+            if len(glossary) > MAX_GLOSSARY_TERMS:
+                raise Invalid(f"The glossary would have {len(glossary)} terms {describe('max_glossary_terms')}")
+            self._refuse_keys(glossary, self._terms)
+            changed[GLOSSARY_FILE] = glossary.to_bytes() if len(glossary) else None
         # deleting a file that the base commit never had is no change at all
         changed = {path: data for path, data in changed.items() if data is not None or path in base.files}
         if asset_chunks.keys() != base.asset_chunks.keys() and not self._index_changes:
             asset_index = build_asset_index(asset_chunks)
-        snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index)
+        snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index,
+                            glossary=glossary)
         return snapshot, changed
 
     def _chunk_with(self, kind: str, number: int, old: Chunk[Any] | None, changes: dict[str, Any],
@@ -313,6 +338,8 @@ class Transaction:
         base = self.base
         if head.meta != base.meta or head.asset_index.keys() != base.asset_index.keys():
             return None  # the locales, the next asset number or the set of assets moved: prepare again
+        if (self._terms or self._read_glossary) and head.glossary is not base.glossary:
+            return None  # another write changed the glossary this one reads or writes
         for kind in {""} | set(base.locale_chunks) | set(head.locale_chunks):
             touched = self._read.get(kind, set())
             written = self._assets if kind == "" else self._translations.get(kind, {})
@@ -327,6 +354,7 @@ class Transaction:
         rebased = Transaction(head, self.is_live_key)
         rebased._meta, rebased._assets, rebased._translations = self._meta, self._assets, self._translations
         rebased._index_changes, rebased._read, rebased._grouped = self._index_changes, self._read, self._grouped
+        rebased._terms, rebased._read_glossary = self._terms, self._read_glossary
         rebased.trailers, rebased.merge_parents = self.trailers, self.merge_parents
         rebased._reuse = (base, built)
         return rebased
@@ -355,6 +383,11 @@ class Transaction:
                 continue
             grouped.setdefault(number, {})[asset_id] = value
         return grouped
+
+
+def term_order(term: str) -> tuple[str, str]:
+    """Where a term goes in glossary.json: sorted case-insensitively (then exactly), so the file is stable."""
+    return term.casefold(), term
 
 
 def _chunks_of(snapshot: Snapshot, kind: str) -> dict[int, Chunk[Any]]:

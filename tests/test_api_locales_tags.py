@@ -100,7 +100,7 @@ def test_errors_report_missing_and_added_placeholders(api):
 
 
 def test_errors_check_icu_placeholders(api):
-    api.post("/api/translations/sharing.invite/de", data="{nom} hat dich eingeladen: {notebook}".encode())
+    api.post("/api/translations/sharing.invite/de", data="{nom} hat dich zu {notebook} eingeladen.".encode())
     assert _errors(api, "de")["sharing.invite"]["errors"] == ["Missing placeholder {name}",
                                                               "Unexpected placeholder {nom}"]
 

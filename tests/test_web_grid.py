@@ -159,8 +159,8 @@ def test_a_flag_is_set_and_cleared_from_the_grid_one_commit_each(full, demo):
 # ----------------------------------------------------------------------------- the adapters
 def test_checks_of_a_text_as_typed_name_a_missing_placeholder(full):
     url = "/translate/fr/checks?asset=home.greeting&text="
-    assert full.get(url + "Bonjour", headers=JSON).get_json() == {"checks": ["Missing placeholder %s"]}
-    assert full.get(url + "Bonjour, %25s", headers=JSON).get_json() == {"checks": []}
+    assert full.get(url + "Bonjour !", headers=JSON).get_json() == {"checks": ["Missing placeholder %s"]}
+    assert full.get(url + "Bonjour, %25s !", headers=JSON).get_json() == {"checks": []}
 
 
 def test_suggestions_are_the_translations_of_other_assets_with_the_same_source(full, chunked):

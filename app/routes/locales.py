@@ -12,7 +12,7 @@ from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import parse_locale_code
 from ..lookup import find_locale
-from ..qa import check_translation
+from ..qa import locale_errors as checked_locale
 from ..records import locale_progress_detail, locale_record
 from ..requests import form_fields, json_object
 from ..service import locales as service
@@ -82,21 +82,10 @@ def delete_locale(locale: str):
 @bp.get("/api/locales/<locale>/errors.json")
 @requires("read")
 def locale_errors(locale: str):
+    """Loco's TranslationError list; each record also names its failed checks (`checks`: name, message,
+    severity), quality.checks."""
     snapshot = current_snapshot()
-    locale = find_locale(snapshot, locale)
-    source_locale = snapshot.source_locale
-    found = []
-    for asset_id, entry in snapshot.translations(locale):
-        asset = snapshot.existing_asset(asset_id)
-        source_entry = snapshot.translation(asset_id, source_locale)
-        source = source_entry["text"] if source_entry else None
-        errors = check_translation(asset, source, entry["text"], locale == source_locale)
-        if errors:
-            record = {"id": asset_id, "status": status_of(entry), "source": source or "", "errors": errors}
-            if locale != source_locale:
-                record["target"] = entry["text"]
-            found.append(record)
-    return render(found)
+    return render(checked_locale(snapshot, find_locale(snapshot, locale)))
 
 
 @bp.get("/api/locales/<locale>/progress")

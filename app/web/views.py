@@ -21,7 +21,9 @@ from ..errors import ApiError, error_payload, status_of_error
 from ..exports import all_locales_file, locale_file
 from ..locales import text_direction
 from ..lookup import find_asset, find_locale
+from ..qa import glossary_segments, translation_checks
 from ..records import asset_record, locale_record, revision_record, translation_record
+from ..service import glossary as glossary_service
 from ..service.translations import TextChanged, clear_flag, save_translation, set_flag
 from .grid import STATES, Filters, grid_page, source_text
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
@@ -282,11 +284,14 @@ def asset():
     rows = []
     for record in snapshot.locales():
         code = record["code"]
-        rows.append({"translation": translation_record(snapshot, asset_id, code),
+        entry = snapshot.translation(asset_id, code)
+        checks = translation_checks(snapshot, asset_id, code, entry["text"]) if entry is not None else []
+        rows.append({"translation": translation_record(snapshot, asset_id, code), "checks": checks,
                      "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code,
                                                                                         snapshot=snapshot)]})
     return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
-                           plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows)
+                           plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows,
+                           max_length=stored.get("max_length"))
 
 
 def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
@@ -365,6 +370,42 @@ def edit_flag():
     return _back_to(asset_id, locale)
 
 
+# ----------------------------------------------------------------------------- glossary
+@bp.get("/glossary")
+@web_requires("read")
+def glossary():
+    snapshot = current_snapshot()
+    editing = request.args.get("term", "")
+    return render_template("glossary.html", snapshot=snapshot, terms=snapshot.glossary_terms(), editing=editing,
+                           record=snapshot.glossary_term(editing) or {},
+                           locales=[r for r in snapshot.locales() if r["code"] != snapshot.source_locale])
+
+
+@bp.post("/glossary/save")
+@web_requires("write")
+def glossary_save():
+    snapshot = current_snapshot()
+    term = request.form.get("term", "").strip()
+    if not term:
+        raise ApiError(400, "Which term? The form has no term")
+    translations = {r["code"]: text for r in snapshot.locales()
+                    if (text := request.form.get(f"translation-{r['code']}", "").strip())}
+    record = {"translations": translations, "note": request.form.get("note", "").replace("\r\n", "\n"),
+              "forbidden": request.form.get("forbidden") == "on"}
+    _, created = glossary_service.put_term(term, record)
+    flash(f"Added {term}." if created else f"Saved {term}.")
+    return redirect(url_for("web.glossary"))
+
+
+@bp.post("/glossary/delete")
+@web_requires("write")
+def glossary_delete():
+    term = request.form.get("term", "")
+    glossary_service.delete_term(term)
+    flash(f"Deleted {term}.")
+    return redirect(url_for("web.glossary"))
+
+
 # ----------------------------------------------------------------------------- the translator's grid
 def _grid_filters() -> Filters:
     """The grid's filters from the query (a page) or the form (a save, which goes back to the same page)."""
@@ -395,10 +436,12 @@ def grid(locale: str):
     page = grid_page(snapshot, code, filters, after, GRID_ROWS_PER_PAGE)
     checks = {cell.asset_id: checks_for(snapshot, cell.asset_id, code, cell.text)
               for row in page.rows for cell in row.cells if cell.entry is not None}
+    terms = {cell.asset_id: glossary_segments(snapshot, cell.source, code) for row in page.rows for cell in row.cells}
     counts = {"untranslated": progress["untranslated"], "flagged": progress["flagged"],
               "translated": progress["translated"] - progress["flagged"], "all": len(snapshot)}
     return render_template("grid.html", snapshot=snapshot, code=code, locale=snapshot.existing_locale(code),
-                           source=snapshot.source_locale, rows=page.rows, checks=checks, filters=filters,
+                           source=snapshot.source_locale, rows=page.rows, checks=checks, terms=terms,
+                           filters=filters,
                            states=STATES, counts=counts, after=after, review_flag=DEFAULT_FLAG,
                            next_url=_grid_url(code, filters, page.next_after) if page.next_after else None,
                            first_url=_grid_url(code, filters, None) if after else None)

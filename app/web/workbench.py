@@ -2,7 +2,8 @@
 
 The grid calls `suggestions_for` and `checks_for` and nothing else of either. Today suggestions come from
 `exact_matches`, a stand-in that finds other assets of this project with the very same source text; the
-translation memory's index (issue 23, item 2) replaces it behind `suggestions_for`. Checks are app/qa.py's.
+translation memory's index (issue 23, item 2) replaces it behind `suggestions_for`. Checks are quality.checks',
+through app/qa.py (which finds the asset, source text, glossary and plural forms they read).
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from storage.snapshot import Snapshot
 
-from ..qa import check_translation
+from ..qa import translation_checks
 from .grid import source_text
 
 SUGGESTIONS_SHOWN = 3  # Alt+1 .. Alt+3 take them
@@ -26,8 +27,7 @@ def suggestions_for(snapshot: Snapshot, asset_id: str, locale: str) -> list[dict
 def checks_for(snapshot: Snapshot, asset_id: str, locale: str, text: str) -> list[str]:
     """What the checks find wrong with `text` as the translation of `asset_id` into `locale` (warnings: a save
     is never refused for them)."""
-    asset = snapshot.existing_asset(asset_id)
-    return check_translation(asset, source_text(snapshot, asset_id), text, locale == snapshot.source_locale)
+    return [result.message for result in translation_checks(snapshot, asset_id, locale, text)]
 
 
 # ----------------------------------------------------------------------------- the stand-in memory
