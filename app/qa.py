@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from quality import CheckResult, Glossary, checks_for
 from quality.checks import plural_checks
+from storage import AssetRecord, TranslationRecord
 from storage.progress import status_of
 from storage.snapshot import GLOSSARY_FILE, Snapshot
 
@@ -52,7 +53,7 @@ def _source_text(snapshot: Snapshot, asset_id: str) -> str | None:
     return entry["text"] if entry else None
 
 
-def plural_forms(snapshot: Snapshot, asset: dict[str, Any], locale: str) -> dict[str, str | None] | None:
+def plural_forms(snapshot: Snapshot, asset: AssetRecord, locale: str) -> dict[str, str | None] | None:
     """For an asset with plural-form assets: the texts of its forms after the first in `locale`, by CLDR
     category (records.plural_translations: member i holds form i); None for any other asset."""
     members = asset.get("plurals", [])
@@ -160,7 +161,7 @@ def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str,
         yield record
 
 
-def _record(asset_id: str, entry: dict[str, Any], source: str | None, is_source: bool,
+def _record(asset_id: str, entry: TranslationRecord, source: str | None, is_source: bool,
             results: list[CheckResult]) -> dict[str, Any]:
     """Loco's TranslationError (`target` absent for the source locale), with the named results."""
     record: dict[str, Any] = {"id": asset_id, "status": status_of(entry), "source": source or "",
