@@ -23,6 +23,9 @@ class GlossServer(BaseApplication):
         # in each worker (no preloading): the election is between workers
         app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
+        node = app.extensions.get("gloss.cluster")
+        if node is not None:
+            node.start()
         return app
 
 

@@ -20,7 +20,7 @@ from . import textchanges
 from .derived import DerivedStore
 from .errors import Invalid
 from .fields import IsLiveKey, check_file_size
-from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
+from .gitrepo import ANY, FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
@@ -442,6 +442,21 @@ class Project:
                     keep_out_of_collector(group.tip)
             finally:
                 group.done.set()
+
+    def adopt_head(self, commit: bytes, expected: bytes | None | object = ANY) -> None:
+        """Under the write lock: move `main` to a commit whose objects are already here, durably, and bring
+        the working tree to it. For a cluster (cluster.replication): a follower takes the commit it fetched
+        from the leader, and a leader whose head could not be recorded goes back to the recorded one. Raises
+        RefMoved when the branch is not at `expected`, KeyError when the commit is not here."""
+        self.repo.read_commit(commit)  # the commit must be whole before the branch names it
+        with self._thread_lock:
+            if self._group is not None:  # (commits of this process still on their way to the disk)
+                self._publish(self._group)
+            with self._file_lock:
+                self.repair()
+                if self.repo.head() != commit:
+                    self.repo.move_head(commit, expected)
+                self.repair()  # the working tree and the index follow the branch
 
     def repair(self) -> None:
         """Under the write lock: bring the branch, the working tree and the index to the latest durable
