@@ -135,11 +135,18 @@ class ClusterNode:
         recorded = self.coordination.recorded(project)
         local = self._head(project)
         leader = self.coordination.alive_nodes().get(placement.leader or "")
-        if recorded.head and local != recorded.head and leader is not None:
+        if recorded.head and local != recorded.head and leader is not None and not self._ahead(project, recorded.head):
             try:
                 self._copy(project, leader.url, recorded.head)
             except (FetchFailed, OSError, KeyError) as error:
                 log.info("cluster: project %s: catching up from %s failed: %s", project, leader.id, error)
+
+    def _ahead(self, project: str, recorded: str) -> bool:
+        """Whether this copy went past the recorded head: a write the leader replicated and is recording
+        now. Left alone: the leader records it, or rolls it back and says so at its next write."""
+        local = self._head(project)
+        return local is not None and self.store.project(project).repo.is_ancestor(recorded.encode("ascii"),
+                                                                                   local.encode("ascii"))
 
     def _copy(self, project: str, leader_url: str, head: str) -> None:
         with self._states_lock:

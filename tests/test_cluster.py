@@ -124,3 +124,95 @@ def test_cluster_status_prints_the_nodes_and_every_projects_leader_followers_and
     project = next(p for p in report["projects"] if p["id"] == PROJECT)
     assert project["leader"] in cluster.ids and len(project["followers"]) >= 1
     assert len(project["head"]) == 40
+
+
+def write_until(url: str, key: str, prefix: str, stop: threading.Event, acknowledged: list[str],
+                refused: list[int]) -> None:
+    """One client writing new assets until told to stop: what was acknowledged, and every other status."""
+    count = 0
+    while not stop.is_set():
+        asset = f"{prefix}.{count}"
+        count += 1
+        try:
+            code, headers, _ = request(url + "/api/assets", "POST", {"id": asset, "text": asset}, key)
+        except OSError:  # the connection broke: an unknown outcome, like a 503
+            code, headers = 0, {}
+        if code == 201:
+            acknowledged.append(asset)
+        else:
+            refused.append(code)
+            time.sleep(0.2)
+
+
+def test_a_killed_leader_is_replaced_by_a_current_follower_and_no_acknowledged_write_is_lost(cluster, seeded):
+    key = seeded[1]
+    old = placement(cluster)
+    stop = threading.Event()
+    acknowledged: list[str] = []
+    refused: list[int] = []
+    writers = [threading.Thread(target=write_until, args=(cluster.balancer.url, key, f"w{n}", stop, acknowledged,
+                                                          refused)) for n in range(4)]
+    for writer in writers:
+        writer.start()
+    try:
+        wait_until(lambda: len(acknowledged) >= 8, timeout=60)
+        cluster.kill(old["leader"])
+        killed_at = time.monotonic()
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+        took = time.monotonic() - killed_at
+        before = len(acknowledged)
+        wait_until(lambda: len(acknowledged) >= before + 8, timeout=60)  # writes go on with the new leader
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    print(f"failover: {took:.1f} s; {len(acknowledged)} writes acknowledged, refused: {refused}")
+    assert new["leader"] in old["followers"]
+    # errors only while the leader was gone: 503 from Gloss, 502/504 from HAProxy (a request cut short), or a
+    # broken connection; never a 4xx or a 500
+    assert set(refused) <= {0, 502, 503, 504}
+    for asset in acknowledged:
+        assert request(cluster.balancer.url + f"/api/assets/{asset}", key=key)[0] == 200, asset
+    # the killed node, restarted, follows and catches up by fetch
+    cluster.start_node(old["leader"])
+    cluster.wait_ready(old["leader"])
+    wait_until(lambda: old["leader"] in placement(cluster)["followers"], timeout=30)
+    recorded = placement(cluster)["head"]
+    wait_until(lambda: head_of(cluster, old["leader"]) == recorded, timeout=30)
+    exports = set()
+    for node in cluster.ids:
+        assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
+        exports.add(request(cluster.urls[node] + "/api/export/all.json", key=key)[2])
+    assert len(exports) == 1
+
+
+@pytest.fixture(scope="module")
+def slow_recording(tmp_path_factory, seeded, zookeeper):
+    """A cluster of its own whose leaders wait 1.5 s between replicating a write and recording it."""
+    started = start_cluster(tmp_path_factory.mktemp("fencing"), seeded, zookeeper, "/fencing",
+                            pause_before_record=1.5)
+    yield started
+    started.stop()
+
+
+def test_a_leader_frozen_past_its_session_cannot_acknowledge_its_write_and_rolls_it_back(slow_recording, seeded):
+    cluster, key = slow_recording, seeded[1]
+    old = placement(cluster)
+    answer: list[tuple[int, dict, bytes]] = []
+    writer = threading.Thread(target=lambda: answer.append(request(
+        cluster.urls[old["leader"]] + "/api/assets", "POST", {"id": "f.one", "text": "Frozen"}, key)))
+    writer.start()
+    time.sleep(0.7)  # the leader made and replicated the commit, and waits to record it
+    cluster.signal(old["leader"], signal.SIGSTOP)
+    try:
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+    finally:
+        cluster.signal(old["leader"], signal.SIGCONT)
+    writer.join(60)
+    code, headers, _ = answer[0]
+    assert code == 503 and headers.get("Retry-After")
+    wait_until(lambda: head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+    assert request(cluster.urls[new["leader"]] + "/api/assets/f.one", key=key)[0] == 404
+    assert request(cluster.urls[old["leader"]] + "/api/assets/f.one", key=key)[0] == 404
+    # and the cluster goes on: the old leader forwards the retried write to the new one
+    assert request(cluster.urls[old["leader"]] + "/api/assets", "POST", {"id": "f.one", "text": "Again"}, key)[0] == 201
