@@ -69,8 +69,11 @@ class Coordination:
     """One node's ZooKeeper session and the few reads and compare-and-sets the cluster makes."""
 
     def __init__(self, hosts: str, session_timeout: float, client: KazooClient | None = None):
+        # reads are retried briefly across a reconnection (a request then waits a second at most); writes
+        # never are: a compare-and-set whose answer was lost has an unknown outcome, which the caller handles
         self.zk = client or KazooClient(hosts=hosts, timeout=session_timeout,
-                                        connection_retry={"max_tries": -1, "max_delay": 1.0})
+                                        connection_retry={"max_tries": -1, "max_delay": 1.0},
+                                        command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
         self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
         self.zk.add_listener(self._on_state)
 
@@ -120,11 +123,14 @@ class Coordination:
             return False
         return stat.ephemeralOwner == self.zk.client_id[0]
 
+    def _get(self, path: str):
+        return self.zk.retry(self.zk.get, path)
+
     def alive_nodes(self) -> dict[str, NodeInfo]:
         nodes: dict[str, NodeInfo] = {}
-        for name in self.zk.get_children(NODES):
+        for name in self.zk.retry(self.zk.get_children, NODES):
             try:
-                raw, _ = self.zk.get(f"{NODES}/{name}")
+                raw, _ = self._get(f"{NODES}/{name}")
             except NoNodeError:
                 continue  # gone between the listing and the read
             info = json.loads(raw)
@@ -133,11 +139,11 @@ class Coordination:
 
     # ----------------------------------------------------------------- projects
     def projects(self) -> list[str]:
-        return sorted(self.zk.get_children(PROJECTS))
+        return sorted(self.zk.retry(self.zk.get_children, PROJECTS))
 
     def placement(self, project: str) -> Placement:
         try:
-            raw, stat = self.zk.get(placement_path(project))
+            raw, stat = self._get(placement_path(project))
         except NoNodeError:
             return Placement(None)
         data = json.loads(raw or b"{}")
@@ -160,7 +166,7 @@ class Coordination:
 
     def recorded(self, project: str) -> Recorded:
         try:
-            raw, stat = self.zk.get(head_path(project))
+            raw, stat = self._get(head_path(project))
         except NoNodeError:
             return Recorded(None)
         return Recorded(raw.decode() or None, stat.version)

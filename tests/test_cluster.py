@@ -212,6 +212,7 @@ def test_a_leader_frozen_past_its_session_cannot_acknowledge_its_write_and_rolls
     code, headers, _ = answer[0]
     assert code == 503 and headers.get("Retry-After")
     wait_until(lambda: head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+    cluster.wait_ready(old["leader"])  # its new session
     assert request(cluster.urls[new["leader"]] + "/api/assets/f.one", key=key)[0] == 404
     assert request(cluster.urls[old["leader"]] + "/api/assets/f.one", key=key)[0] == 404
     # and the cluster goes on: the old leader forwards the retried write to the new one
