@@ -98,9 +98,7 @@ class ClusterNode:
     def start(self) -> None:
         """Join the cluster (in the serving process, after the fork): session, projects, controller, rounds."""
         self.coordination.start()
-        for project in self.store.project_ids():
-            head = self.store.project(project).repo.head()
-            self.coordination.propose_project(project, head.decode() if head else None)
+        self._propose_new_projects()
         self.coordination.register(self.config.node, self.config.url)
         self.ready.set()
         self.controller.start()
@@ -113,6 +111,7 @@ class ClusterNode:
                     self.ready.clear()
                     self.coordination.register(self.config.node, self.config.url)
                 self.ready.set()
+                self._propose_new_projects()
                 for project in self.coordination.projects():
                     self._sync(project)
             except COORDINATION_ERRORS as error:
@@ -120,6 +119,14 @@ class ClusterNode:
                 log.info("cluster: %r; trying again", error)
             except Exception as error:  # (a round never dies: the next one tries again)
                 log.warning("cluster: sync round: %r", error)
+
+    def _propose_new_projects(self) -> None:
+        """Make the projects created here (`gloss project create`) known to the cluster, with their head."""
+        known = set(self.coordination.projects())
+        for project in self.store.project_ids():
+            if project not in known:
+                head = self.store.project(project).repo.head()
+                self.coordination.propose_project(project, head.decode() if head else None)
 
     def _sync(self, project: str) -> None:
         """Catch up as a follower (fetch), or record as leader what was committed outside a request."""
@@ -284,9 +291,12 @@ class ClusterNode:
         try:
             status, _, payload = self._call(node.url, "POST", "/cluster/v1/replicate", body,
                                             {"Content-Type": "application/json"}, REPLICATE_SECONDS)
-            return status.startswith("200 ") and json.loads(payload).get("head") == head
+            if status.startswith("200 ") and json.loads(payload).get("head") == head:
+                return True
+            log.warning("cluster: %s did not take %s of %s: %s %s", node.id, head, project, status, payload[:200])
+            return False
         except (OSError, ValueError, http.client.HTTPException) as error:
-            log.info("cluster: replicating %s to %s failed: %r", project, node.id, error)
+            log.warning("cluster: replicating %s to %s failed: %r", project, node.id, error)
             return False
 
     # ----------------------------------------------------------------- node to node

@@ -70,7 +70,9 @@ def start_cluster(directory: Path, seeded: tuple[Path, str], zookeeper: ZooKeepe
     cluster.seed_from(seeded[0])
     try:
         cluster.start()
-        wait_until(lambda: placement(cluster)["leader"] is not None, timeout=20)
+        # (the first node up may place the project before the others registered: followers come next round)
+        wait_until(lambda: placement(cluster)["leader"] is not None and placement(cluster)["followers"],
+                   timeout=20)
     except BaseException:
         cluster.stop()
         raise
@@ -217,3 +219,43 @@ def test_a_leader_frozen_past_its_session_cannot_acknowledge_its_write_and_rolls
     assert request(cluster.urls[old["leader"]] + "/api/assets/f.one", key=key)[0] == 404
     # and the cluster goes on: the old leader forwards the retried write to the new one
     assert request(cluster.urls[old["leader"]] + "/api/assets", "POST", {"id": "f.one", "text": "Again"}, key)[0] == 201
+
+
+def test_a_clone_from_any_node_and_a_push_to_a_follower_reach_the_leader_and_its_follower(cluster, seeded,
+                                                                                          tmp_path):
+    from tests.support import edit_line
+
+    key = seeded[1]
+    before = placement(cluster)
+    follower = before["followers"][0] if before["followers"][0] in cluster.ids else before["followers"][-1]
+    url = cluster.urls[follower].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    clone = tmp_path / "clone"
+    assert subprocess.run(["git", "clone", "-q", url, str(clone)], capture_output=True).returncode == 0
+    edit_line(clone / "locales" / "fr" / "0000.json", "home.title", text="Bienvenue (grappe)")
+    git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", "French title")
+    pushed = subprocess.run(["git", "push", "origin", "main"], cwd=clone, capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    after = placement(cluster)
+    assert after["head"] != before["head"]
+    assert any(head_of(cluster, node) == after["head"] for node in after["followers"])
+    for _ in range(6):
+        code, _, body = request(cluster.balancer.url + "/api/translations/home.title/fr", key=key)
+        assert code == 200 and json.loads(body)["translation"] == "Bienvenue (grappe)"
+
+
+def test_a_project_created_on_one_node_is_placed_and_copied_to_a_follower(cluster):
+    created = subprocess.run([sys.executable, "-m", "app.cli", "--data", str(cluster.data_dir("n3")), "project",
+                              "create", "Late Shop"], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    project = created.stdout.strip().splitlines()[-1]
+
+    def placed() -> dict | None:
+        found = [p for p in status(cluster.directory)["projects"] if p["id"] == project]
+        return found[0] if found and found[0]["leader"] else None
+
+    where = wait_until(placed, timeout=20)
+    assert where["leader"] == "n3"  # the only node holding its recorded head
+    follower = where["followers"][0]
+    copy = cluster.data_dir(follower) / "projects" / project
+    wait_until(lambda: copy.is_dir() and subprocess.run(["git", "rev-parse", "main"], cwd=copy, capture_output=True,
+                                                        text=True).stdout.strip() == where["head"], timeout=20)
+    assert_fsck_clean(copy)
