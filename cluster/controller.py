@@ -50,6 +50,7 @@ class Controller:
         self.secret = secret
         self.ask = ask
         self.stopped = threading.Event()
+        self.leading = threading.Event()  # set while this node holds the lock (it writes the system repository)
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="gloss-cluster-controller", daemon=True).start()
@@ -61,10 +62,12 @@ class Controller:
                 if not lock.acquire(timeout=2.0):
                     continue
                 try:
+                    self.leading.set()
                     while lock.is_acquired and self.coordination.connected() and not self.stopped.is_set():
                         self.reconcile()
                         time.sleep(ROUND_SECONDS)
                 finally:
+                    self.leading.clear()
                     try:
                         lock.release()
                     except COORDINATION_ERRORS:

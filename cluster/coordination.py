@@ -25,6 +25,7 @@ ROOT = "/gloss"
 NODES = f"{ROOT}/nodes"
 PROJECTS = f"{ROOT}/projects"
 CONTROLLER = f"{ROOT}/controller"
+SYSTEM_HEAD = f"{ROOT}/system/head"  # the system repository's recorded head (cluster.system)
 CONNECT_SECONDS = 10.0
 # What a ZooKeeper call may raise when the service is out of reach or refused the call (fencing included)
 COORDINATION_ERRORS = (KazooException, ZookeeperError, OSError)
@@ -193,9 +194,40 @@ class Coordination:
         results = transaction.commit()
         return not any(isinstance(result, Exception) for result in results)
 
+    def system_head(self) -> Recorded:
+        try:
+            raw, stat = self._get(SYSTEM_HEAD)
+        except NoNodeError:
+            return Recorded(None)
+        return Recorded(raw.decode() or None, stat.version)
+
+    def record_system_head(self, head: str, recorded: Recorded) -> bool:
+        """Compare-and-set of the system repository's head (the controller's writes)."""
+        try:
+            if recorded.version < 0:
+                self.zk.create(SYSTEM_HEAD, head.encode(), makepath=True)
+            else:
+                self.zk.set(SYSTEM_HEAD, head.encode(), version=recorded.version)
+            return True
+        except NodeExistsError:
+            return False
+        except ZookeeperError as error:
+            if type(error).__name__ == "BadVersionError":
+                return False
+            raise
+
+    def controller(self) -> str | None:
+        """The node holding the controller's lock, if any."""
+        contenders = self.zk.retry(self.controller_lock("").contenders)
+        return contenders[0] if contenders else None
+
     def controller_lock(self, node: str):
         """kazoo's Lock recipe on the controller's znode (cluster.controller holds it)."""
         return self.zk.Lock(CONTROLLER, node)
+
+    def watch_system_head(self, callback: Callable[[], None]) -> None:
+        """Call `callback` whenever the system repository's recorded head changes (kazoo's DataWatch)."""
+        self.zk.DataWatch(SYSTEM_HEAD)(lambda data, stat: callback())
 
     def watch_nodes(self, callback: Callable[[list[str]], None]) -> None:
         """Call `callback` with the alive nodes' ids now and whenever they change."""

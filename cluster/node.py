@@ -21,6 +21,7 @@ import http.client
 import io
 import json
 import logging
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -34,6 +35,7 @@ from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
 from .replication import SECRET_HEADER, FetchFailed, UploadPack, copy_from, has_commit
+from .system import KEYS_ROUND, KeysSync
 
 log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -89,6 +91,9 @@ class ClusterNode:
         self._copying: dict[str, threading.Lock] = {}
         self.ready = threading.Event()
         self.stopped = threading.Event()
+        self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
+                             store.data_dir, lambda url, method, path, body: self._call(
+                                 url, method, path, body, {"Content-Type": "application/json"}, REPLICATE_SECONDS))
 
     def wrap(self, app: WsgiApp) -> "ClusterNode":
         self.app = app
@@ -103,6 +108,19 @@ class ClusterNode:
         self.ready.set()
         self.controller.start()
         threading.Thread(target=self._rounds, name="gloss-cluster-sync", daemon=True).start()
+        threading.Thread(target=self._key_rounds, name="gloss-cluster-keys", daemon=True).start()
+
+    def _key_rounds(self) -> None:
+        moved = threading.Event()  # the recorded system head moved: follow it now, not at the next round
+        self.coordination.watch_system_head(lambda: moved.set())
+        while not self.stopped.is_set():
+            moved.wait(KEYS_ROUND)
+            moved.clear()
+            try:
+                self.keys.round()
+            except (*COORDINATION_ERRORS, FetchFailed, subprocess.SubprocessError, http.client.HTTPException,
+                    ValueError) as error:
+                log.info("cluster: keys: %r; trying again", error)
 
     def _rounds(self) -> None:
         while not self.stopped.wait(SYNC_SECONDS):
@@ -321,7 +339,27 @@ class ClusterNode:
                                                "has": bool(commit) and has_commit(self.store, project, commit)})
         if path == "/cluster/v1/replicate" and environ.get("REQUEST_METHOD") == "POST":
             return self._take_copy(environ, start_response)
+        if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
+            return self._system_call(path, environ, start_response)
         return _json(start_response, 404, {"status": 404, "error": "No such node-to-node call"})
+
+    def _system_call(self, path: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        """The controller taking a node's key changes, or a node fetching a system commit before it is recorded."""
+        try:
+            request = json.loads(_read_body(environ))
+            if path == "/cluster/v1/keys":
+                added, removed = list(request["add"]), [str(key_id) for key_id in request["remove"]]
+                if not all(isinstance(record, dict) and "id" in record for record in added):
+                    raise ValueError("bad key records")
+                head = self.keys.change(added, removed)
+            else:
+                self.keys.fetch_objects(str(request["source"]))
+                head = None
+        except (ValueError, KeyError, TypeError):
+            return _json(start_response, 400, {"status": 400, "error": "Bad system request"})
+        except (FetchFailed, subprocess.SubprocessError, *COORDINATION_ERRORS) as error:
+            return _json(start_response, 503, {"status": 503, "error": str(error)})
+        return _json(start_response, 200, {"head": head})
 
     def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         try:

@@ -20,7 +20,8 @@ from storage.store import Store
 
 SECRET_HEADER = "X-Gloss-Cluster-Secret"
 FETCH_SECONDS = 120.0
-GIT_PATH = re.compile(r"^/cluster/v1/git/([a-z0-9][a-z0-9-]{0,62})(/info/refs|/git-upload-pack)$")
+GIT_PATH = re.compile(r"^/cluster/v1/git/([a-z0-9][a-z0-9-]{0,62}|_system)(/info/refs|/git-upload-pack)$")
+SYSTEM = "_system"  # the system repository's name on that path (no project id starts with "_")
 # fetched packs stay packs; objects and refs are flushed before git reports success; no gc in the middle
 FETCH_CONFIG = ("-c", "fetch.unpackLimit=1", "-c", "core.fsync=committed", "-c", "gc.auto=0",
                 "-c", "fetch.fsckObjects=true", "-c", "protocol.version=0")
@@ -60,6 +61,11 @@ def copy_from(store: Store, project: str, leader_url: str, head: str, secret: st
     replica.adopt_head(target)
 
 
+def system_path(store: Store) -> Path:
+    """The cluster's system repository (keys), beside the projects, never one of them."""
+    return store.data_dir / "cluster" / "system"
+
+
 def has_commit(store: Store, project: str, head: str) -> bool:
     try:
         store.project(project).repo.read_commit(head.encode("ascii"))
@@ -85,7 +91,7 @@ class UploadPack:
             start_response("404 NOT FOUND", [("Content-Type", "text/plain")])
             return [b"not a replication path\n"]
         project, action = match.groups()
-        path = self.store.projects_dir / project
+        path = system_path(self.store) if project == SYSTEM else self.store.projects_dir / project
         if not (path / ".git").is_dir():
             start_response("404 NOT FOUND", [("Content-Type", "text/plain")])
             return [b"no such project here\n"]

@@ -17,6 +17,7 @@ import pytest
 from app.cli import seed_node_data
 from cluster.demo import LocalCluster, status
 from cluster.processes import ZooKeeper, missing_programs
+from storage.keys import KeyStore
 from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
 
 pytestmark = pytest.mark.cluster
@@ -259,3 +260,25 @@ def test_a_project_created_on_one_node_is_placed_and_copied_to_a_follower(cluste
     wait_until(lambda: copy.is_dir() and subprocess.run(["git", "rev-parse", "main"], cwd=copy, capture_output=True,
                                                         text=True).stdout.strip() == where["head"], timeout=20)
     assert_fsck_clean(copy)
+
+
+def gloss_cli(data: Path, *args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--data", str(data), *args], capture_output=True,
+                          text=True, check=True, cwd=REPO_ROOT).stdout.strip().splitlines()[-1]
+
+
+def test_a_key_created_on_one_node_works_on_every_node_and_a_revoked_one_is_refused_by_every_node(cluster):
+    key = gloss_cli(cluster.data_dir("n1"), "key", "create", PROJECT, "--user", "Kim")
+
+    def works_everywhere() -> bool:
+        return all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 200 for node in cluster.ids)
+
+    wait_until(works_everywhere, timeout=20)
+    # what `gloss key revoke` does (tests/test_cli.py), made here so that the time is the cluster's alone
+    KeyStore(cluster.data_dir("n2") / "keys.json").revoke(key)
+    started = time.monotonic()
+    wait_until(lambda: all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 401
+                           for node in cluster.ids), timeout=20, interval=0.02)
+    print(f"revocation seen by every node {time.monotonic() - started:.2f} s after the key file changed")
+    time.sleep(1.0)  # and it stays revoked: no node's stale copy brings it back
+    assert all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 401 for node in cluster.ids)
