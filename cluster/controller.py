@@ -84,6 +84,7 @@ class Controller:
         placements = {project: self.coordination.placement(project) for project in self.coordination.projects()}
         leading = Counter(p.leader for p in placements.values() if p.leader in alive)
         holding = Counter(node for p in placements.values() for node in p.nodes() if node in alive)
+        changed = False
         for project, placement in placements.items():
             try:
                 wanted = self._wanted(project, placement, alive, leading, holding)
@@ -94,12 +95,40 @@ class Controller:
                 continue
             if wanted is not None and wanted != placement:
                 if self.coordination.set_placement(project, wanted, placement.version):
+                    changed = True
                     log.info("controller: project %s: leader %s, followers %s", project, wanted.leader,
                              ",".join(wanted.followers))
                     for node in set(wanted.nodes()) - set(placement.nodes()):
                         holding[node] += 1
                     if wanted.leader is not None and wanted.leader != placement.leader:
                         leading[wanted.leader] += 1
+        if not changed:  # a quiet round: spread the leaders, one move at a time
+            self._rebalance(placements, alive, leading)
+
+    def _rebalance(self, placements: dict[str, Placement], alive: dict[str, NodeInfo], leading: Counter) -> None:
+        """Move one leadership from the node leading the most projects to the one leading the fewest, when they
+        differ by more than one: to a follower at the recorded head (the move fences the old leader's writes
+        in flight, answered 503), else make that node a follower first (it catches up by fetch; a later round
+        moves the lead). A node that joins so receives leaderships."""
+        counts = {node: leading[node] for node in alive}
+        most = max(counts, key=lambda node: (counts[node], node))
+        least = min(counts, key=lambda node: (counts[node], node))
+        if counts[most] - counts[least] <= 1:
+            return
+        mine = [(project, placement) for project, placement in sorted(placements.items()) if placement.leader == most]
+        for project, placement in mine:
+            if least in placement.followers:
+                recorded = self.coordination.recorded(project).head
+                if self.ask(alive[least], project, recorded, self.secret)[0] == recorded:
+                    followers = tuple(node for node in placement.followers if node != least) + (most,)
+                    if self.coordination.set_placement(project, Placement(least, followers), placement.version):
+                        log.info("controller: project %s: lead moved from %s to %s", project, most, least)
+                    return
+        for project, placement in mine:
+            if least not in placement.followers:
+                self.coordination.set_placement(project, Placement(most, placement.followers + (least,)),
+                                                placement.version)
+                return
 
     def _wanted(self, project: str, placement: Placement, alive: dict[str, NodeInfo], leading: Counter,
                 holding: Counter) -> Placement | None:

@@ -16,6 +16,8 @@ fetch, and has the leader record commits made outside a request (asynchronous im
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 import http.client
 import io
@@ -34,7 +36,7 @@ from storage.store import PROJECT_ID, Store
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
-from .replication import SECRET_HEADER, FetchFailed, UploadPack, copy_from, has_commit
+from .replication import SECRET_HEADER, FetchFailed, UploadPack, copy_from, has_commit, pack_since
 from .system import KEYS_ROUND, KeysSync
 
 log = logging.getLogger("gloss.cluster")
@@ -173,11 +175,11 @@ class ClusterNode:
         return local is not None and self.store.project(project).repo.is_ancestor(recorded.encode("ascii"),
                                                                                    local.encode("ascii"))
 
-    def _copy(self, project: str, leader_url: str, head: str) -> None:
+    def _copy(self, project: str, leader_url: str, head: str, pack: bytes | None = None) -> None:
         with self._states_lock:
             lock = self._copying.setdefault(project, threading.Lock())
         with lock:
-            copy_from(self.store, project, leader_url, head, self.config.secret)
+            copy_from(self.store, project, leader_url, head, self.config.secret, pack)
 
     # ----------------------------------------------------------------- requests
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -247,7 +249,7 @@ class ClusterNode:
             return None
         if placement.leader != self.config.node or placement.version != state.led_version:
             return self._roll_back(project, state, recorded, "This node no longer leads the project; retry")
-        if not self._replicate(project, head, placement):
+        if not self._replicate(project, head, recorded.head, placement):
             return self._roll_back(project, state, recorded, "No follower could take a copy of this write; it "
                                                              "was not kept: retry shortly")
         if self.config.pause_before_record:
@@ -294,18 +296,21 @@ class ClusterNode:
                 state.epoch += 1
             state.led_version = placement.version
 
-    def _replicate(self, project: str, head: str, placement: Placement) -> bool:
-        """Have every alive follower fetch `head`; True when at least one has it on disk."""
+    def _replicate(self, project: str, head: str, base: str | None, placement: Placement) -> bool:
+        """Have every alive follower take `head` (the new objects sent along, or fetched); True when at least
+        one has it on disk."""
         alive = self.coordination.alive_nodes()
         targets = [alive[n] for n in placement.followers if n in alive]
         if not targets:
             return False
-        results = list(self._replicating.map(lambda node: self._replicate_to(node, project, head), targets))
+        pack = pack_since(self.store.project(project).path, head, base)
+        results = list(self._replicating.map(lambda node: self._replicate_to(node, project, head, pack), targets))
         return any(results)
 
-    def _replicate_to(self, node: NodeInfo, project: str, head: str) -> bool:
+    def _replicate_to(self, node: NodeInfo, project: str, head: str, pack: bytes | None) -> bool:
         body = json.dumps({"project": project, "head": head, "leader": self.config.node,
-                           "leader_url": self.config.url}).encode()
+                           "leader_url": self.config.url,
+                           "pack": base64.b64encode(pack).decode() if pack else None}).encode()
         try:
             status, _, payload = self._call(node.url, "POST", "/cluster/v1/replicate", body,
                                             {"Content-Type": "application/json"}, REPLICATE_SECONDS)
@@ -366,7 +371,8 @@ class ClusterNode:
             request = json.loads(_read_body(environ))
             project, head, leader = str(request["project"]), str(request["head"]), str(request["leader"])
             leader_url = str(request["leader_url"])
-        except (ValueError, KeyError, TypeError):
+            pack = base64.b64decode(request["pack"], validate=True) if request.get("pack") else None
+        except (ValueError, KeyError, TypeError, binascii.Error):
             return _json(start_response, 400, {"status": 400, "error": "Bad replication request"})
         if not PROJECT_ID.match(project):
             return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
@@ -378,7 +384,7 @@ class ClusterNode:
         if placement.leader != leader or self.config.node not in placement.followers:
             return _json(start_response, 409, {"status": 409, "error": "Not a follower of that leader"})
         try:
-            self._copy(project, leader_url, head)
+            self._copy(project, leader_url, head, pack)
         except (FetchFailed, OSError, KeyError) as error:
             return _json(start_response, 502, {"status": 502, "error": f"Fetch failed: {error}"})
         return _json(start_response, 200, {"head": self._head(project)})

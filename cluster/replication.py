@@ -20,6 +20,9 @@ from storage.store import Store
 
 SECRET_HEADER = "X-Gloss-Cluster-Secret"
 FETCH_SECONDS = 120.0
+# A write's new objects travel with the replication request up to this size (one round trip, two git
+# processes); beyond, the follower fetches them (an import's big commit)
+INLINE_PACK_BYTES = 4 * 1024 * 1024
 GIT_PATH = re.compile(r"^/cluster/v1/git/([a-z0-9][a-z0-9-]{0,62}|_system)(/info/refs|/git-upload-pack)$")
 SYSTEM = "_system"  # the system repository's name on that path (no project id starts with "_")
 # fetched packs stay packs; objects and refs are flushed before git reports success; no gc in the middle
@@ -46,10 +49,29 @@ def fetch(repository: Path, leader_url: str, project: str, secret: str) -> None:
         raise FetchFailed(result.stderr.decode("utf-8", "replace").strip()[-500:])
 
 
-def copy_from(store: Store, project: str, leader_url: str, head: str, secret: str) -> None:
-    """Make this node's copy of `project` hold `head`: fetched from the leader when missing, then adopted
-    durably. A head the leader gives is authoritative: a copy that went past it (a write replicated but never
-    recorded) goes back."""
+def pack_since(repository: Path, head: str, base: str | None) -> bytes | None:
+    """A thin pack of the commits after `base` up to `head` (what a follower at `base` lacks), or None when it
+    would be larger than INLINE_PACK_BYTES (the follower fetches it instead)."""
+    revisions = f"{head}\n" + (f"^{base}\n" if base else "")
+    result = subprocess.run(["git", "pack-objects", "--stdout", "--revs", "--thin", "-q"], cwd=repository,
+                            input=revisions.encode(), capture_output=True, timeout=FETCH_SECONDS)
+    if result.returncode != 0 or len(result.stdout) > INLINE_PACK_BYTES:
+        return None
+    return result.stdout
+
+
+def take_pack(repository: Path, pack: bytes) -> bool:
+    """Store a pack sent by the leader, its objects flushed to disk (missing bases completed from this copy);
+    False when this copy lacks what the thin pack leans on."""
+    result = subprocess.run(["git", "-c", "core.fsync=committed", "index-pack", "--stdin", "--fix-thin", "--strict"],
+                            cwd=repository, input=pack, capture_output=True, timeout=FETCH_SECONDS)
+    return result.returncode == 0
+
+
+def copy_from(store: Store, project: str, leader_url: str, head: str, secret: str, pack: bytes | None = None) -> None:
+    """Make this node's copy of `project` hold `head`: from the pack the leader sent, else fetched from the
+    leader, then adopted durably. A head the leader gives is authoritative: a copy that went past it (a write
+    replicated but never recorded) goes back."""
     replica = store.replica(project)
     target = head.encode("ascii")
     if replica.repo.head() == target:
@@ -57,7 +79,8 @@ def copy_from(store: Store, project: str, leader_url: str, head: str, secret: st
     try:
         replica.repo.read_commit(target)
     except KeyError:
-        fetch(replica.path, leader_url, project, secret)
+        if not (pack and take_pack(replica.path, pack) and has_commit(store, project, head)):
+            fetch(replica.path, leader_url, project, secret)
     replica.adopt_head(target)
 
 
