@@ -99,7 +99,7 @@ class HAProxy:
     def config_text(self) -> str:
         servers = "\n".join(f"    server {node} {url.split('://', 1)[1]} check" for node, url in self.backends.items())
         return HAPROXY_TEMPLATE.read_text("utf-8").replace("{bind}", f"127.0.0.1:{self.port}") \
-            .replace("{servers}", servers)
+            .replace("{servers}", servers).replace("{errors}", str(HAPROXY_TEMPLATE.parent / "errors"))
 
     def start(self) -> "HAProxy":
         self.directory.mkdir(parents=True, exist_ok=True)
