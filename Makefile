@@ -68,8 +68,9 @@ run: install run-tools
 
 # The whole suite on TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs it in this one process).
 TEST_WORKERS ?= 2
+# (--dist loadgroup: the cluster tests, one xdist group, run on one worker that starts their ZooKeeper once)
 test: install system-tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The fast loop while working on Gloss: every test but those marked slow (tests/conftest.py lists them), on
 # FAST_WORKERS processes (pytest-xdist). It needs no system tool: a test whose validator is missing skips

@@ -20,7 +20,8 @@ from cluster.processes import ZooKeeper, missing_programs
 from storage.keys import KeyStore
 from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
 
-pytestmark = pytest.mark.cluster
+# one worker runs the whole module (make test: --dist loadgroup), so that its ZooKeeper and clusters start once
+pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]
 PROJECT = "acme-notes"
 SESSION = 2.0  # seconds: ZooKeeper takes a silent node for dead after this (the failover tests wait for it)
 
