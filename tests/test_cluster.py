@@ -283,3 +283,46 @@ def test_a_key_created_on_one_node_works_on_every_node_and_a_revoked_one_is_refu
     print(f"revocation seen by every node {time.monotonic() - started:.2f} s after the key file changed")
     time.sleep(1.0)  # and it stays revoked: no node's stale copy brings it back
     assert all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 401 for node in cluster.ids)
+
+
+def test_writers_and_pushers_racing_across_nodes_keep_every_acknowledged_change(cluster, seeded, tmp_path):
+    from tests.support import edit_line
+
+    key = seeded[1]
+    stop = threading.Event()
+    acknowledged: list[str] = []
+    refused: list[int] = []
+    writers = [threading.Thread(target=write_until, args=(cluster.urls[node], key, f"r{node}", stop, acknowledged,
+                                                          refused)) for node in cluster.ids[:2]]
+    pushed: list[str] = []
+    url = cluster.urls[cluster.ids[2]].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    clone = tmp_path / "racer"
+    assert subprocess.run(["git", "clone", "-q", url, str(clone)], capture_output=True).returncode == 0
+    for writer in writers:
+        writer.start()
+    try:
+        for number in range(5):
+            git(clone, "fetch", "-q", "origin")
+            git(clone, "reset", "-q", "--hard", "origin/main")
+            text = f"Bienvenue (course {number})"
+            edit_line(clone / "locales" / "fr" / "0000.json", "home.title", text=text)
+            git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", text)
+            # pushed for a key-level merge: the writers move `main` all the time
+            if subprocess.run(["git", "push", "-q", "origin", "HEAD:refs/for/main"], cwd=clone,
+                              capture_output=True).returncode == 0:
+                pushed.append(text)
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    assert pushed and acknowledged
+    assert set(refused) <= {503}  # a write racing a lead move is refused with Retry-After, never lost or wrong
+    for asset in acknowledged:
+        assert request(cluster.balancer.url + f"/api/assets/{asset}", key=key)[0] == 200, asset
+    code, _, body = request(cluster.balancer.url + "/api/translations/home.title/fr", key=key)
+    assert code == 200 and json.loads(body)["translation"] == pushed[-1]
+    recorded = placement(cluster)["head"]
+    wait_until(lambda: all(head_of(cluster, node) == recorded for node in placement(cluster)["followers"]
+                           if node in cluster.ids), timeout=30)
+    for node in cluster.ids:
+        assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
