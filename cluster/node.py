@@ -43,6 +43,7 @@ log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+LEADER_READS = ("/api/import/progress/",)
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
@@ -192,7 +193,8 @@ class ClusterNode:
             write = write or "service=git-receive-pack" in environ.get("QUERY_STRING", "")
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
-            write = environ.get("REQUEST_METHOD") in WRITE_METHODS
+            # an asynchronous import's progress lives where the import runs: the leader, which made it
+            write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
         else:
             project, write = None, False
         if project is None or not PROJECT_ID.match(project):
@@ -396,7 +398,7 @@ class ClusterNode:
             return self._unavailable("The project's leader is not reachable (failover); retry shortly")
         headers = {name[5:].replace("_", "-").title(): value for name, value in environ.items()
                    if name.startswith("HTTP_") and name[5:].replace("_", "-").lower() not in HOP_BY_HOP}
-        headers.pop("Host", None)
+        # the Host header is kept: the leader's answer names URLs as the client sees them (an import's Location)
         if environ.get("CONTENT_TYPE"):
             headers["Content-Type"] = environ["CONTENT_TYPE"]
         headers[FORWARDED_HEADER] = self.config.node

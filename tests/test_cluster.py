@@ -326,3 +326,25 @@ def test_writers_and_pushers_racing_across_nodes_keep_every_acknowledged_change(
                            if node in cluster.ids), timeout=30)
     for node in cluster.ids:
         assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
+
+
+def test_an_asynchronous_import_through_the_balancer_reports_its_progress_and_is_recorded(cluster, seeded):
+    key = seeded[1]
+    body = json.dumps({f"bulk.{i}": f"Text {i}" for i in range(500)}).encode()
+    answer = urllib.request.urlopen(urllib.request.Request(
+        cluster.balancer.url + "/api/import/json?locale=en&async", data=body, method="POST",
+        headers={"Authorization": f"Loco {key}", "Content-Type": "application/json"}), timeout=60)
+    assert answer.status == 201
+    location = answer.headers["Location"]
+    assert location.startswith(cluster.balancer.url)  # the URL the client used, not the leader's own
+
+    def finished() -> dict | None:
+        code, _, progress = request(location, key=key)  # polled through HAProxy: any node answers
+        return json.loads(progress) if code == 200 and json.loads(progress)["progress"] == 100 else None
+
+    assert wait_until(finished, timeout=60)["success"]
+    recorded = placement(cluster)
+    wait_until(lambda: (p := placement(cluster))["head"] == head_of(cluster, p["leader"]), timeout=20)
+    for _ in range(6):
+        assert request(cluster.balancer.url + "/api/assets/bulk.499", key=key)[0] == 200
+    assert recorded["leader"] in cluster.ids
