@@ -78,7 +78,7 @@ class Controller:
 
     def reconcile(self) -> None:
         """One round over every project (see the module's docstring)."""
-        alive = self.coordination.alive_nodes()
+        alive = self.coordination.alive_nodes(fresh=True)  # (failover decisions read them now)
         if not alive:
             return
         placements = {project: self.coordination.placement(project) for project in self.coordination.projects()}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -27,6 +28,7 @@ PROJECTS = f"{ROOT}/projects"
 CONTROLLER = f"{ROOT}/controller"
 SYSTEM_HEAD = f"{ROOT}/system/head"  # the system repository's recorded head (cluster.system)
 CONNECT_SECONDS = 10.0
+ALIVE_CACHE_SECONDS = 0.5
 # What a ZooKeeper call may raise when the service is out of reach or refused the call (fencing included)
 COORDINATION_ERRORS = (KazooException, ZookeeperError, OSError)
 
@@ -76,6 +78,7 @@ class Coordination:
                                         connection_retry={"max_tries": -1, "max_delay": 1.0},
                                         command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
         self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
+        self._alive: tuple[float, dict[str, NodeInfo]] | None = None
         self.zk.add_listener(self._on_state)
 
     def _on_state(self, state: str) -> None:
@@ -127,7 +130,17 @@ class Coordination:
     def _get(self, path: str):
         return self.zk.retry(self.zk.get, path)
 
-    def alive_nodes(self) -> dict[str, NodeInfo]:
+    def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
+        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago (a write's replication and a
+        forward each need them: a node gone meanwhile just fails its call); `fresh` reads them now."""
+        cached = self._alive
+        if not fresh and cached is not None and time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS:
+            return dict(cached[1])
+        nodes = self._read_alive_nodes()
+        self._alive = (time.monotonic(), nodes)
+        return dict(nodes)
+
+    def _read_alive_nodes(self) -> dict[str, NodeInfo]:
         nodes: dict[str, NodeInfo] = {}
         for name in self.zk.retry(self.zk.get_children, NODES):
             try:

@@ -71,12 +71,12 @@ class ProjectState:
     led_version: int = -2  # the placement version this node aligned its copy to as leader
 
 
-def _git_project(path: str) -> tuple[str | None, bool]:
-    """The project of a /git path and whether the request is part of a push."""
+def _git_project(path: str) -> str | None:
+    """The project of a /git path (`/git/<project>.git/...`)."""
     parts = path.split("/", 3)
     if len(parts) < 3 or not parts[2].endswith(".git"):
-        return None, False
-    return parts[2][:-4], "receive-pack" in path
+        return None
+    return parts[2][:-4]
 
 
 class ClusterNode:
@@ -189,8 +189,9 @@ class ClusterNode:
         if path.startswith("/cluster/v1/"):
             return self._internal(path, environ, start_response)
         if path.startswith("/git/"):
-            project, write = _git_project(path)
-            write = write or "service=git-receive-pack" in environ.get("QUERY_STRING", "")
+            # Git's smart HTTP is two requests (refs, then pack): both go to the leader, so that the refs a
+            # client is shown and the objects it then asks for come from one copy
+            project, write = _git_project(path), True
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
             # an asynchronous import's progress lives where the import runs: the leader, which made it

@@ -16,7 +16,7 @@ class FakeCoordination:
         self.alive = {node: NodeInfo(node, f"http://{node}", 1) for node in alive}
         self.placements = placements
 
-    def alive_nodes(self) -> dict[str, NodeInfo]:
+    def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
         return dict(self.alive)
 
     def projects(self) -> list[str]:
