@@ -44,6 +44,7 @@ WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 LEADER_READS = ("/api/import/progress/",)
+SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
@@ -198,6 +199,15 @@ class ClusterNode:
             write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
         else:
             project, write = None, False
+            if environ.get("REQUEST_METHOD") in WRITE_METHODS and not path.startswith("/api/") \
+                    and path not in SESSION_PATHS:
+                # the dashboard's edits would commit on whichever node the browser reached: refused until they
+                # are routed like the API's (its sessions are each node's own: HAProxy keeps a browser on one)
+                body = self.hooks.error_bytes(501, "Editing in the dashboard is not available on a cluster yet; "
+                                                   "use the API or a Git push")
+                start_response("501 NOT IMPLEMENTED", [("Content-Type", "application/json"),
+                                                       ("Content-Length", str(len(body)))])
+                return [body]
         if project is None or not PROJECT_ID.match(project):
             return self.app(environ, start_response)
         forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))

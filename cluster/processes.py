@@ -97,7 +97,8 @@ class HAProxy:
         self.process: subprocess.Popen | None = None
 
     def config_text(self) -> str:
-        servers = "\n".join(f"    server {node} {url.split('://', 1)[1]} check" for node, url in self.backends.items())
+        servers = "\n".join(f"    server {node} {url.split('://', 1)[1]} check cookie {node}"
+                            for node, url in self.backends.items())
         return HAPROXY_TEMPLATE.read_text("utf-8").replace("{bind}", f"127.0.0.1:{self.port}") \
             .replace("{servers}", servers).replace("{errors}", str(HAPROXY_TEMPLATE.parent / "errors"))
 

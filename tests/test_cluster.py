@@ -348,3 +348,12 @@ def test_an_asynchronous_import_through_the_balancer_reports_its_progress_and_is
     for _ in range(6):
         assert request(cluster.balancer.url + "/api/assets/bulk.499", key=key)[0] == 200
     assert recorded["leader"] in cluster.ids
+
+
+def test_dashboard_edits_are_refused_on_a_cluster_and_keyless_conversions_still_answer(cluster):
+    code, _, body = request(cluster.balancer.url + "/edit/translation", "POST", {"asset": "home.title"})
+    assert code == 501 and "dashboard" in json.loads(body)["error"]
+    po = b'msgid ""\nmsgstr ""\n\nmsgid "Hello"\nmsgstr "Bonjour"\n'
+    with urllib.request.urlopen(urllib.request.Request(cluster.balancer.url + "/api/convert/po/messages-fr_FR.json",
+                                                       data=po, method="POST"), timeout=30) as converted:
+        assert converted.status == 200 and json.loads(converted.read()) == {"Hello": "Bonjour"}
