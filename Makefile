@@ -18,13 +18,15 @@ WORKERS ?= 2
 APT_TOOLS := git:git msgfmt:gettext msgunfmt:gettext xmllint:libxml2-utils lrelease:qttools5-dev-tools \
 	lconvert:qttools5-dev-tools aapt:aapt javac:openjdk-17-jdk-headless java:openjdk-17-jdk-headless \
 	ruby:ruby php:php-cli plistutil:libplist-utils sfparse:gnustep-base-runtime genrb:icu-devtools derb:icu-devtools \
-	chromium:chromium chromedriver:chromium-driver
+	chromium:chromium chromedriver:chromium-driver haproxy:haproxy
 # libplist-utils (plistutil reads plist, bplist and stringsdict exports), gnustep-base-runtime (sfparse checks .strings),
 # icu-devtools (genrb compiles .txt, derb dumps .res), chromium and its driver (the web
 # pages are tested in a real headless browser).
 # Debian packages without a command to look for: python3-icu (ICU4C's MessageFormat, for the system
 # python3, reads ARB exports as ICU messages).
-APT_LIBS := python3-icu
+# zookeeperd: ZooKeeper's jars for the cluster tests and `gloss cluster demo`, which start their own server (never
+# the package's system service); haproxy (above) fronts their nodes.
+APT_LIBS := python3-icu zookeeperd
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-tools run-tools run test fast bench clean
@@ -66,8 +68,9 @@ run: install run-tools
 
 # The whole suite on TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs it in this one process).
 TEST_WORKERS ?= 2
+# (--dist loadgroup: the cluster tests, one xdist group, run on one worker that starts their ZooKeeper once)
 test: install system-tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The fast loop while working on Gloss: every test but those marked slow (tests/conftest.py lists them), on
 # FAST_WORKERS processes (pytest-xdist). It needs no system tool: a test whose validator is missing skips

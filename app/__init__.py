@@ -55,6 +55,34 @@ class Gloss(Flask):
     url_map: RouteTable
 
 
+def project_of_key(keys: KeyStore) -> Callable[[dict], str | None]:
+    """The project whose valid key a raw WSGI request presents (headers and query only), else None."""
+
+    def project(environ: dict) -> str | None:
+        from .auth import key_in
+
+        shallow = Request(environ, shallow=True)
+        key = key_in(shallow.headers, shallow.args)
+        record = keys.verify(key) if key else None
+        return record.project if record is not None else None
+
+    return project
+
+
+def wire_cluster(app: Flask, config_file: str, store: Store, keys: KeyStore) -> None:
+    """Put a cluster node in front of everything (cluster.node); `gloss serve` starts it in the worker."""
+    from cluster.config import ClusterConfig
+    from cluster.node import ClusterNode, Hooks
+
+    from .errors import error_bytes
+    from .relay import call_application
+
+    node = ClusterNode(ClusterConfig.load(Path(config_file)), store,
+                       Hooks(project_of_key(keys), call_application, error_bytes))
+    app.extensions["gloss.cluster"] = node
+    app.wsgi_app = node.wrap(app.wsgi_app)  # type: ignore[method-assign]
+
+
 def create_app(data_dir: str | Path | None = None, testing: bool = False, config: dict | None = None) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data. `config` overrides settings that
     are otherwise read from the environment (e.g. GLOSS_SESSION_IDLE_HOURS, see app.web.session)."""
@@ -87,4 +115,6 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)
     app.wsgi_app = DispatcherMiddleware(  # type: ignore[method-assign]  # Flask's documented way to wrap it
         BodyGuard(relay, key_is_valid(keys)), {"/git": GitHttp(store, keys)})
+    if app.config.get("GLOSS_CLUSTER"):  # cluster mode only by configuration: a single node never loads it
+        wire_cluster(app, app.config["GLOSS_CLUSTER"], store, keys)
     return app

@@ -29,7 +29,7 @@ def curl_example(key: str, host: str, port: int) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     store, keys = Store(args.data), KeyStore(args.data / "keys.json")
-    if not store.project_ids():
+    if not store.project_ids() and not args.cluster:  # a node's projects come from the cluster
         from .seed import seed_demo
 
         project, key = seed_demo(store, keys)
@@ -43,7 +43,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(dashboard_line(args.host, args.port), flush=True)
     from .server import run_gunicorn
 
-    run_gunicorn(args.data, args.host, args.port, args.workers, web_settings(args))
+    settings = web_settings(args)
+    workers = args.workers
+    if args.cluster:  # one process per node: it holds the node's ZooKeeper session (README, "Running a cluster")
+        settings["GLOSS_CLUSTER"] = str(args.cluster.resolve())
+        workers = 1
+    run_gunicorn(args.data, args.host, args.port, workers, settings)
     return 0
 
 
@@ -112,6 +117,37 @@ def cmd_key_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
+def seed_node_data(directory: Path) -> str:
+    """A data directory holding the demo project; its full-access key."""
+    from .seed import seed_demo
+
+    directory.mkdir(parents=True, exist_ok=True)
+    return seed_demo(Store(directory), KeyStore(directory / "keys.json"))[1]
+
+
+def cmd_cluster_demo(args: argparse.Namespace) -> int:
+    from cluster.demo import run_demo
+
+    return run_demo(args.data, args.nodes, seed_node_data)
+
+
+def cmd_cluster_status(args: argparse.Namespace) -> int:
+    import json
+
+    from cluster.demo import status
+
+    report = status(args.data)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    for node in report["nodes"]:
+        print(f"node {node['id']}\t{node['url']}\tpid {node['pid']}\t{'alive' if node['alive'] else 'dead'}")
+    for project in report["projects"]:
+        print(f"project {project['id']}\tleader {project['leader']}\tfollowers {','.join(project['followers'])}"
+              f"\thead {project['head']}")
+    return 0
+
+
 def positive_hours(value: str) -> float:
     from .web.session import parse_hours
 
@@ -139,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--secure-cookies", action="store_true",
                        help="always mark the session cookie Secure (it is whenever a request comes over HTTPS; "
                             "or set $GLOSS_SECURE_COOKIES=1)")
+    serve.add_argument("--cluster", type=Path, default=None, metavar="FILE",
+                       help="run as a node of a cluster described by this JSON file (README, \"Running a cluster\")")
     serve.set_defaults(func=cmd_serve)
 
     project = commands.add_parser("project", help="create or list projects").add_subparsers(
@@ -152,6 +190,15 @@ def build_parser() -> argparse.ArgumentParser:
     tags.add_argument("project")
     tags.add_argument("mode", nargs="?", choices=("immutable", "movable"))
     tags.set_defaults(func=cmd_project_tags)
+
+    cluster = commands.add_parser("cluster", help="a cluster on this machine (README, \"Running a cluster\")"
+                                  ).add_subparsers(dest="action", required=True)
+    demo = cluster.add_parser("demo", help="start ZooKeeper, N nodes and HAProxy on loopback until stopped")
+    demo.add_argument("--nodes", type=int, default=3)
+    demo.set_defaults(func=cmd_cluster_demo)
+    cluster_status = cluster.add_parser("status", help="the demo's nodes and every project's placement and head")
+    cluster_status.add_argument("--json", action="store_true")
+    cluster_status.set_defaults(func=cmd_cluster_status)
 
     key = commands.add_parser("key", help="create, list or revoke API keys").add_subparsers(
         dest="action", required=True)

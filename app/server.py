@@ -26,6 +26,9 @@ class GlossServer(BaseApplication):
         from .webhooks import start_delivery
 
         start_delivery(app)
+        node = app.extensions.get("gloss.cluster")
+        if node is not None:
+            node.start()
         return app
 
 

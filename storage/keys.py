@@ -13,6 +13,7 @@ import secrets
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 from filelock import FileLock
 
@@ -143,6 +144,12 @@ class KeyStore:
             removed = next(r for r in records if r not in keep)
             self._save_records(keep)
         return ApiKey(**removed)
+
+    def rewrite(self, change: Callable[[list[dict]], list[dict]]) -> None:
+        """Under the key file's lock, replace its records by `change(records)`: a cluster node writing the keys
+        the cluster agreed on (cluster.system), with its own changes not yet sent kept by `change`."""
+        with self._lock:
+            self._save_records(change(self._load_records()))
 
     @staticmethod
     def _user_id(records: list[dict], name: str, email: str) -> int:

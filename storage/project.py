@@ -20,7 +20,7 @@ from . import textchanges
 from .derived import DerivedStore
 from .errors import Invalid, NotFound
 from .fields import IsLiveKey, check_file_size
-from .gitrepo import FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, parent_dir
+from .gitrepo import ANY, FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
@@ -467,6 +467,21 @@ class Project:
                     keep_out_of_collector(group.tip)
             finally:
                 group.done.set()
+
+    def adopt_head(self, commit: bytes, expected: bytes | None | object = ANY) -> None:
+        """Under the write lock: move `main` to a commit whose objects are already here, durably (the journal's
+        round of fsync). For a cluster (cluster.replication): a follower takes the commit it fetched from the
+        leader, and a leader whose head could not be recorded goes back to the recorded one. Reads follow the
+        branch at once; the working tree and the index follow at the next write's repair, as after a crash
+        (a resync per replicated commit cost a follower 55-60 ms of the write's answer). Raises RefMoved when
+        the branch is not at `expected`, KeyError when the commit is not here."""
+        self.repo.read_commit(commit)  # the commit must be whole before the branch names it
+        with self._thread_lock:
+            if self._group is not None:  # (commits of this process still on their way to the disk)
+                self._publish(self._group)
+            with self._file_lock:
+                if self.repo.head() != commit:
+                    self.repo.move_head(commit, expected)
 
     def repair(self) -> None:
         """Under the write lock: bring the branch, the working tree and the index to the latest durable

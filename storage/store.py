@@ -169,6 +169,17 @@ class Store:
             })
         return project
 
+    def replica(self, project_id: str) -> Project:
+        """The project, made an empty repository first when this data directory has none: a copy that a
+        cluster node is about to fetch from another (cluster.replication)."""
+        if not PROJECT_ID.match(project_id):
+            raise Conflict(f"Invalid project id {project_id!r}")
+        try:
+            GitRepo.init(self.projects_dir / project_id).close()
+        except FileExistsError:
+            pass
+        return self.project(project_id)
+
     def _free_id(self, base: str) -> str:
         candidate, counter = base, 2
         while (self.projects_dir / candidate).exists():

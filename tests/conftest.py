@@ -32,6 +32,7 @@ SLOW = (
     "test_lone_surrogates.py",  # a lone surrogate in every place of every route's request (18-35 s)
     "test_many_projects.py",  # more projects than the open-file and cache budgets, and idle timers (14 s)
     "test_durability.py",  # writer processes killed mid-write, eight processes writing at once (19 s)
+    "test_cluster.py",  # ZooKeeper, HAProxy and `gloss serve --cluster` nodes on loopback (marked `cluster` too)
     "test_cli.py",  # each command is a new Python process (13 s)
     "test_asset_list_bursts.py",  # bursts of writes compared with lists built from scratch (13 s)
     "test_export_cache.py",  # exports after each of many writes against uncached ones (9 s)

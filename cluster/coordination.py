@@ -1,0 +1,247 @@
+"""What the nodes agree on, in ZooKeeper (kazoo), and nothing else: the data stays in Git.
+
+    /gloss/nodes/<node>                   ephemeral: the node is alive; {"url", "pid"}
+    /gloss/projects/<project>/placement   {"leader": node, "followers": [node, ...]}; its version fences leaders
+    /gloss/projects/<project>/head        the recorded head (40 hex digits); moved by compare-and-set
+    /gloss/controller                     kazoo's Lock recipe: the one node that places projects (cluster.controller)
+
+A leader records a new head with one ZooKeeper transaction: the placement's version must still be the one it
+led under (no other node took the lead meanwhile) and the head's version the one it read (no other write was
+recorded meanwhile). A leader frozen past its session, or cut off, therefore never records anything once a
+follower took over: the controller's placement update bumped the version it checks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError, ZookeeperError
+
+ROOT = "/gloss"
+NODES = f"{ROOT}/nodes"
+PROJECTS = f"{ROOT}/projects"
+CONTROLLER = f"{ROOT}/controller"
+SYSTEM_HEAD = f"{ROOT}/system/head"  # the system repository's recorded head (cluster.system)
+CONNECT_SECONDS = 10.0
+ALIVE_CACHE_SECONDS = 0.5
+# What a ZooKeeper call may raise when the service is out of reach or refused the call (fencing included)
+COORDINATION_ERRORS = (KazooException, ZookeeperError, OSError)
+
+
+@dataclass(frozen=True)
+class Placement:
+    leader: str | None
+    followers: tuple[str, ...] = ()
+    version: int = -1  # the placement znode's version (-1: no placement yet)
+
+    def nodes(self) -> tuple[str, ...]:
+        return ((self.leader,) if self.leader else ()) + self.followers
+
+    def encode(self) -> bytes:
+        return json.dumps({"leader": self.leader, "followers": list(self.followers)}).encode()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    head: str | None  # None: nothing recorded yet
+    version: int = -1
+
+
+@dataclass
+class NodeInfo:
+    id: str
+    url: str
+    pid: int
+    extra: dict = field(default_factory=dict)
+
+
+def placement_path(project: str) -> str:
+    return f"{PROJECTS}/{project}/placement"
+
+
+def head_path(project: str) -> str:
+    return f"{PROJECTS}/{project}/head"
+
+
+class Coordination:
+    """One node's ZooKeeper session and the few reads and compare-and-sets the cluster makes."""
+
+    def __init__(self, hosts: str, session_timeout: float, client: KazooClient | None = None):
+        # reads are retried briefly across a reconnection (a request then waits a second at most); writes
+        # never are: a compare-and-set whose answer was lost has an unknown outcome, which the caller handles
+        self.zk = client or KazooClient(hosts=hosts, timeout=session_timeout,
+                                        connection_retry={"max_tries": -1, "max_delay": 1.0},
+                                        command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
+        self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
+        self._alive: tuple[float, dict[str, NodeInfo]] | None = None
+        self.zk.add_listener(self._on_state)
+
+    def _on_state(self, state: str) -> None:
+        if state == KazooState.LOST:
+            self.session_lost.set()
+
+    def start(self) -> None:
+        self.zk.start(timeout=CONNECT_SECONDS)
+        chroot = self.zk.chroot  # `host:port/path`: several clusters on one ZooKeeper, each under its path
+        if chroot:
+            self.zk.chroot = ""
+            try:
+                self.zk.ensure_path(chroot)
+            finally:
+                self.zk.chroot = chroot
+        for path in (NODES, PROJECTS):
+            self.zk.ensure_path(path)
+
+    def stop(self) -> None:
+        try:
+            self.zk.stop()
+            self.zk.close()
+        except COORDINATION_ERRORS:
+            pass
+
+    def connected(self) -> bool:
+        return self.zk.connected
+
+    # ----------------------------------------------------------------- nodes
+    def register(self, node: str, url: str) -> None:
+        """The node's ephemeral znode (again after a lost session); its presence is the node's liveness."""
+        data = json.dumps({"url": url, "pid": os.getpid()}).encode()
+        try:
+            self.zk.create(f"{NODES}/{node}", data, ephemeral=True)
+        except NodeExistsError:
+            # ours from this session (a retried create), or a dead session's not yet expired: take it over
+            _, stat = self.zk.get(f"{NODES}/{node}")
+            if stat.ephemeralOwner != self.zk.client_id[0]:
+                self.zk.delete(f"{NODES}/{node}")
+                self.zk.create(f"{NODES}/{node}", data, ephemeral=True)
+
+    def registered(self, node: str) -> bool:
+        try:
+            _, stat = self.zk.get(f"{NODES}/{node}")
+        except NoNodeError:
+            return False
+        return stat.ephemeralOwner == self.zk.client_id[0]
+
+    def _get(self, path: str):
+        return self.zk.retry(self.zk.get, path)
+
+    def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
+        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago (a write's replication and a
+        forward each need them: a node gone meanwhile just fails its call); `fresh` reads them now."""
+        cached = self._alive
+        if not fresh and cached is not None and time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS:
+            return dict(cached[1])
+        nodes = self._read_alive_nodes()
+        self._alive = (time.monotonic(), nodes)
+        return dict(nodes)
+
+    def _read_alive_nodes(self) -> dict[str, NodeInfo]:
+        nodes: dict[str, NodeInfo] = {}
+        for name in self.zk.retry(self.zk.get_children, NODES):
+            try:
+                raw, _ = self._get(f"{NODES}/{name}")
+            except NoNodeError:
+                continue  # gone between the listing and the read
+            info = json.loads(raw)
+            nodes[name] = NodeInfo(name, info["url"], int(info.get("pid", 0)))
+        return nodes
+
+    # ----------------------------------------------------------------- projects
+    def projects(self) -> list[str]:
+        return sorted(self.zk.retry(self.zk.get_children, PROJECTS))
+
+    def placement(self, project: str) -> Placement:
+        try:
+            raw, stat = self._get(placement_path(project))
+        except NoNodeError:
+            return Placement(None)
+        data = json.loads(raw or b"{}")
+        return Placement(data.get("leader"), tuple(data.get("followers", ())), stat.version)
+
+    def set_placement(self, project: str, placement: Placement, expected_version: int) -> bool:
+        """Compare-and-set a project's placement (the controller's only write); False when it changed."""
+        try:
+            if expected_version < 0:
+                self.zk.create(placement_path(project), placement.encode(), makepath=True)
+            else:
+                self.zk.set(placement_path(project), placement.encode(), version=expected_version)
+            return True
+        except (NodeExistsError, NoNodeError):
+            return False
+        except ZookeeperError as error:  # BadVersionError
+            if type(error).__name__ == "BadVersionError":
+                return False
+            raise
+
+    def recorded(self, project: str) -> Recorded:
+        try:
+            raw, stat = self._get(head_path(project))
+        except NoNodeError:
+            return Recorded(None)
+        return Recorded(raw.decode() or None, stat.version)
+
+    def propose_project(self, project: str, head: str | None) -> None:
+        """Make a project known with this node's head, unless it is known already (a node starting up)."""
+        try:
+            self.zk.create(head_path(project), (head or "").encode(), makepath=True)
+        except NodeExistsError:
+            pass
+
+    def record_head(self, project: str, head: str, placement: Placement, recorded: Recorded) -> bool:
+        """The compare-and-set of a write: True when `head` is now the recorded head.
+
+        One transaction: the placement is still the one this leader leads under, and the head is still the
+        one it read. False when either moved (fenced); raises when ZooKeeper is out of reach (unknown outcome).
+        """
+        transaction = self.zk.transaction()
+        transaction.check(placement_path(project), placement.version)
+        if recorded.version < 0:
+            transaction.create(head_path(project), head.encode())
+        else:
+            transaction.set_data(head_path(project), head.encode(), version=recorded.version)
+        results = transaction.commit()
+        return not any(isinstance(result, Exception) for result in results)
+
+    def system_head(self) -> Recorded:
+        try:
+            raw, stat = self._get(SYSTEM_HEAD)
+        except NoNodeError:
+            return Recorded(None)
+        return Recorded(raw.decode() or None, stat.version)
+
+    def record_system_head(self, head: str, recorded: Recorded) -> bool:
+        """Compare-and-set of the system repository's head (the controller's writes)."""
+        try:
+            if recorded.version < 0:
+                self.zk.create(SYSTEM_HEAD, head.encode(), makepath=True)
+            else:
+                self.zk.set(SYSTEM_HEAD, head.encode(), version=recorded.version)
+            return True
+        except NodeExistsError:
+            return False
+        except ZookeeperError as error:
+            if type(error).__name__ == "BadVersionError":
+                return False
+            raise
+
+    def controller(self) -> str | None:
+        """The node holding the controller's lock, if any."""
+        contenders = self.zk.retry(self.controller_lock("").contenders)
+        return contenders[0] if contenders else None
+
+    def controller_lock(self, node: str):
+        """kazoo's Lock recipe on the controller's znode (cluster.controller holds it)."""
+        return self.zk.Lock(CONTROLLER, node)
+
+    def watch_system_head(self, callback: Callable[[], None]) -> None:
+        """Call `callback` whenever the system repository's recorded head changes (kazoo's DataWatch)."""
+        self.zk.DataWatch(SYSTEM_HEAD)(lambda data, stat: callback())
+
+    def watch_nodes(self, callback: Callable[[list[str]], None]) -> None:
+        """Call `callback` with the alive nodes' ids now and whenever they change."""
+        self.zk.ChildrenWatch(NODES)(callback)

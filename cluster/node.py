@@ -1,0 +1,480 @@
+"""A Gloss node of a cluster: the WSGI layer in front of the single-node application.
+
+- Writes (API writes, Git pushes) are made by the project's leader. Another node forwards them there over
+  HTTP, marked with the cluster secret; a forwarded request that finds no leader here answers 503 with
+  Retry-After (never forwarded twice). The leader makes the write as a single node does (one commit, durable
+  here), then has it fetched by its followers (at least one must have it on disk), then records the new head
+  in ZooKeeper (compare-and-set, cluster.coordination), and only then answers. When the record fails (the
+  leader was fenced, or ZooKeeper is out of reach) its branch goes back to the recorded head and the answer
+  is 503 with Retry-After.
+- Reads are served where the copy's head is the recorded head (or by the leader); a lagging or diverged
+  copy forwards them to the leader, so a client always reads its own acknowledged writes.
+- /cluster/v1/ is the node-to-node surface (replicate, has, git) behind the secret, and `ready`, HAProxy's
+  health check.
+A background round every second re-registers the node after a lost session, lets each follower catch up by
+fetch, and has the leader record commits made outside a request (asynchronous imports).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import http.client
+import io
+import json
+import logging
+import subprocess
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from storage.store import PROJECT_ID, Store
+
+from .config import ClusterConfig
+from .controller import Controller
+from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
+from .replication import SECRET_HEADER, FetchFailed, UploadPack, copy_from, has_commit, pack_since
+from .system import KEYS_ROUND, KeysSync
+
+log = logging.getLogger("gloss.cluster")
+WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
+Answer = tuple[str, list[tuple[str, str]], bytes]
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+LEADER_READS = ("/api/import/progress/",)
+SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
+FORWARDED_HEADER = "X-Gloss-Forwarded-By"
+FORWARD_SECONDS = 120.0
+REPLICATE_SECONDS = 30.0
+SYNC_SECONDS = 1.0
+RETRY_AFTER = "1"
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization",
+              "proxy-authenticate"}
+
+
+@dataclass
+class Hooks:
+    """What the node borrows from the application, which it may not import (app/ imports cluster/)."""
+
+    project_of: Callable[[dict], str | None]  # the project an API request's key names (None: no valid key)
+    call_application: Callable[[WsgiApp, dict, bytes], Answer]  # run a WSGI app on a request; its whole answer
+    error_bytes: Callable[[int, str], bytes]  # Gloss's JSON error body
+
+
+@dataclass
+class ProjectState:
+    """This node's own view of one project it leads."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    epoch: int = 0  # bumped when the branch went back: writes made before then are not acknowledged
+    led_version: int = -2  # the placement version this node aligned its copy to as leader
+
+
+def _git_project(path: str) -> str | None:
+    """The project of a /git path (`/git/<project>.git/...`)."""
+    parts = path.split("/", 3)
+    if len(parts) < 3 or not parts[2].endswith(".git"):
+        return None
+    return parts[2][:-4]
+
+
+class ClusterNode:
+    def __init__(self, config: ClusterConfig, store: Store, hooks: Hooks):
+        self.config = config
+        self.store = store
+        self.hooks = hooks
+        self.coordination = Coordination(config.zookeeper, config.session_timeout)
+        self.controller = Controller(self.coordination, config.node, config.replication, config.secret)
+        self.upload_pack = UploadPack(store)
+        self.app: WsgiApp | None = None
+        self._states: dict[str, ProjectState] = {}
+        self._states_lock = threading.Lock()
+        self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
+        self._copying: dict[str, threading.Lock] = {}
+        self.ready = threading.Event()
+        self.stopped = threading.Event()
+        self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
+                             store.data_dir, lambda url, method, path, body: self._call(
+                                 url, method, path, body, {"Content-Type": "application/json"}, REPLICATE_SECONDS))
+
+    def wrap(self, app: WsgiApp) -> "ClusterNode":
+        self.app = app
+        return self
+
+    # ----------------------------------------------------------------- life
+    def start(self) -> None:
+        """Join the cluster (in the serving process, after the fork): session, projects, controller, rounds."""
+        self.coordination.start()
+        self._propose_new_projects()
+        self.coordination.register(self.config.node, self.config.url)
+        self.ready.set()
+        self.controller.start()
+        threading.Thread(target=self._rounds, name="gloss-cluster-sync", daemon=True).start()
+        threading.Thread(target=self._key_rounds, name="gloss-cluster-keys", daemon=True).start()
+
+    def _key_rounds(self) -> None:
+        moved = threading.Event()  # the recorded system head moved: follow it now, not at the next round
+        self.coordination.watch_system_head(lambda: moved.set())
+        while not self.stopped.is_set():
+            moved.wait(KEYS_ROUND)
+            moved.clear()
+            try:
+                self.keys.round()
+            except (*COORDINATION_ERRORS, FetchFailed, subprocess.SubprocessError, http.client.HTTPException,
+                    ValueError) as error:
+                log.info("cluster: keys: %r; trying again", error)
+
+    def _rounds(self) -> None:
+        while not self.stopped.wait(SYNC_SECONDS):
+            try:
+                if not self.coordination.registered(self.config.node):
+                    self.ready.clear()
+                    self.coordination.register(self.config.node, self.config.url)
+                self.ready.set()
+                self._propose_new_projects()
+                for project in self.coordination.projects():
+                    self._sync(project)
+            except COORDINATION_ERRORS as error:
+                self.ready.clear()
+                log.info("cluster: %r; trying again", error)
+            except Exception as error:  # (a round never dies: the next one tries again)
+                log.warning("cluster: sync round: %r", error)
+
+    def _propose_new_projects(self) -> None:
+        """Make the projects created here (`gloss project create`) known to the cluster, with their head."""
+        known = set(self.coordination.projects())
+        for project in self.store.project_ids():
+            if project not in known:
+                head = self.store.project(project).repo.head()
+                self.coordination.propose_project(project, head.decode() if head else None)
+
+    def _sync(self, project: str) -> None:
+        """Catch up as a follower (fetch), or record as leader what was committed outside a request."""
+        placement = self.coordination.placement(project)
+        if placement.leader == self.config.node:
+            state = self._state(project)
+            self._align(project, placement, state)
+            with state.lock:
+                self._record_locked(project, state)
+            return
+        if self.config.node not in placement.followers:
+            return
+        recorded = self.coordination.recorded(project)
+        local = self._head(project)
+        leader = self.coordination.alive_nodes().get(placement.leader or "")
+        if recorded.head and local != recorded.head and leader is not None and not self._ahead(project, recorded.head):
+            try:
+                self._copy(project, leader.url, recorded.head)
+            except (FetchFailed, OSError, KeyError) as error:
+                log.info("cluster: project %s: catching up from %s failed: %s", project, leader.id, error)
+
+    def _ahead(self, project: str, recorded: str) -> bool:
+        """Whether this copy went past the recorded head: a write the leader replicated and is recording
+        now. Left alone: the leader records it, or rolls it back and says so at its next write."""
+        local = self._head(project)
+        return local is not None and self.store.project(project).repo.is_ancestor(recorded.encode("ascii"),
+                                                                                   local.encode("ascii"))
+
+    def _copy(self, project: str, leader_url: str, head: str, pack: bytes | None = None) -> None:
+        with self._states_lock:
+            lock = self._copying.setdefault(project, threading.Lock())
+        with lock:
+            copy_from(self.store, project, leader_url, head, self.config.secret, pack)
+
+    # ----------------------------------------------------------------- requests
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        assert self.app is not None
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("/cluster/v1/"):
+            return self._internal(path, environ, start_response)
+        if path.startswith("/git/"):
+            # Git's smart HTTP is two requests (refs, then pack): both go to the leader, so that the refs a
+            # client is shown and the objects it then asks for come from one copy
+            project, write = _git_project(path), True
+        elif path.startswith("/api/") and not path.startswith("/api/convert"):
+            project = self.hooks.project_of(environ)
+            # an asynchronous import's progress lives where the import runs: the leader, which made it
+            write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
+        else:
+            project, write = None, False
+            if environ.get("REQUEST_METHOD") in WRITE_METHODS and not path.startswith("/api/") \
+                    and path not in SESSION_PATHS:
+                # the dashboard's edits would commit on whichever node the browser reached: refused until they
+                # are routed like the API's (its sessions are each node's own: HAProxy keeps a browser on one)
+                body = self.hooks.error_bytes(501, "Editing in the dashboard is not available on a cluster yet; "
+                                                   "use the API or a Git push")
+                start_response("501 NOT IMPLEMENTED", [("Content-Type", "application/json"),
+                                                       ("Content-Length", str(len(body)))])
+                return [body]
+        if project is None or not PROJECT_ID.match(project):
+            return self.app(environ, start_response)
+        forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))
+        answer: Answer | None
+        try:
+            placement = self.coordination.placement(project)
+            if write:
+                answer = self._write(project, placement, environ, forwarded)
+            else:
+                answer = self._read(project, placement, environ, forwarded)
+        except COORDINATION_ERRORS:
+            answer = self._unavailable("This node cannot reach the cluster's coordination service; retry")
+        if answer is None:
+            return self.app(environ, start_response)
+        start_response(answer[0], answer[1])
+        return [answer[2]]
+
+    def _read(self, project: str, placement: Placement, environ: dict, forwarded: bool) -> Answer | None:
+        """None: serve here (this copy is current, or this node leads); else the leader's answer."""
+        if placement.leader in (None, self.config.node) or forwarded:
+            if placement.leader == self.config.node:
+                self._align(project, placement, self._state(project))
+            return None
+        if self._head(project) == self.coordination.recorded(project).head:
+            return None
+        return self._forward(placement, environ)
+
+    def _write(self, project: str, placement: Placement, environ: dict, forwarded: bool) -> Answer:
+        if placement.leader != self.config.node:
+            if forwarded or placement.leader is None:
+                return self._unavailable("This project has no leader at the moment (failover); retry shortly")
+            return self._forward(placement, environ)
+        state = self._state(project)
+        self._align(project, placement, state)
+        epoch = state.epoch
+        body = _read_body(environ)
+        answer = self.hooks.call_application(self.app, environ, body)  # type: ignore[arg-type]
+        with state.lock:
+            if state.epoch != epoch:
+                return self._unavailable("The leader went back to the recorded head during this write; it was "
+                                         "not kept: retry")
+            refused = self._record_locked(project, state)
+        return self._unavailable(refused) if refused else answer
+
+    def _record_locked(self, project: str, state: ProjectState) -> str | None:
+        """Under the project's state lock: replicate the local head and record it; the reason when it was not
+        (then the branch is back at the recorded head)."""
+        head = self._head(project)
+        placement = self.coordination.placement(project)
+        recorded = self.coordination.recorded(project)
+        if head is None or head == recorded.head:
+            return None
+        if placement.leader != self.config.node or placement.version != state.led_version:
+            return self._roll_back(project, state, recorded, "This node no longer leads the project; retry")
+        if not self._replicate(project, head, recorded.head, placement):
+            return self._roll_back(project, state, recorded, "No follower could take a copy of this write; it "
+                                                             "was not kept: retry shortly")
+        if self.config.pause_before_record:
+            time.sleep(self.config.pause_before_record)
+        try:
+            recorded_now = self.coordination.record_head(project, head, placement, recorded)
+        except COORDINATION_ERRORS:
+            recorded_now = False
+        if not recorded_now:
+            return self._roll_back(project, state, recorded, "This node could not record the write (it lost its "
+                                                             "lead or its session); it was not kept: retry")
+        return None
+
+    def _roll_back(self, project: str, state: ProjectState, recorded: Recorded, reason: str) -> str:
+        """Take the branch back to the recorded head (as ZooKeeper has it now, when reachable)."""
+        try:
+            recorded = self.coordination.recorded(project)
+        except COORDINATION_ERRORS:
+            pass
+        if recorded.head and has_commit(self.store, project, recorded.head):
+            self.store.project(project).adopt_head(recorded.head.encode("ascii"))
+        state.epoch += 1
+        state.led_version = -2  # align again before the next write
+        log.warning("cluster: project %s: rolled back to %s: %s", project, recorded.head, reason)
+        return reason
+
+    def _align(self, project: str, placement: Placement, state: ProjectState) -> None:
+        """Newly leading: bring this copy to the recorded head (back from an unrecorded write, or forward by
+        a fetch from a follower that has it) before serving anything."""
+        if state.led_version == placement.version:
+            return
+        with state.lock:
+            if state.led_version == placement.version:
+                return
+            recorded = self.coordination.recorded(project)
+            if recorded.head and self._head(project) != recorded.head:
+                if not has_commit(self.store, project, recorded.head):
+                    alive = self.coordination.alive_nodes()
+                    source = next((alive[n] for n in placement.followers if n in alive), None)
+                    if source is None:
+                        raise OSError("no copy of the recorded head is reachable")
+                    self._copy(project, source.url, recorded.head)
+                self.store.project(project).adopt_head(recorded.head.encode("ascii"))
+                state.epoch += 1
+            state.led_version = placement.version
+
+    def _replicate(self, project: str, head: str, base: str | None, placement: Placement) -> bool:
+        """Have every alive follower take `head` (the new objects sent along, or fetched); True when at least
+        one has it on disk."""
+        alive = self.coordination.alive_nodes()
+        targets = [alive[n] for n in placement.followers if n in alive]
+        if not targets:
+            return False
+        pack = pack_since(self.store.project(project).path, head, base)
+        results = list(self._replicating.map(lambda node: self._replicate_to(node, project, head, pack), targets))
+        return any(results)
+
+    def _replicate_to(self, node: NodeInfo, project: str, head: str, pack: bytes | None) -> bool:
+        body = json.dumps({"project": project, "head": head, "leader": self.config.node,
+                           "leader_url": self.config.url,
+                           "pack": base64.b64encode(pack).decode() if pack else None}).encode()
+        try:
+            status, _, payload = self._call(node.url, "POST", "/cluster/v1/replicate", body,
+                                            {"Content-Type": "application/json"}, REPLICATE_SECONDS)
+            if status.startswith("200 ") and json.loads(payload).get("head") == head:
+                return True
+            log.warning("cluster: %s did not take %s of %s: %s %s", node.id, head, project, status, payload[:200])
+            return False
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            log.warning("cluster: replicating %s to %s failed: %r", project, node.id, error)
+            return False
+
+    # ----------------------------------------------------------------- node to node
+    def _authenticated(self, environ: dict) -> bool:
+        given = environ.get("HTTP_" + SECRET_HEADER.upper().replace("-", "_"), "")
+        return hmac.compare_digest(given.encode(), self.config.secret.encode())
+
+    def _internal(self, path: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if path == "/cluster/v1/ready":
+            ready = self.ready.is_set() and self.coordination.connected()
+            return _json(start_response, 200 if ready else 503, {"node": self.config.node, "ready": ready})
+        if not self._authenticated(environ):
+            return _json(start_response, 403, {"status": 403, "error": "Node-to-node calls need the cluster secret"})
+        if path.startswith("/cluster/v1/git/"):
+            return self.upload_pack(environ, start_response)
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+        if path == "/cluster/v1/has":
+            project, commit = query.get("project", [""])[0], query.get("commit", [""])[0]
+            if not PROJECT_ID.match(project):
+                return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
+            return _json(start_response, 200, {"head": self._head(project),
+                                               "has": bool(commit) and has_commit(self.store, project, commit)})
+        if path == "/cluster/v1/replicate" and environ.get("REQUEST_METHOD") == "POST":
+            return self._take_copy(environ, start_response)
+        if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
+            return self._system_call(path, environ, start_response)
+        return _json(start_response, 404, {"status": 404, "error": "No such node-to-node call"})
+
+    def _system_call(self, path: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        """The controller taking a node's key changes, or a node fetching a system commit before it is recorded."""
+        try:
+            request = json.loads(_read_body(environ))
+            if path == "/cluster/v1/keys":
+                added, removed = list(request["add"]), [str(key_id) for key_id in request["remove"]]
+                if not all(isinstance(record, dict) and "id" in record for record in added):
+                    raise ValueError("bad key records")
+                head = self.keys.change(added, removed)
+            else:
+                self.keys.fetch_objects(str(request["source"]))
+                head = None
+        except (ValueError, KeyError, TypeError):
+            return _json(start_response, 400, {"status": 400, "error": "Bad system request"})
+        except (FetchFailed, subprocess.SubprocessError, *COORDINATION_ERRORS) as error:
+            return _json(start_response, 503, {"status": 503, "error": str(error)})
+        return _json(start_response, 200, {"head": head})
+
+    def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        try:
+            request = json.loads(_read_body(environ))
+            project, head, leader = str(request["project"]), str(request["head"]), str(request["leader"])
+            leader_url = str(request["leader_url"])
+            pack = base64.b64decode(request["pack"], validate=True) if request.get("pack") else None
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            return _json(start_response, 400, {"status": 400, "error": "Bad replication request"})
+        if not PROJECT_ID.match(project):
+            return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
+        try:
+            placement = self.coordination.placement(project)
+        except COORDINATION_ERRORS:
+            return _json(start_response, 503, {"status": 503, "error": "No coordination service"})
+        # a fenced leader's copy never overwrites the new leader's, nor reaches a follower of another leader
+        if placement.leader != leader or self.config.node not in placement.followers:
+            return _json(start_response, 409, {"status": 409, "error": "Not a follower of that leader"})
+        try:
+            self._copy(project, leader_url, head, pack)
+        except (FetchFailed, OSError, KeyError) as error:
+            return _json(start_response, 502, {"status": 502, "error": f"Fetch failed: {error}"})
+        return _json(start_response, 200, {"head": self._head(project)})
+
+    def _forward(self, placement: Placement, environ: dict) -> Answer:
+        """The leader's answer to this request, or 503 when the leader cannot be reached."""
+        leader = self.coordination.alive_nodes().get(placement.leader or "")
+        if leader is None:
+            return self._unavailable("The project's leader is not reachable (failover); retry shortly")
+        headers = {name[5:].replace("_", "-").title(): value for name, value in environ.items()
+                   if name.startswith("HTTP_") and name[5:].replace("_", "-").lower() not in HOP_BY_HOP}
+        # the Host header is kept: the leader's answer names URLs as the client sees them (an import's Location)
+        if environ.get("CONTENT_TYPE"):
+            headers["Content-Type"] = environ["CONTENT_TYPE"]
+        headers[FORWARDED_HEADER] = self.config.node
+        target = urllib.parse.quote(environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", ""))
+        if environ.get("QUERY_STRING"):
+            target += "?" + environ["QUERY_STRING"]
+        try:
+            return self._call(leader.url, environ["REQUEST_METHOD"], target, _read_body(environ), headers,
+                              FORWARD_SECONDS)
+        except (OSError, http.client.HTTPException):
+            return self._unavailable("The project's leader stopped answering; the write may or may not have been "
+                                     "made: read it back before retrying")
+
+    def _call(self, base_url: str, method: str, target: str, body: bytes, headers: dict[str, str],
+              timeout: float) -> Answer:
+        parsed = urllib.parse.urlsplit(base_url)
+        connection_class = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+        connection = connection_class(parsed.hostname or "127.0.0.1", parsed.port, timeout=timeout)
+        try:
+            connection.request(method, target, body=body,
+                               headers={**headers, SECRET_HEADER: self.config.secret,
+                                        "Content-Length": str(len(body))})
+            response = connection.getresponse()
+            payload = response.read()
+            kept = [(name, value) for name, value in response.getheaders() if name.lower() not in HOP_BY_HOP]
+            kept = [(name, value) for name, value in kept if name.lower() != "content-length"]
+            kept.append(("Content-Length", str(len(payload))))
+            return f"{response.status} {response.reason}", kept, payload
+        finally:
+            connection.close()
+
+    # ----------------------------------------------------------------- helpers
+    def _state(self, project: str) -> ProjectState:
+        with self._states_lock:
+            return self._states.setdefault(project, ProjectState())
+
+    def _head(self, project: str) -> str | None:
+        try:
+            head = self.store.project(project).repo.head()
+        except Exception:  # (no copy here: NotFound)
+            return None
+        return head.decode("ascii") if head else None
+
+    def _unavailable(self, message: str) -> Answer:
+        body = self.hooks.error_bytes(503, message)
+        return "503 SERVICE UNAVAILABLE", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                           ("Retry-After", RETRY_AFTER)], body
+
+
+def _read_body(environ: dict) -> bytes:
+    """The whole request body, read once and put back for whoever reads it next."""
+    cached = environ.get("gloss.cluster.body")
+    if cached is None:
+        length = environ.get("CONTENT_LENGTH")
+        stream = environ["wsgi.input"]
+        cached = stream.read(int(length)) if length and length.isdigit() else stream.read()
+        environ["gloss.cluster.body"] = cached
+        environ["CONTENT_LENGTH"] = str(len(cached))
+    environ["wsgi.input"] = io.BytesIO(cached)
+    return cached
+
+
+def _json(start_response: Callable, status: int, data: dict) -> list[bytes]:
+    body = json.dumps(data).encode()
+    reason = http.client.responses.get(status, "")
+    start_response(f"{status} {reason.upper()}", [("Content-Type", "application/json"),
+                                                  ("Content-Length", str(len(body)))])
+    return [body]

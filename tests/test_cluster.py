@@ -1,0 +1,359 @@
+"""A cluster on loopback (issue 22): a real ZooKeeper (one for the module), `gloss serve --cluster` nodes and
+HAProxy, through their public surface: HTTP, `gloss cluster status`, the nodes' Git repositories."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from app.cli import seed_node_data
+from cluster.demo import LocalCluster, status
+from cluster.processes import ZooKeeper, missing_programs
+from storage.keys import KeyStore
+from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
+
+# one worker runs the whole module (make test: --dist loadgroup), so that its ZooKeeper and clusters start once
+pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]
+PROJECT = "acme-notes"
+SESSION = 2.0  # seconds: ZooKeeper takes a silent node for dead after this (the failover tests wait for it)
+
+
+def request(url: str, method: str = "GET", data: dict | None = None, key: str | None = None,
+            headers: dict | None = None) -> tuple[int, dict, bytes]:
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    sent = dict(headers or {})
+    if key:
+        sent["Authorization"] = f"Loco {key}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=body, method=method, headers=sent),
+                                    timeout=60) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def head_of(cluster: LocalCluster, node: str) -> str:
+    return git(cluster.data_dir(node) / "projects" / PROJECT, "rev-parse", "main").strip()
+
+
+def placement(cluster: LocalCluster) -> dict:
+    return next(p for p in status(cluster.directory)["projects"] if p["id"] == PROJECT)
+
+
+@pytest.fixture(scope="module")
+def zookeeper(tmp_path_factory):
+    missing = missing_programs()
+    if missing:
+        if IN_CI:
+            pytest.fail(f"{', '.join(missing)} not installed (make test installs them)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+    server = ZooKeeper(tmp_path_factory.mktemp("zookeeper")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory) -> tuple[Path, str]:
+    directory = tmp_path_factory.mktemp("seed") / "data"
+    return directory, seed_node_data(directory)
+
+
+def start_cluster(directory: Path, seeded: tuple[Path, str], zookeeper: ZooKeeper, chroot: str,
+                  **config: object) -> LocalCluster:
+    cluster = LocalCluster(directory, 3, zookeeper, chroot=chroot, session_timeout=SESSION, **config)
+    cluster.seed_from(seeded[0])
+    try:
+        cluster.start()
+        # (the first node up may place the project before the others registered: followers come next round)
+        wait_until(lambda: placement(cluster)["leader"] is not None and placement(cluster)["followers"],
+                   timeout=20)
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, seeded, zookeeper):
+    started = start_cluster(tmp_path_factory.mktemp("cluster"), seeded, zookeeper, "/main")
+    yield started
+    started.stop()
+
+
+def test_a_write_through_the_balancer_is_on_two_disks_and_recorded_before_it_is_answered(cluster, seeded):
+    key = seeded[1]
+    status_code, _, _ = request(cluster.balancer.url + "/api/assets", "POST", {"id": "c.one", "text": "One"}, key)
+    assert status_code == 201
+    now = placement(cluster)  # read right after the answer: nothing had time to catch up afterwards
+    assert head_of(cluster, now["leader"]) == now["head"]
+    assert any(head_of(cluster, follower) == now["head"] for follower in now["followers"])
+    for _ in range(6):  # round robin over the three nodes: every one answers with the write
+        assert request(cluster.balancer.url + "/api/assets/c.one", key=key)[0] == 200
+
+
+def test_a_write_sent_to_a_node_that_does_not_lead_is_made_by_the_leader(cluster, seeded):
+    key = seeded[1]
+    before = placement(cluster)
+    other = next(node for node in cluster.ids if node != before["leader"])
+    # a client cannot pass for a node: without the secret the header is ignored and the write forwarded
+    status_code, _, _ = request(cluster.urls[other] + "/api/assets", "POST", {"id": "c.two", "text": "Two"}, key,
+                                headers={"X-Gloss-Forwarded-By": "n9"})
+    assert status_code == 201
+    after = placement(cluster)
+    assert after["head"] != before["head"] and head_of(cluster, after["leader"]) == after["head"]
+    assert git(cluster.data_dir(after["leader"]) / "projects" / PROJECT, "log", "-1", "--format=%s").strip()
+
+
+def test_node_to_node_calls_need_the_cluster_secret(cluster):
+    for path in ("/cluster/v1/has?project=acme-notes&commit=", "/cluster/v1/git/acme-notes/info/refs"):
+        assert request(cluster.urls["n1"] + path)[0] == 403
+        assert request(cluster.urls["n1"] + path, headers={"X-Gloss-Cluster-Secret": "x" * 43})[0] == 403
+    assert request(cluster.urls["n1"] + "/cluster/v1/ready")[0] == 200
+
+
+def test_cluster_status_prints_the_nodes_and_every_projects_leader_followers_and_head(cluster):
+    printed = subprocess.run([sys.executable, "-m", "app.cli", "--data", str(cluster.directory), "cluster",
+                              "status", "--json"], capture_output=True, check=True, cwd=REPO_ROOT).stdout
+    report = json.loads(printed)
+    assert [(node["id"], node["alive"]) for node in report["nodes"]] == [("n1", True), ("n2", True), ("n3", True)]
+    assert {"id", "url", "pid", "alive"} <= set(report["nodes"][0])
+    project = next(p for p in report["projects"] if p["id"] == PROJECT)
+    assert project["leader"] in cluster.ids and len(project["followers"]) >= 1
+    assert len(project["head"]) == 40
+
+
+def write_until(url: str, key: str, prefix: str, stop: threading.Event, acknowledged: list[str],
+                refused: list[int]) -> None:
+    """One client writing new assets until told to stop: what was acknowledged, and every other status."""
+    count = 0
+    while not stop.is_set():
+        asset = f"{prefix}.{count}"
+        count += 1
+        try:
+            code, headers, _ = request(url + "/api/assets", "POST", {"id": asset, "text": asset}, key)
+        except OSError:  # the connection broke: an unknown outcome, like a 503
+            code, headers = 0, {}
+        if code == 201:
+            acknowledged.append(asset)
+        else:
+            refused.append(code)
+            time.sleep(0.2)
+
+
+def test_a_killed_leader_is_replaced_by_a_current_follower_and_no_acknowledged_write_is_lost(cluster, seeded):
+    key = seeded[1]
+    old = placement(cluster)
+    stop = threading.Event()
+    acknowledged: list[str] = []
+    refused: list[int] = []
+    writers = [threading.Thread(target=write_until, args=(cluster.balancer.url, key, f"w{n}", stop, acknowledged,
+                                                          refused)) for n in range(4)]
+    for writer in writers:
+        writer.start()
+    try:
+        wait_until(lambda: len(acknowledged) >= 8, timeout=60)
+        cluster.kill(old["leader"])
+        killed_at = time.monotonic()
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+        took = time.monotonic() - killed_at
+        before = len(acknowledged)
+        wait_until(lambda: len(acknowledged) >= before + 8, timeout=60)  # writes go on with the new leader
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    print(f"failover: {took:.1f} s; {len(acknowledged)} writes acknowledged, refused: {refused}")
+    assert new["leader"] in old["followers"]
+    # errors only while the leader was gone, and only 503 (HAProxy answers a request cut short by the kill as
+    # Gloss answers an unknown outcome: deploy/errors/503.http), or a broken connection; never a 4xx or a 500
+    assert set(refused) <= {0, 503}
+    for asset in acknowledged:
+        assert request(cluster.balancer.url + f"/api/assets/{asset}", key=key)[0] == 200, asset
+    # the killed node, restarted, follows and catches up by fetch
+    cluster.start_node(old["leader"])
+    cluster.wait_ready(old["leader"])
+    wait_until(lambda: old["leader"] in placement(cluster)["followers"], timeout=30)
+    recorded = placement(cluster)["head"]
+    wait_until(lambda: head_of(cluster, old["leader"]) == recorded, timeout=30)
+    exports = set()
+    for node in cluster.ids:
+        assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
+        exports.add(request(cluster.urls[node] + "/api/export/all.json", key=key)[2])
+    assert len(exports) == 1
+
+
+@pytest.fixture(scope="module")
+def slow_recording(tmp_path_factory, seeded, zookeeper):
+    """A cluster of its own whose leaders wait 1.5 s between replicating a write and recording it."""
+    started = start_cluster(tmp_path_factory.mktemp("fencing"), seeded, zookeeper, "/fencing",
+                            pause_before_record=1.5)
+    yield started
+    started.stop()
+
+
+def test_a_leader_frozen_past_its_session_cannot_acknowledge_its_write_and_rolls_it_back(slow_recording, seeded):
+    cluster, key = slow_recording, seeded[1]
+    old = placement(cluster)
+    answer: list[tuple[int, dict, bytes]] = []
+    writer = threading.Thread(target=lambda: answer.append(request(
+        cluster.urls[old["leader"]] + "/api/assets", "POST", {"id": "f.one", "text": "Frozen"}, key)))
+    writer.start()
+    time.sleep(0.7)  # the leader made and replicated the commit, and waits to record it
+    cluster.signal(old["leader"], signal.SIGSTOP)
+    try:
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+    finally:
+        cluster.signal(old["leader"], signal.SIGCONT)
+    writer.join(60)
+    code, headers, _ = answer[0]
+    assert code == 503 and headers.get("Retry-After")
+    wait_until(lambda: head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+    cluster.wait_ready(old["leader"])  # its new session
+    assert request(cluster.urls[new["leader"]] + "/api/assets/f.one", key=key)[0] == 404
+    assert request(cluster.urls[old["leader"]] + "/api/assets/f.one", key=key)[0] == 404
+    # and the cluster goes on: the old leader forwards the retried write to the new one
+    assert request(cluster.urls[old["leader"]] + "/api/assets", "POST", {"id": "f.one", "text": "Again"}, key)[0] == 201
+
+
+def test_a_clone_from_any_node_and_a_push_to_a_follower_reach_the_leader_and_its_follower(cluster, seeded,
+                                                                                          tmp_path):
+    from tests.support import edit_line
+
+    key = seeded[1]
+    before = placement(cluster)
+    follower = before["followers"][0] if before["followers"][0] in cluster.ids else before["followers"][-1]
+    url = cluster.urls[follower].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    clone = tmp_path / "clone"
+    assert subprocess.run(["git", "clone", "-q", url, str(clone)], capture_output=True).returncode == 0
+    edit_line(clone / "locales" / "fr" / "0000.json", "home.title", text="Bienvenue (grappe)")
+    git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", "French title")
+    pushed = subprocess.run(["git", "push", "origin", "main"], cwd=clone, capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    after = placement(cluster)
+    assert after["head"] != before["head"]
+    assert any(head_of(cluster, node) == after["head"] for node in after["followers"])
+    for _ in range(6):
+        code, _, body = request(cluster.balancer.url + "/api/translations/home.title/fr", key=key)
+        assert code == 200 and json.loads(body)["translation"] == "Bienvenue (grappe)"
+
+
+def test_a_project_created_on_one_node_is_placed_and_copied_to_a_follower(cluster):
+    created = subprocess.run([sys.executable, "-m", "app.cli", "--data", str(cluster.data_dir("n3")), "project",
+                              "create", "Late Shop"], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    project = created.stdout.strip().splitlines()[-1]
+
+    def placed() -> dict | None:
+        found = [p for p in status(cluster.directory)["projects"] if p["id"] == project]
+        return found[0] if found and found[0]["leader"] else None
+
+    where = wait_until(placed, timeout=20)
+    assert where["leader"] == "n3"  # the only node holding its recorded head
+    follower = where["followers"][0]
+    copy = cluster.data_dir(follower) / "projects" / project
+    wait_until(lambda: copy.is_dir() and subprocess.run(["git", "rev-parse", "main"], cwd=copy, capture_output=True,
+                                                        text=True).stdout.strip() == where["head"], timeout=20)
+    assert_fsck_clean(copy)
+
+
+def gloss_cli(data: Path, *args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--data", str(data), *args], capture_output=True,
+                          text=True, check=True, cwd=REPO_ROOT).stdout.strip().splitlines()[-1]
+
+
+def test_a_key_created_on_one_node_works_on_every_node_and_a_revoked_one_is_refused_by_every_node(cluster):
+    key = gloss_cli(cluster.data_dir("n1"), "key", "create", PROJECT, "--user", "Kim")
+
+    def works_everywhere() -> bool:
+        return all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 200 for node in cluster.ids)
+
+    wait_until(works_everywhere, timeout=20)
+    # what `gloss key revoke` does (tests/test_cli.py), made here so that the time is the cluster's alone
+    KeyStore(cluster.data_dir("n2") / "keys.json").revoke(key)
+    started = time.monotonic()
+    wait_until(lambda: all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 401
+                           for node in cluster.ids), timeout=20, interval=0.02)
+    print(f"revocation seen by every node {time.monotonic() - started:.2f} s after the key file changed")
+    time.sleep(1.0)  # and it stays revoked: no node's stale copy brings it back
+    assert all(request(cluster.urls[node] + "/api/auth/verify", key=key)[0] == 401 for node in cluster.ids)
+
+
+def test_writers_and_pushers_racing_across_nodes_keep_every_acknowledged_change(cluster, seeded, tmp_path):
+    from tests.support import edit_line
+
+    key = seeded[1]
+    stop = threading.Event()
+    acknowledged: list[str] = []
+    refused: list[int] = []
+    writers = [threading.Thread(target=write_until, args=(cluster.urls[node], key, f"r{node}", stop, acknowledged,
+                                                          refused)) for node in cluster.ids[:2]]
+    pushed: list[str] = []
+    url = cluster.urls[cluster.ids[2]].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    clone = tmp_path / "racer"
+    assert subprocess.run(["git", "clone", "-q", url, str(clone)], capture_output=True).returncode == 0
+    for writer in writers:
+        writer.start()
+    try:
+        for number in range(5):
+            git(clone, "fetch", "-q", "origin")
+            git(clone, "reset", "-q", "--hard", "origin/main")
+            text = f"Bienvenue (course {number})"
+            edit_line(clone / "locales" / "fr" / "0000.json", "home.title", text=text)
+            git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "-am", text)
+            # pushed for a key-level merge: the writers move `main` all the time
+            if subprocess.run(["git", "push", "-q", "origin", "HEAD:refs/for/main"], cwd=clone,
+                              capture_output=True).returncode == 0:
+                pushed.append(text)
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    assert pushed and acknowledged
+    assert set(refused) <= {503}  # a write racing a lead move is refused with Retry-After, never lost or wrong
+    for asset in acknowledged:
+        assert request(cluster.balancer.url + f"/api/assets/{asset}", key=key)[0] == 200, asset
+    code, _, body = request(cluster.balancer.url + "/api/translations/home.title/fr", key=key)
+    assert code == 200 and json.loads(body)["translation"] == pushed[-1]
+    recorded = placement(cluster)["head"]
+    wait_until(lambda: all(head_of(cluster, node) == recorded for node in placement(cluster)["followers"]
+                           if node in cluster.ids), timeout=30)
+    for node in cluster.ids:
+        assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
+
+
+def test_an_asynchronous_import_through_the_balancer_reports_its_progress_and_is_recorded(cluster, seeded):
+    key = seeded[1]
+    body = json.dumps({f"bulk.{i}": f"Text {i}" for i in range(500)}).encode()
+    answer = urllib.request.urlopen(urllib.request.Request(
+        cluster.balancer.url + "/api/import/json?locale=en&async", data=body, method="POST",
+        headers={"Authorization": f"Loco {key}", "Content-Type": "application/json"}), timeout=60)
+    assert answer.status == 201
+    location = answer.headers["Location"]
+    assert location.startswith(cluster.balancer.url)  # the URL the client used, not the leader's own
+
+    def finished() -> dict | None:
+        code, _, progress = request(location, key=key)  # polled through HAProxy: any node answers
+        return json.loads(progress) if code == 200 and json.loads(progress)["progress"] == 100 else None
+
+    assert wait_until(finished, timeout=60)["success"]
+    recorded = placement(cluster)
+    wait_until(lambda: (p := placement(cluster))["head"] == head_of(cluster, p["leader"]), timeout=20)
+    for _ in range(6):
+        assert request(cluster.balancer.url + "/api/assets/bulk.499", key=key)[0] == 200
+    assert recorded["leader"] in cluster.ids
+
+
+def test_dashboard_edits_are_refused_on_a_cluster_and_keyless_conversions_still_answer(cluster):
+    code, _, body = request(cluster.balancer.url + "/edit/translation", "POST", {"asset": "home.title"})
+    assert code == 501 and "dashboard" in json.loads(body)["error"]
+    po = b'msgid ""\nmsgstr ""\n\nmsgid "Hello"\nmsgstr "Bonjour"\n'
+    with urllib.request.urlopen(urllib.request.Request(cluster.balancer.url + "/api/convert/po/messages-fr_FR.json",
+                                                       data=po, method="POST"), timeout=30) as converted:
+        assert converted.status == 200 and json.loads(converted.read()) == {"Hello": "Bonjour"}

@@ -1,0 +1,79 @@
+"""The cluster's decisions without processes: the controller's placement rules (on a ZooKeeper stand-in) and the
+key merge rule of the system repository. The real thing runs in tests/test_cluster.py."""
+from __future__ import annotations
+
+from cluster.controller import Controller
+from cluster.coordination import NodeInfo, Placement, Recorded
+from cluster.system import merge_change
+
+HEAD = "a" * 40
+
+
+class FakeCoordination:
+    """The few reads and compare-and-sets the controller makes, in memory."""
+
+    def __init__(self, alive: list[str], placements: dict[str, Placement]):
+        self.alive = {node: NodeInfo(node, f"http://{node}", 1) for node in alive}
+        self.placements = placements
+
+    def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
+        return dict(self.alive)
+
+    def projects(self) -> list[str]:
+        return sorted(self.placements)
+
+    def placement(self, project: str) -> Placement:
+        return self.placements[project]
+
+    def recorded(self, project: str) -> Recorded:
+        return Recorded(HEAD, 3)
+
+    def set_placement(self, project: str, placement: Placement, expected_version: int) -> bool:
+        if self.placements[project].version != expected_version:
+            return False
+        self.placements[project] = Placement(placement.leader, placement.followers, expected_version + 1)
+        return True
+
+
+def controller(coordination: FakeCoordination, heads: dict[str, str | None]) -> Controller:
+    """A controller whose nodes answer `heads` (node -> its head of every project)."""
+    return Controller(coordination, "n1", 2, "secret",  # type: ignore[arg-type]
+                      ask=lambda node, project, commit, secret: (heads.get(node.id), heads.get(node.id) == commit))
+
+
+def test_a_dead_leader_is_replaced_by_the_follower_at_the_recorded_head_and_stays_listed_to_rejoin():
+    coordination = FakeCoordination(["n2", "n3"], {"p": Placement("n1", ("n3", "n2"), 5)})
+    controller(coordination, {"n2": HEAD, "n3": "b" * 40}).reconcile()
+    placed = coordination.placements["p"]
+    assert placed.leader == "n2" and "n1" in placed.followers and placed.version == 6
+
+
+def test_no_follower_holding_the_recorded_head_means_no_new_leader_rather_than_a_lost_write():
+    coordination = FakeCoordination(["n2"], {"p": Placement("n1", ("n2",), 5)})
+    controller(coordination, {"n2": "b" * 40}).reconcile()
+    assert coordination.placements["p"] == Placement("n1", ("n2",), 5)
+
+
+def test_new_projects_are_spread_over_the_nodes_and_each_gets_a_follower():
+    coordination = FakeCoordination(["n1", "n2", "n3"], {f"p{i}": Placement(None) for i in range(6)})
+    controller(coordination, {"n1": HEAD, "n2": HEAD, "n3": HEAD}).reconcile()
+    leaders = [placement.leader for placement in coordination.placements.values()]
+    assert sorted(leaders.count(node) for node in ("n1", "n2", "n3")) == [2, 2, 2]
+    assert all(len(p.followers) == 1 and p.leader not in p.followers for p in coordination.placements.values())
+
+
+def test_leaders_placed_on_one_node_move_to_a_joined_node_one_quiet_round_at_a_time():
+    coordination = FakeCoordination(["n1", "n2"], {f"p{i}": Placement("n1", ("n2",), 1) for i in range(4)})
+    rules = controller(coordination, {"n1": HEAD, "n2": HEAD})
+    for _ in range(3):
+        rules.reconcile()
+    leaders = [placement.leader for placement in coordination.placements.values()]
+    assert (leaders.count("n1"), leaders.count("n2")) == (2, 2)
+
+
+def test_a_revoked_key_stays_revoked_whatever_a_stale_copy_sends():
+    records = [{"id": "k1"}, {"id": "k2"}]
+    kept, revoked = merge_change(records, set(), [], ["k1"])
+    assert [r["id"] for r in kept] == ["k2"] and revoked == {"k1"}
+    kept, revoked = merge_change(kept, revoked, [{"id": "k1"}, {"id": "k3"}], [])  # a stale node sends k1 again
+    assert [r["id"] for r in kept] == ["k2", "k3"] and revoked == {"k1"}
