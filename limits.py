@@ -90,6 +90,11 @@ MAX_OPEN_PROJECTS = 64
 MAX_OPEN_PACK_FILES = 160
 MAX_OPEN_ASSETS = 250_000
 IDLE_PROJECT_SECONDS = 30.0
+# Translation memory: suggestions one request may ask for (`?limit=`; the default is a few), and the name of a
+# memory group (projects that share their memory, storage/memory.py).
+MAX_SUGGESTIONS = 20
+DEFAULT_SUGGESTIONS = 3
+MAX_MEMORY_GROUP_CHARS = 64
 
 LIMITS: dict[str, int | float] = {
     "max_body_bytes": MAX_BODY_BYTES,
@@ -129,6 +134,8 @@ LIMITS: dict[str, int | float] = {
     "max_open_pack_files": MAX_OPEN_PACK_FILES,
     "max_open_assets": MAX_OPEN_ASSETS,
     "idle_project_seconds": IDLE_PROJECT_SECONDS,
+    "max_suggestions": MAX_SUGGESTIONS,
+    "max_memory_group_chars": MAX_MEMORY_GROUP_CHARS,
 }
 
 # Bounds between Gloss's own processes (no client reaches them, so README does not list them): a Git hook's

@@ -113,6 +113,14 @@ SCHEMAS: dict[str, Any] = {
     "Revision": {"type": "object", "properties": {
         **TRANSLATION_FIELDS,
         "pushedBy": PUSHED_BY}},
+    "Suggestion": {"type": "object", "required": ["text", "score", "source", "origin", "project", "asset",
+                                                  "author", "commit"], "properties": {
+        "text": STRING, "score": {"type": "integer", "minimum": 0, "maximum": 100,
+                                  "description": "similarity of the sources; 100: the same source text"},
+        "source": {"type": "string", "description": "the source text the suggested text translates"},
+        "origin": {"enum": ["translation", "tmx"]},
+        "project": STRING, "asset": {"type": ["string", "null"]},
+        "author": {"type": ["string", "null"]}, "commit": {"type": ["string", "null"]}}},
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
         "errors": {"type": "array", "items": STRING}}},
@@ -151,6 +159,7 @@ REF = _query("ref", "Time travel: answer from the project as it was at this comm
                    "(404 when unknown). Exports made this way are dated by the commit.")
 # GET operations that render project data and so accept `ref` (every GET with a key but these)
 REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff")
+REF_EXCLUDED_ENDINGS = ("/suggestions", "/suggestions.json")  # the memory of the latest versions only
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
 
@@ -302,6 +311,16 @@ def build_paths() -> dict[str, dict[str, Any]]:
             "get": op("Revisions from Git history, newest first",
                       {"200": _json({"type": "array", "items": _ref("Revision")}, "Revisions"), "404": not_found},
                       parameters=[ASSET_ID, LOCALE])},
+        "/api/translations/{id}/{locale}/suggestions": {
+            "get": op("Translation memory: texts translated for similar source texts, best first",
+                      {"200": _json({"type": "array", "items": _ref("Suggestion")}, "Suggestions"),
+                       "400": _error("Bad limit, or ref= given"), "404": not_found},
+                      parameters=[ASSET_ID, LOCALE,
+                                  _query("limit", f"How many (default {limits.DEFAULT_SUGGESTIONS}, at most "
+                                                  f"{limits.MAX_SUGGESTIONS})", {"type": "integer"})],
+                      description="From the project's translations and those of the projects of its memory "
+                                  "group (same source locale), never the asset itself; each names the commit "
+                                  "that last changed its text or flag, and its author.")},
     }
     paths.update(transfer_paths())
     paths["/api/diff"] = {"get": op(
@@ -342,10 +361,13 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/flag", ["/api/translations/{id}/{locale}/flag.json"])
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
                   ["/api/translations/{id}/{locale}/revisions.json"])
+    _with_aliases(paths, "/api/translations/{id}/{locale}/suggestions",
+                  ["/api/translations/{id}/{locale}/suggestions.json"])
     _with_aliases(paths, "/api/diff", ["/api/diff.json"])
     for path, operations in paths.items():
         get = operations.get("get")
-        if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED):
+        if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED) \
+                and not path.endswith(REF_EXCLUDED_ENDINGS):
             operations["get"] = dict(get, parameters=[*get.get("parameters", []), REF])
     return paths
 

@@ -1,0 +1,37 @@
+"""Translation memory: suggestions for a translation, from the project's memory and its memory group's
+(storage.memory, storage.memorygroups); the API and the translator's grid both call `suggestions`."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from limits import DEFAULT_SUGGESTIONS
+from storage.errors import NotFound
+from storage.memory import best_matches, group_memories, suggestion
+from storage.project import Project
+from storage.store import Store
+
+
+def suggestions(store: Store, project_id: str, asset_id: str, locale: str,
+                limit: int = DEFAULT_SUGGESTIONS) -> list[dict[str, Any]]:
+    """Up to `limit` suggestions for the translation of `asset_id` into `locale`, best first: each
+    {"text", "score" (0-100, 100 = the same source text), "source", "origin", "project", "asset", "author",
+    "commit"}. None for the source locale, nor for an asset without a source text; never the asset itself."""
+    project = store.project(project_id)
+    snapshot = project.snapshot()
+    entry = snapshot.peek_translation(asset_id, snapshot.source_locale)
+    if entry is None or not entry.get("text") or locale == snapshot.source_locale:
+        return []
+    memories = group_memories(_members(store, project_id, project), snapshot.source_locale, locale)
+    return [suggestion(match) for match in best_matches(entry["text"], memories, limit, (project_id, asset_id))]
+
+
+def _members(store: Store, project_id: str, project: Project) -> Iterator[tuple[str, Project]]:
+    """The project, then the other projects of its memory group that still exist."""
+    for member in store.memory_groups.members(project_id):
+        if member == project_id:
+            yield member, project
+            continue
+        try:
+            yield member, store.project(member)
+        except NotFound:  # deleted since it joined
+            continue

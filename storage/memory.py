@@ -1,0 +1,277 @@
+"""Translation memory: pairs (source text -> target text) of a project's translations, fuzzy matched.
+
+The memory of a target locale is the pairs of every asset translated in both the project's source locale and
+that locale, kept per chunk (storage.snapshot) on the target locale's chunk: derived data, never the truth.
+
+- A write makes new versions of a few chunks; the pairs of each follow it (registered in storage.derivations,
+  handed on) and are updated from the entries that differ since, alone (Chunk.changed_since).
+- A cold process finds them in storage.derived under the blob ids of the two chunk files they were made from
+  (part `memory`), else builds them from the chunks.
+- Each pair names the commit that last changed its target text or flag, and that text's author (the entry's
+  `author`, who is also the commit's author for the API's writes). A write's pairs are attributed to the
+  commit that made them (the head's first parent is where they were last built: no walk); several commits
+  since, or a build from nothing, walk the first-parent history once for all of them (storage.textchanges,
+  which answers from its index where maintenance recorded the commits). The commit is known when the pairs
+  are first built: a later revert to the same blob keeps the first attribution.
+
+Matching: rapidfuzz's `fuzz.ratio` (normalised Indel similarity, 0-100; 100 only for the same text) over each
+chunk's source texts in one C call with a score cut-off, which spares most comparisons by the texts' lengths
+(bench/bench_workbench.py measures it at 200,000 pairs).
+
+Memory groups (storage.memorygroups): suggestions come from the project and the other members of its group
+whose source locale is the same (`group_memories`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, NamedTuple
+
+from rapidfuzz import fuzz, process
+
+from . import textchanges
+from .canonical import Chunk
+from .derivations import register
+from .derived import pack_strings, unpack_strings
+from .project import Project
+from .snapshot import Snapshot, locale_path
+
+MEMORY = "memory"  # the name of a target chunk's pairs among its derived data, and the storage.derived part
+VERSION = 1  # of the persisted pairs: raise it when what they hold changes
+MIN_SCORE = 50  # suggestions below this similarity are noise rather than help
+
+register(MEMORY)  # handed on to a chunk's next versions, and updated by its owner (chunk_memory)
+
+
+# ----------------------------------------------------------------------------- the pairs of one chunk
+@dataclass
+class ChunkMemory:
+    """The pairs of one chunk: parallel lists, `sources` matched as they are (one C call per chunk)."""
+
+    source_locale: str
+    source: Chunk | None  # the chunks they were made from (the source locale's may have no file)
+    target: Chunk
+    commit: bytes  # the head they were made at
+    ids: list[str]
+    sources: list[str]
+    targets: list[str]
+    authors: list[str | None]
+    commits: list[str | None]
+
+    def by_id(self) -> dict[str, tuple[str, str, str | None, str | None]]:
+        return {asset_id: (source, target, author, commit) for asset_id, source, target, author, commit
+                in zip(self.ids, self.sources, self.targets, self.authors, self.commits)}
+
+
+Pair = tuple[str, str, "str | None", "str | None"]  # source text, target text, author, commit
+
+
+def _pair(source: dict[str, Any] | None, target: dict[str, Any] | None) -> tuple[str, str, str | None] | None:
+    """(source text, target text, author) of an asset translated on both sides, else None."""
+    if source is None or target is None or not source.get("text") or not target.get("text"):
+        return None
+    author = target.get("author")
+    return source["text"], target["text"], author.get("name") if isinstance(author, dict) else None
+
+
+def _memory(source_locale: str, source: Chunk | None, target: Chunk, commit: bytes,
+            pairs: dict[str, Pair]) -> ChunkMemory:
+    ids = [asset_id for asset_id in target.keys() if asset_id in pairs]  # the chunk's order: stable answers
+    rows = [pairs[asset_id] for asset_id in ids]
+    return ChunkMemory(source_locale, source, target, commit, ids, [row[0] for row in rows],
+                       [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows])
+
+
+def _persisted_key(snapshot: Snapshot, source_locale: str, locale: str, number: int):
+    blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
+    return None if blobs is None else (MEMORY, (VERSION, source_locale, locale), blobs[1])
+
+
+def _from_persisted(value: Any, source_locale: str, source: Chunk | None, target: Chunk,
+                    commit: bytes) -> ChunkMemory:
+    ids, sources, targets, authors, commits = value
+    return ChunkMemory(source_locale, source, target, commit, list(unpack_strings(ids)), list(sources),
+                       list(targets), list(authors), list(commits))
+
+
+def _to_persisted(memory: ChunkMemory) -> tuple:
+    return (pack_strings(memory.ids), tuple(memory.sources), tuple(memory.targets), tuple(memory.authors),
+            tuple(memory.commits))
+
+
+class _Pending(NamedTuple):
+    """A chunk whose pairs need commits from history before they are kept."""
+
+    number: int
+    path: str
+    pairs: dict[str, Pair]
+    unknown: set[str]  # asset ids whose commit is not known yet
+    stop: bytes | None  # where the walk for them may end (the head the previous pairs were made at)
+    source: Chunk | None
+    target: Chunk
+
+
+def locale_memory(project: Project, snapshot: Snapshot, locale: str) -> list[ChunkMemory]:
+    """The pairs of every chunk of `locale` at `snapshot` (a committed one), updated or built as needed."""
+    source_locale = snapshot.source_locale
+    if snapshot.commit is None or locale == source_locale or snapshot.locale(locale) is None:
+        return []
+    return snapshot.remember((MEMORY, locale), lambda: _locale_memory(project, snapshot, source_locale, locale))
+
+
+def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, locale: str) -> list[ChunkMemory]:
+    assert snapshot.commit is not None
+    found: dict[int, ChunkMemory] = {}
+    pending: list[_Pending] = []
+    for number in snapshot.chunk_numbers():
+        target = snapshot.locale_chunk(locale, number)
+        if target is None:
+            continue
+        source = snapshot.locale_chunk(source_locale, number)
+        cached: ChunkMemory | None = target.kept(MEMORY)
+        if cached is not None and cached.source_locale == source_locale and cached.target is target \
+                and cached.source is source:
+            found[number] = cached
+            continue
+        if cached is None or cached.source_locale != source_locale:
+            key = _persisted_key(snapshot, source_locale, locale, number)
+            value = snapshot.saved(MEMORY, key) if key is not None else None
+            if value is not None:
+                found[number] = _from_persisted(value, source_locale, source, target, snapshot.commit)
+                target.keep(MEMORY, found[number])
+                continue
+        pending.append(_changes(snapshot, number, locale, cached if cached and cached.source_locale ==
+                                source_locale else None, source, target))
+    _attribute_all(project, snapshot.commit, pending)
+    for item in pending:
+        memory = _memory(source_locale, item.source, item.target, snapshot.commit, item.pairs)
+        item.target.keep(MEMORY, memory)
+        found[item.number] = memory
+        key = _persisted_key(snapshot, source_locale, locale, item.number)
+        if key is not None:
+            snapshot.save(MEMORY, key, _to_persisted(memory))
+    return [found[number] for number in sorted(found)]
+
+
+def _changes(snapshot: Snapshot, number: int, locale: str, cached: ChunkMemory | None, source: Chunk | None,
+             target: Chunk) -> _Pending:
+    """The pairs of a chunk from `cached` (made from earlier versions of its chunks) and the entries that
+    differ since, or from the chunks alone; the commits of changed target texts are left to find."""
+    path = locale_path(locale, number)
+    if cached is None:
+        pairs: dict[str, Pair] = {}
+        sources = source.peek_all() if source is not None else {}
+        for asset_id, entry in target.peek_all().items():
+            made = _pair(sources.get(asset_id), entry)
+            if made is not None:
+                pairs[asset_id] = (*made, None)
+        return _Pending(number, path, pairs, set(pairs), None, source, target)
+    pairs = cached.by_id()
+    changed = set(target.changed_since(cached.target))
+    if source is not None:
+        changed.update(source.changed_since(cached.source))
+    elif cached.source is not None:
+        changed.update(cached.source.keys())
+    unknown: set[str] = set()
+    for asset_id in changed:
+        old = pairs.pop(asset_id, None)
+        made = _pair(source.peek(asset_id) if source is not None else None, target.peek(asset_id))
+        if made is None:
+            continue
+        if old is not None and old[1] == made[1] and old[3] is not None:  # the same target text: same commit
+            pairs[asset_id] = (*made[:2], old[2], old[3])
+        else:
+            pairs[asset_id] = (*made, None)
+            unknown.add(asset_id)
+    return _Pending(number, path, pairs, unknown, cached.commit, source, target)
+
+
+def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> None:
+    """Fill in the commit of each pair `pending` lacks one for, in one walk of the history per stop."""
+    by_stop: dict[bytes | None, list[_Pending]] = {}
+    for item in pending:
+        if item.unknown:
+            by_stop.setdefault(item.stop, []).append(item)
+    for stop, items in by_stop.items():
+        wanted = {textchanges.token(item.path, asset_id): (item, asset_id)
+                  for item in items for asset_id in item.unknown}
+        commits = last_commits(project, head, stop, sorted({item.path for item in items}), wanted.keys())
+        for token, (item, asset_id) in wanted.items():
+            source, target, author, _ = item.pairs[asset_id]
+            commit = commits.get(token)
+            item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
+
+
+def last_commits(project: Project, head: bytes, stop: bytes | None, paths: list[str],
+                 tokens: Iterable[bytes]) -> dict[bytes, bytes]:
+    """The newest commit from `head` back to `stop` (left out) that changed each entry named by `tokens`
+    (storage.textchanges.token); when `stop` is the head's first parent, that is the head, without a walk."""
+    remaining = set(tokens)
+    if stop is not None:
+        parents = project.repo.read_commit(head).parents
+        if parents and parents[0] == stop:
+            return dict.fromkeys(remaining, head)
+    found: dict[bytes, bytes] = {}
+    walk = textchanges.along(project.repo, head, stop, paths)
+    try:
+        for commit, _, changed in walk:
+            for token in remaining.intersection(changed):
+                found[token] = commit
+            remaining.difference_update(changed)
+            if not remaining:
+                break
+    finally:
+        walk.close()
+    return found
+
+
+# ----------------------------------------------------------------------------- matching
+class Match(NamedTuple):
+    score: int
+    project: str
+    memory: ChunkMemory
+    position: int  # in the chunk's lists
+
+
+def best_matches(text: str, memories: Iterable[tuple[str, ChunkMemory]], limit: int,
+                 exclude: tuple[str, str] | None = None) -> list[Match]:
+    """The `limit` pairs whose source is most like `text` (score >= MIN_SCORE), best first, one per distinct
+    target text; `exclude`: (project, asset) never suggested (the asset asking)."""
+    found: list[Match] = []
+    for project_id, memory in memories:
+        if not memory.sources:
+            continue
+        # a few more than `limit` per chunk: the excluded asset and repeated targets must not leave a gap
+        for _, score, index in process.extract(text, memory.sources, scorer=fuzz.ratio,
+                                               score_cutoff=MIN_SCORE, limit=limit + 2):
+            if exclude is not None and exclude == (project_id, memory.ids[index]):
+                continue
+            found.append(Match(round(score) if score < 100 else 100, project_id, memory, index))
+    found.sort(key=lambda match: -match.score)
+    chosen: list[Match] = []
+    seen: set[str] = set()
+    for match in found:
+        target = match.memory.targets[match.position]
+        if target not in seen:
+            seen.add(target)
+            chosen.append(match)
+            if len(chosen) == limit:
+                break
+    return chosen
+
+
+def suggestion(match: Match) -> dict[str, Any]:
+    memory, index = match.memory, match.position
+    return {"text": memory.targets[index], "score": match.score, "source": memory.sources[index],
+            "origin": "translation", "project": match.project, "asset": memory.ids[index],
+            "author": memory.authors[index], "commit": memory.commits[index]}
+
+
+def group_memories(projects: Iterator[tuple[str, Project]], source_locale: str, locale: str
+                   ) -> Iterator[tuple[str, ChunkMemory]]:
+    """(project id, chunk pairs) of each project given whose source locale is `source_locale`."""
+    for project_id, project in projects:
+        snapshot = project.snapshot()
+        if snapshot.commit is None or snapshot.meta.get("source") != source_locale:
+            continue
+        for memory in locale_memory(project, snapshot, locale):
+            yield project_id, memory
