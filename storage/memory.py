@@ -8,11 +8,11 @@ that locale, kept per chunk (storage.snapshot) on the target locale's chunk: der
 - A cold process finds them in storage.derived under the blob ids of the two chunk files they were made from
   (part `memory`), else builds them from the chunks.
 - Each pair names the commit that last changed its target text or flag, and that text's author (the entry's
-  `author`, who is also the commit's author for the API's writes). A write's pairs are attributed to the
-  commit that made them (the head's first parent is where they were last built: no walk); several commits
-  since, or a build from nothing, walk the first-parent history once for all of them (storage.textchanges,
-  which answers from its index where maintenance recorded the commits). The commit is known when the pairs
-  are first built: a later revert to the same blob keeps the first attribution.
+  `author`, who is also the commit's author for the API's writes). The pairs a write changed are attributed
+  to the commits since the head they were last found right at, walking first parents back to it once for all
+  of them: a tree look-up per commit, and a parse of the chunks it changed (the last WALK_IN_PROCESS
+  commits; older history, as a build from nothing may need, from storage.textchanges). The commit is found
+  when a pair is first built: a later revert to the same blob keeps that first attribution.
 
 Matching: rapidfuzz's `fuzz.ratio` (normalised Indel similarity, 0-100; 100 only for the same text) over each
 chunk's source texts in one C call with a score cut-off, which spares most comparisons by the texts' lengths
@@ -29,9 +29,10 @@ from typing import Any, Iterable, Iterator, NamedTuple
 from rapidfuzz import fuzz, process
 
 from . import textchanges
-from .canonical import Chunk
+from .canonical import EMPTY, Chunk
 from .derivations import register
 from .derived import pack_strings, unpack_strings
+from .gitrepo import GitRepo
 from .project import Project
 from .snapshot import Snapshot, locale_path
 
@@ -50,7 +51,7 @@ class ChunkMemory:
     source_locale: str
     source: Chunk | None  # the chunks they were made from (the source locale's may have no file)
     target: Chunk
-    commit: bytes  # the head they were made at
+    commit: bytes  # the latest head they were found right at: where a walk for the next changes may stop
     ids: list[str]
     sources: list[str]
     targets: list[str]
@@ -130,6 +131,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
         cached: ChunkMemory | None = target.kept(MEMORY)
         if cached is not None and cached.source_locale == source_locale and cached.target is target \
                 and cached.source is source:
+            cached.commit = snapshot.commit  # still right here: a later write's walk starts from this commit
             found[number] = cached
             continue
         if cached is None or cached.source_locale != source_locale:
@@ -147,7 +149,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
         item.target.keep(MEMORY, memory)
         found[item.number] = memory
         key = _persisted_key(snapshot, source_locale, locale, item.number)
-        if key is not None:
+        if key is not None and snapshot.persisted is not None:
             snapshot.save(MEMORY, key, _to_persisted(memory))
     return [found[number] for number in sorted(found)]
 
@@ -192,36 +194,91 @@ def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> No
         if item.unknown:
             by_stop.setdefault(item.stop, []).append(item)
     for stop, items in by_stop.items():
-        wanted = {textchanges.token(item.path, asset_id): (item, asset_id)
-                  for item in items for asset_id in item.unknown}
-        commits = last_commits(project, head, stop, sorted({item.path for item in items}), wanted.keys())
-        for token, (item, asset_id) in wanted.items():
-            source, target, author, _ = item.pairs[asset_id]
-            commit = commits.get(token)
-            item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
+        commits = last_commits(project, head, stop, {item.path: item.unknown for item in items})
+        for item in items:
+            for asset_id in item.unknown:
+                source, target, author, _ = item.pairs[asset_id]
+                commit = commits.get((item.path, asset_id))
+                item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
 
 
-def last_commits(project: Project, head: bytes, stop: bytes | None, paths: list[str],
-                 tokens: Iterable[bytes]) -> dict[bytes, bytes]:
-    """The newest commit from `head` back to `stop` (left out) that changed each entry named by `tokens`
-    (storage.textchanges.token); when `stop` is the head's first parent, that is the head, without a walk."""
-    remaining = set(tokens)
-    if stop is not None:
-        parents = project.repo.read_commit(head).parents
-        if parents and parents[0] == stop:
-            return dict.fromkeys(remaining, head)
-    found: dict[bytes, bytes] = {}
-    walk = textchanges.along(project.repo, head, stop, paths)
+# Commits a walk compares in this process (a tree look-up each, and a parse of the chunks they changed); older
+# history is asked of storage.textchanges (its index, else `git log -p`, a process start).
+WALK_IN_PROCESS = 64
+
+
+def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict[str, set[str]]
+                 ) -> dict[tuple[str, str], bytes]:
+    """(chunk path, key) -> the newest commit from `head` back along first parents to `stop` (left out) that
+    changed that entry's text or flag (its creation included), for the entries `wanted` names."""
+    repo = project.repo
+    remaining = {path: set(keys) for path, keys in wanted.items() if keys}
+    if stop is not None and repo.read_commit(head).parents[:1] == [stop]:  # one write since: no walk
+        return {(path, key): head for path, keys in remaining.items() for key in keys}
+    found: dict[tuple[str, str], bytes] = {}
+    parsed: dict[bytes | None, Chunk] = {None: EMPTY}
+
+    def chunk(blob: bytes | None) -> Chunk:
+        if blob not in parsed:
+            parsed[blob] = Chunk.parse(repo.read_raw(blob))  # type: ignore[arg-type]
+        return parsed[blob]
+
+    commit: bytes | None = head
+    for _ in range(WALK_IN_PROCESS):
+        if commit is None or commit == stop or not remaining:
+            return found
+        info = repo.read_commit(commit)
+        parent = info.parents[0] if info.parents else None
+        after = _chunk_blobs(repo, info.tree, remaining)
+        before = _chunk_blobs(repo, repo.read_commit(parent).tree, remaining) if parent else {}
+        for path, keys in list(remaining.items()):
+            if after.get(path) == before.get(path):
+                continue
+            old, new = chunk(before.get(path)), chunk(after.get(path))
+            for key in keys.intersection(new.changed_since(old)):
+                if not textchanges.same_text(old.peek(key), new.peek(key)):
+                    found[(path, key)] = commit
+                    keys.discard(key)
+            if not keys:
+                del remaining[path]
+        commit = parent
+    if commit is None or commit == stop or not remaining:
+        return found
+    tokens = {textchanges.token(path, key): (path, key) for path, keys in remaining.items() for key in keys}
+    walk = textchanges.along(repo, commit, stop, sorted(remaining))
     try:
         for commit, _, changed in walk:
-            for token in remaining.intersection(changed):
-                found[token] = commit
-            remaining.difference_update(changed)
-            if not remaining:
+            for token in tokens.keys() & set(changed):
+                found[tokens.pop(token)] = commit
+            if not tokens:
                 break
     finally:
         walk.close()
     return found
+
+
+def _chunk_blobs(repo: GitRepo, tree: bytes, paths: Iterable[str]) -> dict[str, bytes]:
+    """The blob id of each of `paths` (files of one or a few directories) in the tree `tree`; absent: left out."""
+    blobs: dict[str, bytes] = {}
+    directories: dict[str, dict[str, tuple[int, bytes]]] = {}
+    for path in paths:
+        directory, _, name = path.rpartition("/")
+        if directory not in directories:
+            directories[directory] = _directory(repo, tree, directory)
+        entry = directories[directory].get(name)
+        if entry is not None:
+            blobs[path] = entry[1]
+    return blobs
+
+
+def _directory(repo: GitRepo, tree: bytes, directory: str) -> dict[str, tuple[int, bytes]]:
+    entries = repo.read_tree(tree)
+    for name in directory.split("/"):
+        entry = entries.get(name)
+        if entry is None:
+            return {}
+        entries = repo.read_tree(entry[1])
+    return entries
 
 
 # ----------------------------------------------------------------------------- matching

@@ -177,3 +177,16 @@ def test_writes_made_by_another_process_are_attributed_to_their_own_commits(clie
     [five] = suggested(api, "ask5", limit=1)
     assert (three["text"], three["commit"]) == ("Texte trois", first)
     assert (five["text"], five["commit"]) == ("Texte cinq", head(project))
+
+
+def test_a_stretch_of_history_longer_than_the_in_process_walk_is_attributed_the_same(client, store, keystore,
+                                                                                      data_dir, monkeypatch):
+    import storage.memory
+
+    project, api = chunked_project(client, store, keystore, "Chunked", lambda i: {"fr": f"Texte {i}"}, assets=12)
+    assert api.post("/api/assets", data={"id": "ask", "text": "Text 2"})[0] == 201
+    [near] = suggested(Api(create_app(data_dir, testing=True).test_client(), api.key), "ask", limit=1)
+    monkeypatch.setattr(storage.memory, "WALK_IN_PROCESS", 1)  # the rest from storage.textchanges (git)
+    [far] = suggested(Api(create_app(data_dir, testing=True).test_client(), api.key), "ask", limit=1)
+    assert far == near and far["commit"] == git(
+        project.path, "log", "--format=%H", "--fixed-strings", "--grep", "Translate a2 [fr]").strip()
