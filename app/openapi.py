@@ -114,12 +114,13 @@ SCHEMAS: dict[str, Any] = {
         **TRANSLATION_FIELDS,
         "pushedBy": PUSHED_BY}},
     "Suggestion": {"type": "object", "required": ["text", "score", "source", "origin", "project", "asset",
-                                                  "author", "commit"], "properties": {
+                                                  "file", "author", "commit"], "properties": {
         "text": STRING, "score": {"type": "integer", "minimum": 0, "maximum": 100,
                                   "description": "similarity of the sources; 100: the same source text"},
         "source": {"type": "string", "description": "the source text the suggested text translates"},
         "origin": {"enum": ["translation", "tmx"]},
-        "project": STRING, "asset": {"type": ["string", "null"]},
+        "project": STRING, "asset": {"type": ["string", "null"], "description": "null for a TMX unit"},
+        "file": {"type": ["string", "null"], "description": "the TMX file a unit was imported from"},
         "author": {"type": ["string", "null"]}, "commit": {"type": ["string", "null"]}}},
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
@@ -322,6 +323,16 @@ def build_paths() -> dict[str, dict[str, Any]]:
                                   "group (same source locale), never the asset itself; each names the commit "
                                   "that last changed its text or flag, and its author.")},
     }
+    paths["/api/memory/import"] = {"post": op(
+        "Import a TMX file into the project's translation memory",
+        {"200": _json({"type": "object", "properties": {"units": {"type": "integer"}, "added": {"type": "integer"}}},
+                      "Units read, and those new to the memory"),
+         "422": _error("Not a TMX file, or a unit beyond a limit")},
+        parameters=[_query("filename", "The file's name, shown with its units' suggestions (default memory.tmx)")],
+        kind="write", body=_raw("A TMX 1.4b file"),
+        description="Units with a text in two locales or more are added to memory.json in the project's "
+                    "repository (one commit; none when every unit is there already), and suggested with "
+                    "origin tmx.")}
     paths.update(transfer_paths())
     paths["/api/diff"] = {"get": op(
         "Translation changes between two versions",

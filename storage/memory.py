@@ -23,7 +23,11 @@ whose source locale is the same (`group_memories`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import itertools
+import json
+import string
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from rapidfuzz import fuzz, process
@@ -31,10 +35,13 @@ from rapidfuzz import fuzz, process
 from . import textchanges
 from .canonical import EMPTY, Chunk
 from .derivations import register
+from .checks import check_memory_unit
 from .derived import pack_strings, unpack_strings
 from .gitrepo import GitRepo
 from .project import Project
-from .snapshot import Snapshot, locale_path
+from .operations import Actor
+from .snapshot import MEMORY_FILE, Snapshot, locale_path
+from .transaction import Transaction
 
 MEMORY = "memory"  # the name of a target chunk's pairs among its derived data, and the storage.derived part
 VERSION = 1  # of the persisted pairs: raise it when what they hold changes
@@ -57,6 +64,29 @@ class ChunkMemory:
     targets: list[str]
     authors: list[str | None]
     commits: list[str | None]
+    files: list[str] | None = None  # units imported from TMX (memory.json): the file each came from
+    _words: dict[str, list[int]] | None = field(default=None, repr=False, compare=False)
+
+    def candidates(self, words: set[str]) -> list[int] | None:
+        """The positions of the sources holding one of `words` that is not frequent here (in more than
+        1/FREQUENT_SHARE of them), in order; None (compare every source) when every word found is frequent."""
+        index = self._words
+        if index is None:
+            index = self._words = _word_index(self.sources)
+        frequent_above = max(8, len(self.sources) // FREQUENT_SHARE)
+        found: set[int] = set()
+        frequent = False
+        for word in words:
+            positions = index.get(word)
+            if positions is None:
+                continue
+            if len(positions) > frequent_above:
+                frequent = True
+            else:
+                found.update(positions)
+        if not found and frequent:
+            return None
+        return sorted(found)
 
     def by_id(self) -> dict[str, tuple[str, str, str | None, str | None]]:
         return {asset_id: (source, target, author, commit) for asset_id, source, target, author, commit
@@ -207,10 +237,11 @@ def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> No
 WALK_IN_PROCESS = 64
 
 
-def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict[str, set[str]]
-                 ) -> dict[tuple[str, str], bytes]:
+def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict[str, set[str]],
+                 walk: int | None = WALK_IN_PROCESS) -> dict[tuple[str, str], bytes]:
     """(chunk path, key) -> the newest commit from `head` back along first parents to `stop` (left out) that
-    changed that entry's text or flag (its creation included), for the entries `wanted` names."""
+    changed that entry's text or flag (its creation included), for the entries `wanted` names; the last `walk`
+    commits in this process (None: all), older ones from storage.textchanges (which knows locale chunks)."""
     repo = project.repo
     remaining = {path: set(keys) for path, keys in wanted.items() if keys}
     if stop is not None and repo.read_commit(head).parents[:1] == [stop]:  # one write since: no walk
@@ -224,7 +255,7 @@ def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict
         return parsed[blob]
 
     commit: bytes | None = head
-    for _ in range(WALK_IN_PROCESS):
+    for _ in itertools.repeat(None) if walk is None else range(walk):
         if commit is None or commit == stop or not remaining:
             return found
         info = repo.read_commit(commit)
@@ -245,15 +276,15 @@ def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict
     if commit is None or commit == stop or not remaining:
         return found
     tokens = {textchanges.token(path, key): (path, key) for path, keys in remaining.items() for key in keys}
-    walk = textchanges.along(repo, commit, stop, sorted(remaining))
+    older = textchanges.along(repo, commit, stop, sorted(remaining))
     try:
-        for commit, _, changed in walk:
+        for commit, _, changed in older:
             for token in tokens.keys() & set(changed):
                 found[tokens.pop(token)] = commit
             if not tokens:
                 break
     finally:
-        walk.close()
+        older.close()
     return found
 
 
@@ -273,7 +304,7 @@ def _chunk_blobs(repo: GitRepo, tree: bytes, paths: Iterable[str]) -> dict[str, 
 
 def _directory(repo: GitRepo, tree: bytes, directory: str) -> dict[str, tuple[int, bytes]]:
     entries = repo.read_tree(tree)
-    for name in directory.split("/"):
+    for name in directory.split("/") if directory else ():
         entry = entries.get(name)
         if entry is None:
             return {}
@@ -282,8 +313,38 @@ def _directory(repo: GitRepo, tree: bytes, directory: str) -> dict[str, tuple[in
 
 
 # ----------------------------------------------------------------------------- matching
+# Words, for the prefilter: lower case, split at white space and ASCII punctuation (str.translate and
+# str.split run in C: a regex per source made the index of a chunk 3 times as long)
+_PUNCTUATION = str.maketrans({character: " " for character in string.punctuation})
+
+
+def words_of(text: str) -> list[str]:
+    return text.lower().translate(_PUNCTUATION).split()
+
+
+def _word_index(sources: list[str]) -> dict[str, list[int]]:
+    """word -> the positions of the sources holding it, in order (about 5 ms for 1,000 sources)."""
+    lines = "\n".join(sources).lower().translate(_PUNCTUATION).split("\n")
+    if len(lines) != len(sources):  # a source holds a line break: one at a time
+        lines = [source.lower().translate(_PUNCTUATION) for source in sources]
+    index: dict[str, list[int]] = {}
+    get = index.get
+    for position, line in enumerate(lines):
+        for word in line.split():
+            positions = get(word)
+            if positions is None:
+                index[word] = [position]
+            elif positions[-1] != position:
+                positions.append(position)
+    return index
+
+
+PREFILTER_WORDS = 3  # shorter texts are compared with every source (rapidfuzz's length cut-off prunes most)
+FREQUENT_SHARE = 20  # a word in more than 1/20 of a chunk's sources selects nothing in it
+
+
 class Match(NamedTuple):
-    score: int
+    score: float
     project: str
     memory: ChunkMemory
     position: int  # in the chunk's lists
@@ -292,17 +353,32 @@ class Match(NamedTuple):
 def best_matches(text: str, memories: Iterable[tuple[str, ChunkMemory]], limit: int,
                  exclude: tuple[str, str] | None = None) -> list[Match]:
     """The `limit` pairs whose source is most like `text` (score >= MIN_SCORE), best first, one per distinct
-    target text; `exclude`: (project, asset) never suggested (the asset asking)."""
+    target text; `exclude`: (project, asset) never suggested (the asset asking).
+
+    A text of PREFILTER_WORDS words or more is compared only with the sources sharing one of its words that is
+    not frequent in their chunk (ChunkMemory.candidates); the cut-off rises to the score of the `limit`-th best
+    distinct target found so far, which lets rapidfuzz reject the rest sooner (bench/bench_workbench.py)."""
+    words = set(words_of(text))
+    prefilter = len(words) >= PREFILTER_WORDS
     found: list[Match] = []
+    best: dict[str, float] = {}  # target text -> its best score so far
+    cutoff: float = MIN_SCORE
     for project_id, memory in memories:
-        if not memory.sources:
+        positions = memory.candidates(words) if prefilter else None
+        choices = memory.sources if positions is None else [memory.sources[i] for i in positions]
+        if not choices:
             continue
         # a few more than `limit` per chunk: the excluded asset and repeated targets must not leave a gap
-        for _, score, index in process.extract(text, memory.sources, scorer=fuzz.ratio,
-                                               score_cutoff=MIN_SCORE, limit=limit + 2):
-            if exclude is not None and exclude == (project_id, memory.ids[index]):
+        for _, score, index in process.extract(text, choices, scorer=fuzz.ratio, score_cutoff=cutoff,
+                                               limit=limit + 2):
+            position = index if positions is None else positions[index]
+            if exclude is not None and memory.files is None and exclude == (project_id, memory.ids[position]):
                 continue
-            found.append(Match(round(score) if score < 100 else 100, project_id, memory, index))
+            found.append(Match(score, project_id, memory, position))
+            target = memory.targets[position]
+            best[target] = max(score, best.get(target, 0.0))
+        if len(best) >= limit:
+            cutoff = max(cutoff, sorted(best.values(), reverse=True)[limit - 1])
     found.sort(key=lambda match: -match.score)
     chosen: list[Match] = []
     seen: set[str] = set()
@@ -317,10 +393,67 @@ def best_matches(text: str, memories: Iterable[tuple[str, ChunkMemory]], limit: 
 
 
 def suggestion(match: Match) -> dict[str, Any]:
+    """A match as the API answers it: a translation's names its asset, an imported unit's its TMX file; the
+    score is an integer, 100 for the same source text only."""
     memory, index = match.memory, match.position
-    return {"text": memory.targets[index], "score": match.score, "source": memory.sources[index],
-            "origin": "translation", "project": match.project, "asset": memory.ids[index],
+    imported = memory.files is not None
+    score = 100 if match.score == 100 else min(99, round(match.score))
+    return {"text": memory.targets[index], "score": score, "source": memory.sources[index],
+            "origin": "tmx" if imported else "translation", "project": match.project,
+            "asset": None if imported else memory.ids[index],
+            "file": memory.files[index] if memory.files is not None else None,
             "author": memory.authors[index], "commit": memory.commits[index]}
+
+
+# ----------------------------------------------------------------------------- imported units (memory.json)
+def unit_id(texts: dict[str, str]) -> str:
+    """A unit's key in memory.json: a digest of its texts, so that a unit imported twice is kept once."""
+    data = json.dumps(texts, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return "u" + hashlib.sha256(data).hexdigest()[:24]
+
+
+def import_units(tx: Transaction, units: Iterable[dict[str, str]], file: str, actor: Actor | None) -> int:
+    """Add to memory.json each unit ({locale: text}: those with a text, two locales or more) it lacks; how many
+    were added."""
+    added = 0
+    for texts in units:
+        texts = {code: text for code, text in texts.items() if text}
+        if len(texts) < 2:
+            continue
+        key = unit_id(texts)
+        if tx.memory_unit(key) is not None:
+            continue
+        record: dict[str, Any] = {"file": file, "texts": texts}
+        if actor is not None:
+            record["author"] = actor.record()
+        check_memory_unit(f"unit {key}", key, record)
+        tx.put_memory_unit(key, record)
+        added += 1
+    return added
+
+
+def imported_memory(project: Project, snapshot: Snapshot, locale: str) -> ChunkMemory | None:
+    """The units of memory.json with a text in the source locale and in `locale`, as pairs (kept with the
+    file's chunk while its blob stays; each names the commit that added it, from a walk of the history)."""
+    units, source_locale = snapshot.memory_units, snapshot.meta.get("source", "")
+    if snapshot.commit is None or not len(units):
+        return None
+    name = (MEMORY, source_locale, locale)
+    found: ChunkMemory | None = units.kept(name)
+    if found is None:
+        pairs = {key: unit for key, unit in units.peek_items()
+                 if unit["texts"].get(source_locale) and unit["texts"].get(locale)}
+        commits = last_commits(project, snapshot.commit, None, {MEMORY_FILE: set(pairs)}, walk=None)
+        ids = list(pairs)
+        found = ChunkMemory(source_locale, None, units, snapshot.commit, ids,
+                            [pairs[key]["texts"][source_locale] for key in ids],
+                            [pairs[key]["texts"][locale] for key in ids],
+                            [(pairs[key].get("author") or {}).get("name") for key in ids],
+                            [commit.decode() if (commit := commits.get((MEMORY_FILE, key))) else None
+                             for key in ids],
+                            [pairs[key]["file"] for key in ids])
+        units.keep(name, found)
+    return found
 
 
 def group_memories(projects: Iterator[tuple[str, Project]], source_locale: str, locale: str
@@ -332,3 +465,6 @@ def group_memories(projects: Iterator[tuple[str, Project]], source_locale: str, 
             continue
         for memory in locale_memory(project, snapshot, locale):
             yield project_id, memory
+        imported = imported_memory(project, snapshot, locale)
+        if imported is not None:
+            yield project_id, imported

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from . import operations as ops
 from .errors import Conflict
 from .canonical import EMPTY, Chunk
-from .snapshot import Snapshot, asset_path, locale_path
+from .snapshot import MEMORY_FILE, Snapshot, asset_path, locale_path
 from .transaction import Transaction
 
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
@@ -24,12 +24,23 @@ ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
 Entry = dict[str, Any]
 
 
+def _replay_memory(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
+    """Translation memory units (memory.json) the push added, changed or removed, unit by unit."""
+    if base.files.get(MEMORY_FILE) == pushed.files.get(MEMORY_FILE):
+        return 0
+    changed = pushed.memory_units.changed_since(base.memory_units)
+    for unit_id in changed:
+        tx.put_memory_unit(unit_id, pushed.memory_units.peek(unit_id))
+    return len(changed)
+
+
 def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, now: str) -> int:
     """Apply the changes from `base` to `pushed` onto `tx`; returns how many key-level changes there were.
 
     Only the catalogue files whose blobs differ are read, so a one-line push costs one chunk, not the project.
     """
     changes = _replay_locales(tx, base, pushed)
+    changes += _replay_memory(tx, base, pushed)
     changes += _replay_tags(tx, base, pushed, now)
     assets = changed_entries(base.asset_chunks, pushed.asset_chunks, base.files, pushed.files, asset_path)
     changes += _replay_assets(tx, assets, now)

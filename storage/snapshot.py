@@ -5,6 +5,7 @@ Repository layout (one project = one repository; asset IDs are data, never file 
     project.json              name, source locale, locale list and names, tag list, sequence counter
     assets/NNNN.json          asset records, one per line, in creation order
     locales/<code>/NNNN.json  translations of that locale, one per line (absent line = untranslated)
+    memory.json               translation memory units imported from TMX files, one per line (storage.memory)
 
 Assets are split into chunks of `chunk_size` by their creation sequence number `n`, so that a write rewrites
 one chunk file, whatever the size of the project. A translation lives in the chunk of its asset.
@@ -27,6 +28,7 @@ from .progress import asset_counts, chunk_asset_counts, locale_counts
 T = TypeVar("T")
 
 PROJECT_FILE = "project.json"
+MEMORY_FILE = "memory.json"
 ASSETS_DIR = "assets"
 LOCALES_DIR = "locales"
 DEFAULT_CHUNK_SIZE = 1000
@@ -72,7 +74,7 @@ def is_layout_path(path: str) -> bool:
     """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
     parts = path.split("/")
     if len(parts) == 1:
-        return path == PROJECT_FILE
+        return path in (PROJECT_FILE, MEMORY_FILE)
     if len(parts) == 2:
         return parts[0] == ASSETS_DIR and chunk_number(parts[1]) is not None
     return (len(parts) == 3 and parts[0] == LOCALES_DIR and is_canonical_locale(parts[1], any_length=True)
@@ -99,6 +101,7 @@ class Snapshot:
         self.chunk_size: int = meta.get("chunk_size", DEFAULT_CHUNK_SIZE)
         self._memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
         self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
+        self.memory_units: Chunk = EMPTY  # memory.json: translation memory units imported from TMX
 
     @property
     def asset_index(self) -> dict[str, int]:
@@ -158,7 +161,7 @@ class Snapshot:
             return True
 
         for name, (mode, hex_id) in repo.read_tree(root).items():
-            if name == PROJECT_FILE:
+            if name in (PROJECT_FILE, MEMORY_FILE):
                 files[name] = hex_id
             elif name == ASSETS_DIR and not unchanged(ASSETS_DIR, hex_id):
                 trees[ASSETS_DIR] = hex_id
@@ -205,6 +208,10 @@ class Snapshot:
             asset_index = previous._asset_index
         snapshot = cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees)
         snapshot.persisted = derived
+        memory_blob = files.get(MEMORY_FILE)
+        if memory_blob is not None:  # read on first use (by suggestions), kept while its blob stays
+            snapshot.memory_units = (previous.memory_units if previous.files.get(MEMORY_FILE) == memory_blob
+                                     else Chunk.lazy(partial(repo.read_raw, memory_blob)))
         return snapshot
 
     # ----------------------------------------------------------------- project

@@ -51,6 +51,7 @@ class Action(StrEnum):
     FLAG = "flag"
     UNFLAG = "unflag"
     IMPORT = "import"
+    IMPORT_MEMORY = "import-memory"  # TMX units into the project's translation memory (memory.json)
     PUSH = "push"
 
 

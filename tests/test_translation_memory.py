@@ -8,7 +8,7 @@ from app.cli import main as gloss
 from tests.api import Api, chunked_project
 from tests.support import git
 
-SUGGESTION_FIELDS = {"text", "score", "source", "origin", "project", "asset", "author", "commit"}
+SUGGESTION_FIELDS = {"text", "score", "source", "origin", "project", "asset", "file", "author", "commit"}
 
 
 def head(project) -> str:
@@ -49,7 +49,7 @@ def test_an_exact_source_match_scores_100_and_names_its_project_asset_author_and
     add(api, "save.again", "Save the file")
     assert suggested(api, "save.again") == [{
         "text": "Enregistrer le fichier", "score": 100, "source": "Save the file", "origin": "translation",
-        "project": project.id, "asset": "save", "author": "Tester", "commit": commit}]
+        "project": project.id, "asset": "save", "file": None, "author": "Tester", "commit": commit}]
 
 
 def test_a_similar_source_scores_below_100_and_an_unrelated_one_finds_nothing(shop):
@@ -190,3 +190,105 @@ def test_a_stretch_of_history_longer_than_the_in_process_walk_is_attributed_the_
     [far] = suggested(Api(create_app(data_dir, testing=True).test_client(), api.key), "ask", limit=1)
     assert far == near and far["commit"] == git(
         project.path, "log", "--format=%H", "--fixed-strings", "--grep", "Translate a2 [fr]").strip()
+
+
+# ----------------------------------------------------------------------------- TMX into the memory
+TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE tmx SYSTEM "tmx14.dtd">
+<tmx version="1.4">
+  <header creationtool="test" creationtoolversion="1" segtype="sentence" o-tmf="x" adminlang="en"
+          srclang="en" datatype="plaintext"/>
+  <body>
+    <tu tuid="1"><tuv xml:lang="en"><seg>Open the door</seg></tuv><tuv xml:lang="fr"><seg>Ouvrez la porte</seg></tuv></tu>
+    <tu tuid="2"><tuv xml:lang="en"><seg>Close the window</seg></tuv><tuv xml:lang="de"><seg>Schließen Sie das Fenster</seg></tuv></tu>
+    <tu tuid="3"><tuv xml:lang="en"><seg>Only English</seg></tuv></tu>
+  </body>
+</tmx>
+"""
+
+
+def import_tmx(api, data: str | bytes = TMX, filename: str = "doors.tmx"):
+    return api.post("/api/memory/import", query_string={"filename": filename},
+                    data=data.encode() if isinstance(data, str) else data)
+
+
+def test_a_tmx_file_is_one_commit_of_memory_json_and_its_units_are_suggested(shop):
+    project, api = shop
+    before = head(project)
+    assert import_tmx(api) == (200, {"units": 3, "added": 2})
+    assert git(project.path, "rev-parse", "HEAD~1").strip() == before
+    assert "Action: import-memory" in git(project.path, "log", "-1", "--format=%B")
+    assert git(project.path, "ls-files").split().count("memory.json") == 1
+    commit = head(project)
+    add(api, "open", "Open the doors")
+    [found] = suggested(api, "open")
+    assert found == {"text": "Ouvrez la porte", "score": found["score"], "source": "Open the door", "origin": "tmx",
+                     "project": project.id, "asset": None, "file": "doors.tmx", "author": "Tester", "commit": commit}
+    assert 50 <= found["score"] < 100
+    assert api.post("/api/translations/save/fr", data="Sauver".encode())[0] == 200  # a later write: same unit
+    assert suggested(api, "open")[0]["commit"] == commit
+
+
+def test_importing_the_same_units_again_adds_nothing_and_makes_no_commit(shop):
+    project, api = shop
+    import_tmx(api)
+    before = head(project)
+    assert import_tmx(api, filename="again.tmx") == (200, {"units": 3, "added": 0})
+    assert head(project) == before
+
+
+def test_a_broken_or_empty_tmx_is_a_422_and_changes_nothing(shop):
+    project, api = shop
+    before = head(project)
+    for data in ("<tmx><body><tu>", "<xliff/>", "", '<!DOCTYPE x [<!ENTITY a "b">]><tmx/>'):
+        status, _ = import_tmx(api, data)
+        assert status == 422
+    assert import_tmx(api, filename="x" * 300)[0] == 400
+    assert head(project) == before
+
+
+def test_a_read_only_key_cannot_import_memory(client, keystore, shop):
+    project, _ = shop
+    key, _ = keystore.create(project.id, "readonly", "Reader", "")
+    assert import_tmx(Api(client, key))[0] == 403
+
+
+def test_imported_units_are_shared_with_the_memory_group(client, store, keystore, data_dir, shop):
+    project, api = shop
+    import_tmx(api)
+    other, other_api = new_project(client, store, keystore, "Other")
+    add(other_api, "open", "Open the door")
+    assert suggested(other_api, "open") == []
+    for member in (project, other):
+        assert gloss(["--data", str(data_dir), "project", "memory", member.id, "doors"]) == 0
+    [found] = suggested(other_api, "open")
+    assert (found["origin"], found["score"], found["project"]) == ("tmx", 100, project.id)
+
+
+def test_a_push_may_carry_memory_json_and_its_units_are_checked(demo, tmp_path):
+    from storage.checks import CommitChecker
+    from storage.errors import Invalid
+    from storage.gitrepo import GitRepo
+
+    project, keys = demo
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project.path), str(clone))
+    git(clone, "config", "user.name", "Tester")
+    git(clone, "config", "user.email", "tester@example.com")
+
+    def pushed(units: str) -> None:
+        (clone / "memory.json").write_text("{\n" + units + "\n}\n", "utf-8")
+        git(clone, "add", "-A")
+        git(clone, "commit", "-q", "-m", "memory")
+        commit = git(clone, "rev-parse", "HEAD").strip().encode()
+        CommitChecker(GitRepo(clone), lambda key: False).check(commit, full=False)
+
+    pushed('"u1": {"file": "a.tmx", "texts": {"en": "Yes", "fr": "Oui"}}')
+    for units, reason in (('"u2": {"file": "a.tmx", "texts": {"en": "Yes"}}', "two locales or more"),
+                          ('"u2": {"file": "a.tmx", "texts": {"en": "Yes", "../x": "Oui"}}', "locale"),
+                          ('"u2": {"texts": {"en": "Yes", "fr": "Oui"}}', "file must be a string"),
+                          ('"u2": {"file": "a", "texts": {"en": "Yes", "fr": "Oui"}, "x": 1}', "memory unit")):
+        with pytest.raises(Invalid) as refused:
+            pushed(units)
+        assert reason in refused.value.message and "memory.json" in refused.value.message
+        git(clone, "reset", "-q", "--hard", "HEAD~1")

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from flask import g
+
+import formats
 from limits import DEFAULT_SUGGESTIONS
 from storage.errors import NotFound
-from storage.memory import best_matches, group_memories, suggestion
+from storage.memory import best_matches, group_memories, import_units, suggestion
 from storage.project import Project
 from storage.store import Store
+from storage.trailers import Action, Trailer
+
+from ..context import current_snapshot, write
 
 
 def suggestions(store: Store, project_id: str, asset_id: str, locale: str,
                 limit: int = DEFAULT_SUGGESTIONS) -> list[dict[str, Any]]:
     """Up to `limit` suggestions for the translation of `asset_id` into `locale`, best first: each
     {"text", "score" (0-100, 100 = the same source text), "source", "origin", "project", "asset", "author",
-    "commit"}. None for the source locale, nor for an asset without a source text; never the asset itself."""
+    "commit"}, and "file" (the TMX file of an imported unit, whose "asset" is None). None for the source locale, nor for an asset without a source text; never the asset itself."""
     project = store.project(project_id)
     snapshot = project.snapshot()
     entry = snapshot.peek_translation(asset_id, snapshot.source_locale)
@@ -35,3 +41,15 @@ def _members(store: Store, project_id: str, project: Project) -> Iterator[tuple[
             yield member, store.project(member)
         except NotFound:  # deleted since it joined
             continue
+
+
+def import_tmx(data: bytes, file: str) -> dict[str, int]:
+    """Add the units of a TMX file to the key's project's translation memory (memory.json), in one commit (none
+    when every unit is there already): {"units": units read, "added": units new to the memory}."""
+    source_locale = current_snapshot().source_locale
+    catalogue = formats.read_file("tmx", "", data, formats.ReadOptions(source_locale=source_locale))
+    units = [{code: translation.text or "" for code, translation in unit.translations.items()}
+             for unit in catalogue.units]
+    with write(f"Import translation memory from {file}", Action.IMPORT_MEMORY, [(Trailer.FORMAT, "tmx")]) as tx:
+        added = import_units(tx, units, file, g.actor)
+    return {"units": len(units), "added": added}
