@@ -267,7 +267,7 @@ def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict
                 continue
             old, new = chunk(before.get(path)), chunk(after.get(path))
             for key in keys.intersection(new.changed_since(old)):
-                if not textchanges.same_text(old.peek(key), new.peek(key)):
+                if old is EMPTY or not textchanges.same_text(old.peek(key), new.peek(key)):  # (a new file: no parse)
                     found[(path, key)] = commit
                     keys.discard(key)
             if not keys:

@@ -292,3 +292,29 @@ def test_a_push_may_carry_memory_json_and_its_units_are_checked(demo, tmp_path):
             pushed(units)
         assert reason in refused.value.message and "memory.json" in refused.value.message
         git(clone, "reset", "-q", "--hard", "HEAD~1")
+
+
+@pytest.mark.slow  # a real `gloss serve` with two workers
+def test_memory_units_pushed_with_git_are_merged_and_suggested_by_every_worker(tmp_path):
+    from tests.gitserver import run_git, serving_demo
+    from tests.support import require_tool
+
+    require_tool("git")
+    with serving_demo(tmp_path / "data") as served:
+        key = served.keys["full"]
+        repo = tmp_path / "clone"
+        assert run_git(tmp_path, "clone", "-q", served.url(key), str(repo)).returncode == 0
+        (repo / "memory.json").write_text(
+            '{\n"u1": {"file": "hand.tmx", "texts": {"en": "Welcome to Acme Notebooks", "fr": "Bienvenue"}}\n}\n')
+        for command in (("add", "-A"), ("commit", "-q", "-m", "A memory unit"), ("push", "-q", "origin", "main")):
+            result = run_git(repo, *command)
+            assert result.returncode == 0, result.stderr
+        for _ in range(6):  # requests spread over both workers
+            status, found = served.api("GET", "/api/translations/home.title/fr/suggestions", key)
+            assert status == 200 and [(s["origin"], s["file"], s["text"]) for s in found if s["origin"] == "tmx"] == [
+                ("tmx", "hand.tmx", "Bienvenue")]
+        assert run_git(repo, "pull", "-q", "--ff-only").returncode == 0  # Gloss's merge commit
+        (repo / "memory.json").write_text('{\n"u2": {"file": "hand.tmx", "texts": {"en": "Alone"}}\n}\n')
+        run_git(repo, "commit", "-qam", "A unit of one locale")
+        result = run_git(repo, "push", "-q", "origin", "main")
+        assert result.returncode != 0 and "two locales or more" in result.stderr
