@@ -14,9 +14,13 @@ that locale, kept per chunk (storage.snapshot) on the target locale's chunk: der
   commits; older history, as a build from nothing may need, from storage.textchanges). The commit is found
   when a pair is first built: a later revert to the same blob keeps that first attribution.
 
-Matching: rapidfuzz's `fuzz.ratio` (normalised Indel similarity, 0-100; 100 only for the same text) over each
-chunk's source texts in one C call with a score cut-off, which spares most comparisons by the texts' lengths
-(bench/bench_workbench.py measures it at 200,000 pairs).
+Matching (best_matches): rapidfuzz's `fuzz.ratio` (normalised Indel similarity, 0-100; 100 only for the same
+text), one C call per chunk with a score cut-off that rises with the best found so far, over the sources that
+share a word with the text that is not frequent in their chunk (a word index per chunk, built on first use).
+bench/bench_workbench.py measures it at 200,000 pairs.
+
+TMX units imported into memory.json (snapshot.MEMORY_FILE, the truth, in the repository) are matched the same
+way (imported_memory): import_units adds them, keyed by a digest of their texts.
 
 Memory groups (storage.memorygroups): suggestions come from the project and the other members of its group
 whose source locale is the same (`group_memories`).
@@ -34,12 +38,12 @@ from rapidfuzz import fuzz, process
 
 from . import textchanges
 from .canonical import EMPTY, Chunk
-from .derivations import register
 from .checks import check_memory_unit
+from .derivations import register
 from .derived import pack_strings, unpack_strings
 from .gitrepo import GitRepo
-from .project import Project
 from .operations import Actor
+from .project import Project
 from .snapshot import MEMORY_FILE, Snapshot, locale_path
 from .transaction import Transaction
 
@@ -47,7 +51,7 @@ MEMORY = "memory"  # the name of a target chunk's pairs among its derived data, 
 VERSION = 1  # of the persisted pairs: raise it when what they hold changes
 MIN_SCORE = 50  # suggestions below this similarity are noise rather than help
 
-register(MEMORY)  # handed on to a chunk's next versions, and updated by its owner (chunk_memory)
+register(MEMORY)  # handed on to a chunk's next versions, and updated by its owner (_locale_memory)
 
 
 # ----------------------------------------------------------------------------- the pairs of one chunk
@@ -139,6 +143,7 @@ class _Pending(NamedTuple):
     stop: bytes | None  # where the walk for them may end (the head the previous pairs were made at)
     source: Chunk | None
     target: Chunk
+    older: frozenset[str] | set[str] = frozenset()  # asset ids whose commit is before `stop`: walked to the root
 
 
 def locale_memory(project: Project, snapshot: Snapshot, locale: str) -> list[ChunkMemory]:
@@ -199,11 +204,13 @@ def _changes(snapshot: Snapshot, number: int, locale: str, cached: ChunkMemory |
         return _Pending(number, path, pairs, set(pairs), None, source, target)
     pairs = cached.by_id()
     changed = set(target.changed_since(cached.target))
+    translated_since = set(changed)  # whose commit is since `cached.commit`: the others' is older
     if source is not None:
         changed.update(source.changed_since(cached.source))
     elif cached.source is not None:
         changed.update(cached.source.keys())
     unknown: set[str] = set()
+    older: set[str] = set()  # paired since, with a translation from before: found further back
     for asset_id in changed:
         old = pairs.pop(asset_id, None)
         made = _pair(source.peek(asset_id) if source is not None else None, target.peek(asset_id))
@@ -213,23 +220,26 @@ def _changes(snapshot: Snapshot, number: int, locale: str, cached: ChunkMemory |
             pairs[asset_id] = (*made[:2], old[2], old[3])
         else:
             pairs[asset_id] = (*made, None)
-            unknown.add(asset_id)
-    return _Pending(number, path, pairs, unknown, cached.commit, source, target)
+            (unknown if asset_id in translated_since else older).add(asset_id)
+    return _Pending(number, path, pairs, unknown, cached.commit, source, target, older)
 
 
 def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> None:
     """Fill in the commit of each pair `pending` lacks one for, in one walk of the history per stop."""
-    by_stop: dict[bytes | None, list[_Pending]] = {}
+    walks: dict[bytes | None, dict[str, set[str]]] = {}
     for item in pending:
         if item.unknown:
-            by_stop.setdefault(item.stop, []).append(item)
-    for stop, items in by_stop.items():
-        commits = last_commits(project, head, stop, {item.path: item.unknown for item in items})
-        for item in items:
-            for asset_id in item.unknown:
-                source, target, author, _ = item.pairs[asset_id]
-                commit = commits.get((item.path, asset_id))
-                item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
+            walks.setdefault(item.stop, {})[item.path] = set(item.unknown)
+        if item.older:
+            walks.setdefault(None, {}).setdefault(item.path, set()).update(item.older)
+    commits: dict[tuple[str, str], bytes] = {}
+    for stop, wanted in walks.items():
+        commits.update(last_commits(project, head, stop, wanted))
+    for item in pending:
+        for asset_id in {*item.unknown, *item.older}:
+            source, target, author, _ = item.pairs[asset_id]
+            commit = commits.get((item.path, asset_id))
+            item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
 
 
 # Commits a walk compares in this process (a tree look-up each, and a parse of the chunks they changed); older

@@ -318,3 +318,16 @@ def test_memory_units_pushed_with_git_are_merged_and_suggested_by_every_worker(t
         run_git(repo, "commit", "-qam", "A unit of one locale")
         result = run_git(repo, "push", "-q", "origin", "main")
         assert result.returncode != 0 and "two locales or more" in result.stderr
+
+
+def test_a_source_text_given_after_its_translation_pairs_them_with_the_translations_commit(shop):
+    project, api = shop
+    assert api.post("/api/assets", data={"id": "late", "text": "x"})[0] == 201
+    assert api.post("/api/translations/late/en", data=b"")[0] == 200  # no source text
+    assert api.post("/api/translations/late/fr", data="Plus tard".encode())[0] == 200
+    translated = head(project)
+    add(api, "ask", "Later on")
+    assert suggested(api, "ask") == []
+    assert api.post("/api/translations/late/en", data=b"Later on")[0] == 200
+    [found] = suggested(api, "ask")
+    assert (found["text"], found["commit"], found["score"]) == ("Plus tard", translated, 100)
