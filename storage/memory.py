@@ -178,7 +178,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
                 continue
         pending.append(_changes(snapshot, number, locale, cached if cached and cached.source_locale ==
                                 source_locale else None, source, target))
-    _attribute_all(project, snapshot.commit, pending)
+    _attribute_all(project, snapshot, pending)
     for item in pending:
         memory = _memory(source_locale, item.source, item.target, snapshot.commit, item.pairs)
         item.target.keep(MEMORY, memory)
@@ -224,8 +224,10 @@ def _changes(snapshot: Snapshot, number: int, locale: str, cached: ChunkMemory |
     return _Pending(number, path, pairs, unknown, cached.commit, source, target, older)
 
 
-def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> None:
+def _attribute_all(project: Project, snapshot: Snapshot, pending: list[_Pending]) -> None:
     """Fill in the commit of each pair `pending` lacks one for, in one walk of the history per stop."""
+    assert snapshot.commit is not None
+    known = {snapshot.files[item.path]: item.target for item in pending if item.path in snapshot.files}
     walks: dict[bytes | None, dict[str, set[str]]] = {}
     for item in pending:
         if item.unknown:
@@ -234,7 +236,7 @@ def _attribute_all(project: Project, head: bytes, pending: list[_Pending]) -> No
             walks.setdefault(None, {}).setdefault(item.path, set()).update(item.older)
     commits: dict[tuple[str, str], bytes] = {}
     for stop, wanted in walks.items():
-        commits.update(last_commits(project, head, stop, wanted))
+        commits.update(last_commits(project, snapshot.commit, stop, wanted, known=known))
     for item in pending:
         for asset_id in {*item.unknown, *item.older}:
             source, target, author, _ = item.pairs[asset_id]
@@ -248,16 +250,18 @@ WALK_IN_PROCESS = 64
 
 
 def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict[str, set[str]],
-                 walk: int | None = WALK_IN_PROCESS) -> dict[tuple[str, str], bytes]:
+                 walk: int | None = WALK_IN_PROCESS, known: dict[bytes, Chunk] | None = None
+                 ) -> dict[tuple[str, str], bytes]:
     """(chunk path, key) -> the newest commit from `head` back along first parents to `stop` (left out) that
     changed that entry's text or flag (its creation included), for the entries `wanted` names; the last `walk`
-    commits in this process (None: all), older ones from storage.textchanges (which knows locale chunks)."""
+    commits in this process (None: all), older ones from storage.textchanges (which knows locale chunks).
+    `known`: chunks already read, by blob id (the head's: not parsed again)."""
     repo = project.repo
     remaining = {path: set(keys) for path, keys in wanted.items() if keys}
     if stop is not None and repo.read_commit(head).parents[:1] == [stop]:  # one write since: no walk
         return {(path, key): head for path, keys in remaining.items() for key in keys}
     found: dict[tuple[str, str], bytes] = {}
-    parsed: dict[bytes | None, Chunk] = {None: EMPTY}
+    parsed: dict[bytes | None, Chunk] = {**(known or {}), None: EMPTY}
 
     def chunk(blob: bytes | None) -> Chunk:
         if blob not in parsed:
