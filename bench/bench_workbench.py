@@ -104,7 +104,9 @@ def main() -> None:
             print(f"memory of {project_id} built cold from Git: {ms:,.0f} ms "
                   f"({sum(len(m.ids) for m in memory):,} pairs)")
             ms, _ = timed(project.save_derived)
-            print(f"  its derived data saved (the memory's and the rest): {ms:,.0f} ms")
+            size = (project.repo.git_dir / "gloss-derived-memory").stat().st_size
+            print(f"  its derived data saved (the memory's and the rest): {ms:,.0f} ms; the memory's file: "
+                  f"{size / 2**20:.1f} MB")
         cold = Store(data)
         for project_id in (one.id, two.id):
             project = cold.project(project_id)

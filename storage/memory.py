@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import json
 import string
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -105,7 +106,8 @@ def _pair(source: dict[str, Any] | None, target: dict[str, Any] | None) -> tuple
     if source is None or target is None or not source.get("text") or not target.get("text"):
         return None
     author = target.get("author")
-    return source["text"], target["text"], author.get("name") if isinstance(author, dict) else None
+    name = author.get("name") if isinstance(author, dict) else None
+    return source["text"], target["text"], sys.intern(name) if isinstance(name, str) else None
 
 
 def _memory(source_locale: str, source: Chunk | None, target: Chunk, commit: bytes,
@@ -241,7 +243,8 @@ def _attribute_all(project: Project, snapshot: Snapshot, pending: list[_Pending]
         for asset_id in {*item.unknown, *item.older}:
             source, target, author, _ = item.pairs[asset_id]
             commit = commits.get((item.path, asset_id))
-            item.pairs[asset_id] = (source, target, author, commit.decode() if commit else None)
+            # interned: many pairs share a commit (and an author), which marshal then writes once
+            item.pairs[asset_id] = (source, target, author, sys.intern(commit.decode()) if commit else None)
 
 
 # Commits a walk compares in this process (a tree look-up each, and a parse of the chunks they changed); older
