@@ -104,8 +104,8 @@ def main() -> None:
             print(f"memory of {project_id} built cold from Git: {ms:,.0f} ms "
                   f"({sum(len(m.ids) for m in memory):,} pairs)")
             ms, _ = timed(project.save_derived)
-            size = (project.repo.git_dir / "gloss-derived-memory").stat().st_size
-            print(f"  its derived data saved (the memory's and the rest): {ms:,.0f} ms; the memory's file: "
+            size = sum(path.stat().st_size for path in project.repo.git_dir.glob("gloss-derived-memory-*"))
+            print(f"  its derived data saved (the memory's and the rest): {ms:,.0f} ms; the memory's files: "
                   f"{size / 2**20:.1f} MB")
         cold = Store(data)
         for project_id in (one.id, two.id):

@@ -6,7 +6,9 @@ that locale, kept per chunk (storage.snapshot) on the target locale's chunk: der
 - A write makes new versions of a few chunks; the pairs of each follow it (registered in storage.derivations,
   handed on) and are updated from the entries that differ since, alone (Chunk.changed_since).
 - A cold process finds them in storage.derived under the blob ids of the two chunk files they were made from
-  (part `memory`), else builds them from the chunks.
+  (one part per chunk, `memory-<locale>-<NNNN>`: a write rewrites the file of its chunk's pairs only; one
+  part for all took 15 MB at 100k pairs, rewritten whole in the background after every write, and readers
+  waited for it), else builds them from the chunks.
 - Each pair names the commit that last changed its target text or flag, and that text's author (the entry's
   `author`, who is also the commit's author for the API's writes). The pairs a write changed are attributed
   to the commits since the head they were last found right at, walking first parents back to it once for all
@@ -48,7 +50,7 @@ from .project import Project
 from .snapshot import MEMORY_FILE, Snapshot, locale_path
 from .transaction import Transaction
 
-MEMORY = "memory"  # the name of a target chunk's pairs among its derived data, and the storage.derived part
+MEMORY = "memory"  # the name of a target chunk's pairs among its derived data, and of their storage.derived parts
 VERSION = 1  # of the persisted pairs: raise it when what they hold changes
 MIN_SCORE = 50  # suggestions below this similarity are noise rather than help
 
@@ -118,6 +120,11 @@ def _memory(source_locale: str, source: Chunk | None, target: Chunk, commit: byt
                        [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows])
 
 
+def _part(locale: str, number: int) -> str:
+    """The storage.derived part of a chunk's pairs (locale codes are file-name safe: see snapshot.locale_path)."""
+    return f"{MEMORY}-{locale}-{number:04d}"
+
+
 def _persisted_key(snapshot: Snapshot, source_locale: str, locale: str, number: int):
     blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
     return None if blobs is None else (MEMORY, (VERSION, source_locale, locale), blobs[1])
@@ -173,7 +180,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
             continue
         if cached is None or cached.source_locale != source_locale:
             key = _persisted_key(snapshot, source_locale, locale, number)
-            value = snapshot.saved(MEMORY, key) if key is not None else None
+            value = snapshot.saved(_part(locale, number), key) if key is not None else None
             if value is not None:
                 found[number] = _from_persisted(value, source_locale, source, target, snapshot.commit)
                 target.keep(MEMORY, found[number])
@@ -187,7 +194,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
         found[item.number] = memory
         key = _persisted_key(snapshot, source_locale, locale, item.number)
         if key is not None and snapshot.persisted is not None:
-            snapshot.save(MEMORY, key, _to_persisted(memory))
+            snapshot.save(_part(locale, item.number), key, _to_persisted(memory))
     return [found[number] for number in sorted(found)]
 
 
