@@ -34,6 +34,7 @@ import itertools
 import json
 import string
 import sys
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -155,6 +156,11 @@ class _Pending(NamedTuple):
     older: frozenset[str] | set[str] = frozenset()  # asset ids whose commit is before `stop`: walked to the root
 
 
+# The pairs each open project last had per locale and chunk number, in this process: where the pairs of a chunk
+# read without its lineage are updated from (a weak key: an evicted project takes them along).
+_LAST: weakref.WeakKeyDictionary[Project, dict[str, dict[int, ChunkMemory]]] = weakref.WeakKeyDictionary()
+
+
 def locale_memory(project: Project, snapshot: Snapshot, locale: str) -> list[ChunkMemory]:
     """The pairs of every chunk of `locale` at `snapshot` (a committed one), updated or built as needed."""
     source_locale = snapshot.source_locale
@@ -167,6 +173,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
     assert snapshot.commit is not None
     found: dict[int, ChunkMemory] = {}
     pending: list[_Pending] = []
+    last = _LAST.setdefault(project, {}).get(locale, {})
     for number in snapshot.chunk_numbers():
         target = snapshot.locale_chunk(locale, number)
         if target is None:
@@ -185,6 +192,10 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
                 found[number] = _from_persisted(value, source_locale, source, target, snapshot.commit)
                 target.keep(MEMORY, found[number])
                 continue
+        if cached is None or cached.source_locale != source_locale:
+            # a chunk read anew (no lineage: this process took its pairs from the derived files, without
+            # reading it): the pairs this process last had for its number, compared line by line
+            cached = last.get(number)
         pending.append(_changes(snapshot, number, locale, cached if cached and cached.source_locale ==
                                 source_locale else None, source, target))
     _attribute_all(project, snapshot, pending)
@@ -195,6 +206,7 @@ def _locale_memory(project: Project, snapshot: Snapshot, source_locale: str, loc
         key = _persisted_key(snapshot, source_locale, locale, item.number)
         if key is not None and snapshot.persisted is not None:
             snapshot.save(_part(locale, item.number), key, _to_persisted(memory))
+    _LAST[project][locale] = found
     return [found[number] for number in sorted(found)]
 
 
