@@ -70,6 +70,8 @@ MAX_LOCALE_CODE_CHARS = 35  # the practical maximum of a BCP 47 tag (RFC 5646 §
 MAX_LOCALE_NAME_CHARS = 200
 MAX_ASSET_ID_BYTES = 999
 MAX_TAG_CHARS = 200
+# A branch name (refs/heads/NAME), in UTF-8 bytes: its journal's file name holds it escaped (storage.journal).
+MAX_BRANCH_NAME_BYTES = 80
 # Any single path component written to disk (file systems refuse more than 255 bytes) and a whole
 # repository-relative path.
 MAX_PATH_COMPONENT_BYTES = 255
@@ -90,6 +92,21 @@ MAX_OPEN_PROJECTS = 64
 MAX_OPEN_PACK_FILES = 160
 MAX_OPEN_ASSETS = 250_000
 IDLE_PROJECT_SECONDS = 30.0
+# Webhooks (app/webhooks.py): hooks one project may have and the length of a hook's URL; how long one delivery attempt may take (connect,
+# send, answer); how many recent attempts each hook keeps for GET /api/webhooks/{id}/deliveries; retries
+# wait 1 s, 2 s, 4 s ... up to the backoff cap between attempts, and a hook still failing after the retry
+# period is marked failing (and still tried once per cap); the longest coalescing window a hook may ask for;
+# the commits one coalesced delivery carries at most, and the (asset, locale) pairs it lists at most.
+MAX_WEBHOOKS_PER_PROJECT = 20
+MAX_WEBHOOK_URL_CHARS = 2048
+WEBHOOK_TIMEOUT_SECONDS = 10.0
+WEBHOOK_DELIVERIES_KEPT = 50
+WEBHOOK_FIRST_RETRY_SECONDS = float(os.environ.get("GLOSS_WEBHOOK_FIRST_RETRY_SECONDS", 1.0))
+WEBHOOK_BACKOFF_CAP_SECONDS = 3600.0
+WEBHOOK_RETRY_SECONDS = 24 * 3600.0
+MAX_WEBHOOK_COALESCE_SECONDS = 3600.0
+MAX_COMMITS_PER_DELIVERY = 1000
+MAX_CHANGES_PER_DELIVERY = 10_000
 # Translation memory: suggestions one request may ask for (`?limit=`; the default is a few), and the name of a
 # memory group (projects that share their memory, storage/memory.py).
 MAX_SUGGESTIONS = 20
@@ -125,6 +142,7 @@ LIMITS: dict[str, int | float] = {
     "max_locale_name_chars": MAX_LOCALE_NAME_CHARS,
     "max_asset_id_bytes": MAX_ASSET_ID_BYTES,
     "max_tag_chars": MAX_TAG_CHARS,
+    "max_branch_name_bytes": MAX_BRANCH_NAME_BYTES,
     "max_path_component_bytes": MAX_PATH_COMPONENT_BYTES,
     "max_path_bytes": MAX_PATH_BYTES,
     "max_api_version_chars": MAX_API_VERSION_CHARS,
@@ -134,6 +152,16 @@ LIMITS: dict[str, int | float] = {
     "max_open_pack_files": MAX_OPEN_PACK_FILES,
     "max_open_assets": MAX_OPEN_ASSETS,
     "idle_project_seconds": IDLE_PROJECT_SECONDS,
+    "max_webhooks_per_project": MAX_WEBHOOKS_PER_PROJECT,
+    "max_webhook_url_chars": MAX_WEBHOOK_URL_CHARS,
+    "webhook_timeout_seconds": WEBHOOK_TIMEOUT_SECONDS,
+    "webhook_deliveries_kept": WEBHOOK_DELIVERIES_KEPT,
+    "webhook_first_retry_seconds": WEBHOOK_FIRST_RETRY_SECONDS,
+    "webhook_backoff_cap_seconds": WEBHOOK_BACKOFF_CAP_SECONDS,
+    "webhook_retry_seconds": WEBHOOK_RETRY_SECONDS,
+    "max_webhook_coalesce_seconds": MAX_WEBHOOK_COALESCE_SECONDS,
+    "max_commits_per_delivery": MAX_COMMITS_PER_DELIVERY,
+    "max_changes_per_delivery": MAX_CHANGES_PER_DELIVERY,
     "max_suggestions": MAX_SUGGESTIONS,
     "max_memory_group_chars": MAX_MEMORY_GROUP_CHARS,
 }
@@ -150,6 +178,10 @@ MAX_RELAY_HEADER_LINE_BYTES = 64 * 1024
 HOOK_READ_SECONDS = 60.0
 RELAY_CONNECT_SECONDS = 1.0
 RELAY_ANSWER_SECONDS = 300.0
+
+# What one page of the dashboard's translation grid lists (rows: assets, a plural group's forms in one row). A
+# page is found by scanning from where the previous one ended, never by listing the whole project.
+GRID_ROWS_PER_PAGE = 50
 
 
 def describe(name: str) -> str:

@@ -93,6 +93,8 @@ def locale_from_posix(value: str) -> str | None:
 
 FLAGS: tuple[str, ...] = ("fuzzy", "incorrect", "incomplete", "provisional", "unapproved", "rejected")
 FLAG_LABELS: dict[str, str] = {flag: flag.capitalize() for flag in FLAGS}
+# The flag a translation gets when none is named: the API's POST …/flag and the grid's "needs review".
+DEFAULT_FLAG = "fuzzy"
 
 # Words of the export `status` filter (besides the flag names); `!` negates any of them.
 STATUS_TERMS: tuple[str, ...] = ("translated", "untranslated", "blank-translation", "flagged", "all")

@@ -11,11 +11,13 @@ from werkzeug.wrappers import Request
 from limits import LIMITS, MAX_BODY_BYTES, describe
 from storage.keys import KeyStore
 from storage.store import Store
+from storage.webhooks import HookStore
 
 from .datadir import data_path, default_data_dir
 from .errors import ApiError, register_error_handlers
 from .middleware import BodyGuard
 from .relay import WriterRelay
+from .routetable import RouteTable
 from .versioning import API_VERSION, register_versioning
 
 
@@ -46,16 +48,24 @@ def key_is_valid(keys: KeyStore) -> Callable[[dict], bool]:
     return check
 
 
+class Gloss(Flask):
+    """Flask with the URL map that the apps of a process share (app.routetable)."""
+
+    url_map_class = RouteTable
+    url_map: RouteTable
+
+
 def create_app(data_dir: str | Path | None = None, testing: bool = False, config: dict | None = None) -> Flask:
     """Application factory; `data_dir` defaults to $GLOSS_DATA, else ./data. `config` overrides settings that
     are otherwise read from the environment (e.g. GLOSS_SESSION_IDLE_HOURS, see app.web.session)."""
-    app = Flask(__name__, static_folder=None)  # the web pages serve their own files (app.web)
+    app = Gloss(__name__, static_folder=None)  # the web pages serve their own files (app.web)
     app.config.update(TESTING=testing, MAX_CONTENT_LENGTH=None)
     app.config.update(config or {})
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # DefaultJSONProvider's setting
     data = data_path(data_dir) if data_dir is not None else default_data_dir()
     store, keys = Store(data), KeyStore(data / "keys.json")
     app.extensions["gloss.store"], app.extensions["gloss.keys"] = store, keys
+    app.extensions["gloss.webhooks"] = HookStore(data / "webhooks")  # secrets beside keys, never in a repository
     app.url_map.strict_slashes = False
     app.url_map.merge_slashes = False  # `//` must be a JSON 4xx, never a redirect to another resource
     register_error_handlers(app)
@@ -71,6 +81,7 @@ def create_app(data_dir: str | Path | None = None, testing: bool = False, config
     from .web import register_web
 
     register_web(app, data)
+    app.url_map.share()  # the routes are all added: compile them, or take an earlier app's
     # API writes received by any worker of `gloss serve` are made by one of them (see app.relay)
     relay = app.extensions["gloss.writer"] = WriterRelay(app.wsgi_app, store.locks_dir, key_is_valid(keys))
     # Git's smart HTTP is a WSGI application beside the API, not an API route (see app.githttp)

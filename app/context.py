@@ -1,4 +1,4 @@
-"""Request-scoped access to the store, the key's project, writes and the current time."""
+"""Request-scoped access to the store, the key's project and branch, writes and the current time."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -6,7 +6,7 @@ from typing import Iterator
 
 from flask import current_app, g, request
 
-from storage.gitrepo import Person
+from storage.gitrepo import MAIN, Person
 from storage.project import Project
 from storage.snapshot import Snapshot
 from storage.store import Store, utc_now
@@ -29,11 +29,18 @@ def project() -> Project:
     return store().project(g.key.project)
 
 
+def branch() -> str:
+    """The branch the request reads and writes: `?branch=NAME`, else main. Every route gets it from here (the
+    snapshot it reads, the transaction it writes); a branch that does not exist is a 404 when it is used."""
+    return request.args.get("branch") or MAIN
+
+
 def current_snapshot() -> Snapshot:
-    """The project as the request sees it: at `?ref=` (time travel, reads only), else at its latest commit."""
+    """The project as the request sees it: at `?ref=` (time travel, reads only), else at the latest commit of
+    the request's branch."""
     ref = request.args.get("ref")
     if ref is None:
-        return project().snapshot()
+        return project().snapshot(branch())
     return snapshot_at(ref)
 
 
@@ -81,5 +88,5 @@ def write(summary: str, action: str, trailers: list[tuple[str, str]] | None = No
     """One request, one commit: a transaction on the key's project, authored and committed by the key's user."""
     identity = committer_identity()
     with project().transaction(identity, summary, action, trailers, committer=identity,
-                               is_live_key=is_live_key) as tx:
+                               is_live_key=is_live_key, branch=branch()) as tx:
         yield tx

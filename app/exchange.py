@@ -13,6 +13,7 @@ from typing import Any, Callable, Hashable, cast
 
 from formats import Catalogue, RenderCache, Translation, Unit, collector_paused, plural_rules
 from vocabulary import asset_id_of_text
+from storage import TranslationRecord
 from storage import operations as ops
 from storage.snapshot import Snapshot
 from storage.transaction import Transaction
@@ -30,7 +31,7 @@ _NO_LIST = cast(list[str], ())
 _UNTRANSLATED = Translation(plurals=_NO_PLURALS)
 
 
-def _plural_translation(entries: dict[str, dict[str, Any]], group: list[str], code: str) -> Translation:
+def _plural_translation(entries: dict[str, TranslationRecord], group: list[str], code: str) -> Translation:
     forms = plural_rules(code).forms
     plurals: dict[str, str] = {}
     flag = ""
@@ -98,7 +99,7 @@ def _chunk_units(snapshot: Snapshot, number: int, wanted: list[str]) -> tuple[li
     cached = asset_chunk.kept(("units", tuple(wanted)))
     if cached is not None and len(cached[0]) == len(sources) and all(a is b for a, b in zip(cached[0], sources)):
         return cached[1], content
-    entries: dict[str, dict[str, Any]] = {code: {} for code in wanted}
+    entries: dict[str, dict[str, TranslationRecord]] = {code: {} for code in wanted}
     for code, n in read:
         entries[code].update(snapshot.translation_entries(code, n))  # the units keep what they need
     # every locale's translations made in one comprehension each, not by a call per asset and locale

@@ -12,6 +12,7 @@ from flask import Blueprint
 
 from formats.registry import FORMATS, FormatSpec, aliases_of, extensions
 from storage.keys import access_types_allowed
+from storage.webhooks import EVENTS
 from vocabulary import ASSET_PRINTF, ASSET_TYPES, DEFAULT_STATES, FLAGS, PRINTF_STYLES, STATUSES
 import limits
 
@@ -74,7 +75,21 @@ PUSHED_BY = {"allOf": [_ref("User")],
              "description": "only for a text a Git push made: the pushing key's user (the merge commit's "
                             "committer), where `author` is the name the pushed commit gave"}
 
+CONFLICT = {"type": "object", "required": ["asset", "locale", "field", "base", "ours", "theirs"], "properties": {
+    "asset": STRING, "locale": {"type": ["string", "null"], "description": "null: a field of the asset itself"},
+    "field": {"type": "string", "description": "text, flag, or the asset's field (notes, context, plural_of…)"},
+    "base": {}, "ours": {}, "theirs": {}}}
+
 SCHEMAS: dict[str, Any] = {
+    "Branch": {"type": "object", "required": ["name", "head", "revisions", "ahead", "behind"], "properties": {
+        "name": STRING, "head": STRING, "revisions": {"type": "integer", "description": "commits on the branch"},
+        "ahead": {"type": "integer", "description": "commits main lacks"},
+        "behind": {"type": "integer", "description": "commits of main the branch lacks"},
+        "from": {"type": ["string", "null"]}, "base": {"type": ["string", "null"]}, "created": DATE}},
+    "Merge": {"type": "object", "required": ["merged", "commit", "changes", "branch", "into"], "properties": {
+        "merged": BOOL, "commit": STRING, "changes": INT, "branch": STRING, "into": STRING}},
+    "MergeConflicts": {"type": "object", "required": ["status", "error", "conflicts"], "properties": {
+        "status": INT, "error": STRING, "conflicts": {"type": "array", "items": CONFLICT}}},
     "Error": {"type": "object", "required": ["status", "error"],
               "properties": {"status": INT, "error": STRING}},
     "Success": {"type": "object", "required": ["status", "message"],
@@ -158,8 +173,12 @@ LEGACY_ASSET_LOCALE = _path_param("id", "Asset ID, then `/` and a locale code (t
 FILTER = _query("filter", "Comma-separated tags: any listed tag matches; `*` any tag; `!tag` excludes")
 REF = _query("ref", "Time travel: answer from the project as it was at this commit id, tag or HEAD~N "
                    "(404 when unknown). Exports made this way are dated by the commit.")
+BRANCH = _query("branch", "The branch to read or write (GET /api/branches lists them); absent: main. "
+                         "404 when the project has no such branch")
 # GET operations that render project data and so accept `ref` (every GET with a key but these)
-REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff")
+REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff", "/api/branches", "/api/webhooks")
+# Operations on a project's content, which take `branch` (every operation with a key but these)
+BRANCH_EXCLUDED = ("/api/import/progress", "/api/branches", "/api/webhooks")
 REF_EXCLUDED_ENDINGS = ("/suggestions", "/suggestions.json")  # the memory of the latest versions only
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
@@ -334,6 +353,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
                     "repository (one commit; none when every unit is there already), and suggested with "
                     "origin tmx.")}
     paths.update(transfer_paths())
+    paths.update(webhook_paths())
     paths["/api/diff"] = {"get": op(
         "Translation changes between two versions",
         {"200": {"description": "The changes (JSON), or with format=diff the unified diff of the catalogue files",
@@ -346,6 +366,7 @@ def build_paths() -> dict[str, dict[str, Any]]:
                                      "files, one asset per line", {"enum": ["json", "diff"]})],
         description="Every (asset, locale) whose text or flag differs, with the old and new text, the author "
                     "and the commit that made the change.")}
+    paths.update(branch_paths())
     _with_aliases(paths, "/api/ping", ["/api/ping.json"], deprecated=True)
     _with_aliases(paths, "/api/ping/not-found", ["/api/ping/not-found.json"], deprecated=True)
     _with_aliases(paths, "/api/formats", ["/api/formats.json"])
@@ -375,12 +396,61 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/suggestions",
                   ["/api/translations/{id}/{locale}/suggestions.json"])
     _with_aliases(paths, "/api/diff", ["/api/diff.json"])
+    _with_aliases(paths, "/api/branches", ["/api/branches.json"])
     for path, operations in paths.items():
         get = operations.get("get")
         if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED) \
                 and not path.endswith(REF_EXCLUDED_ENDINGS):
             operations["get"] = dict(get, parameters=[*get.get("parameters", []), REF])
+        if not path.startswith(BRANCH_EXCLUDED):
+            for method, operation in operations.items():
+                if "x-gloss-access" in operation:
+                    operations[method] = dict(operation, parameters=[*operation.get("parameters", []), BRANCH])
     return paths
+
+
+def branch_paths() -> dict[str, dict[str, Any]]:
+    """GET/POST /api/branches, GET/DELETE /api/branches/{name}, POST /api/branches/{name}/merge."""
+    branch = _json(_ref("Branch"), "The branch")
+    name = _path_param("branch", "Branch name (slashes allowed, as Git's)")
+    unknown = _error("Unknown branch")
+    strategy = {"enum": ["ours", "theirs"]}
+    resolve = {"type": "array", "items": {"type": "object", "required": ["asset", "strategy"], "properties": {
+        "asset": STRING, "locale": {"type": ["string", "null"]}, "strategy": strategy}}}
+    return {
+        "/api/branches": {
+            "get": op("List branches, main first", {"200": _json({"type": "array", "items": _ref("Branch")},
+                                                                 "Branches")}),
+            "post": op("Create a branch from another (main by default)",
+                       {"201": branch, "404": _error("Unknown from branch"), "409": _error("Branch exists"),
+                        "422": _error("Invalid branch name")}, kind="write",
+                       body=_form({"name": {"type": "string", "maxLength": limits.MAX_BRANCH_NAME_BYTES},
+                                   "from": STRING}, ["name"]),
+                       description="Names follow `git check-ref-format --branch`, within max_branch_name_bytes.")},
+        "/api/branches/{branch}": {
+            "get": op("Get a branch", {"200": branch, "404": unknown}, parameters=[name]),
+            "delete": op("Delete a branch (never main)", {"200": _json(_ref("Success"), "Done"), "404": unknown,
+                                                          "409": _error("main cannot be deleted")},
+                         parameters=[name], kind="write")},
+        "/api/branches/{branch}/merge": {
+            "post": op("Merge a branch into another, key by key",
+                       {"200": _json(_ref("Merge"), "Merged (or nothing to merge)"), "404": unknown,
+                        "409": _json(_ref("MergeConflicts"), "Keys changed differently on both sides: nothing "
+                                                             "was merged")},
+                       parameters=[name, _query("into", "The target branch (default main)"),
+                                   _query("strategy", "Which side wins every conflicting key", strategy)],
+                       kind="write",
+                       body={"required": False, "content": {
+                           "application/json": {"schema": {"type": "object", "properties": {
+                               "strategy": strategy, "resolve": resolve}}},
+                           "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
+                               "strategy": strategy, "resolve": {"type": "string",
+                                                                 "description": "the resolve list as JSON"}}}}}},
+                       description="One merge commit (two parents, Action merge-branch) on the target, made of "
+                                   "the changes the branch made since the merge base: texts, flags, assets, "
+                                   "tags, locales, plural links. A key both sides changed differently is a "
+                                   "conflict unless `strategy` or a `resolve` entry for it names the side.")},
+    }
 
 
 def _usable(spec: FormatSpec, purpose: str) -> bool:
@@ -482,6 +552,50 @@ IMPORT_PARAMS = [
         ("untag-absent", "Tags removed from project assets not in the file"),
         ("flag-new", "Flag for new translations"), ("flag-updated", "Flag for changed translations"))],
 ]
+
+
+def webhook_paths() -> dict[str, dict[str, Any]]:
+    hook = {"type": "object", "properties": {
+        "id": STRING, "url": STRING, "events": {"type": "array", "items": {"enum": ["*", *EVENTS]}},
+        "cursor": {"type": "string", "description": "the last commit delivered"}, "created": DATE,
+        "coalesce": {"type": "number", "description": "seconds: commits made within it go in one delivery"},
+        "failures": INT, "failing_since": {"type": ["number", "null"]}, "next_attempt": {"type": "number"},
+        "failing": {"type": "boolean", "description": "still failing after webhook_retry_seconds"},
+        "last_delivery": {"type": ["object", "null"]},
+        "secret": {"type": "string", "description": "only in the answer to POST: shown once"}}}
+    attempt = {"type": "object", "properties": {
+        "id": {"type": "string", "description": "the webhook-id header"}, "time": DATE,
+        "status": {"enum": ["delivered", "failed", "skipped"]}, "code": {"type": ["integer", "null"]},
+        "error": STRING, "duration_ms": {"type": "number"}, "commits": {"type": ["object", "null"]},
+        "events": {"type": "array", "items": STRING}}}
+    hook_id = _path_param("id", "Webhook id")
+    missing = _error("No such webhook")
+    return {
+        "/api/webhooks": {
+            "get": op("List the project's webhooks", {"200": _json({"type": "array", "items": hook}, "Hooks")},
+                      kind="write"),
+            "post": op("Create a webhook", {"201": _json(hook, "The hook, with its secret (shown this once)"),
+                                            "400": _error("No url"),
+                                            "422": _error("Refused URL, unknown event, bad secret or window, or "
+                                                          "too many hooks")},
+                       kind="write", body=_form({
+                           "url": STRING,
+                           "events": {"type": "string", "description": "comma-separated: " + ", ".join(EVENTS)
+                                                                      + "; `*` or none: all"},
+                           "secret": {"type": "string", "description": "whsec_<base64>; made when left out"},
+                           "coalesce": {"type": "string", "description": "seconds (default 0)"}}, ["url"]),
+                       description="Deliveries are POSTs signed per Standard Webhooks (webhook-id, "
+                                   "webhook-timestamp, webhook-signature), made from Git history after the "
+                                   "hook's cursor, at least once and in order. The URL must not resolve to a "
+                                   "loopback, private, link-local or metadata address (GLOSS_WEBHOOK_ALLOW).")},
+        "/api/webhooks/{id}": {
+            "delete": op("Delete a webhook", {"200": _json(_ref("Success"), "Done"), "404": missing},
+                         parameters=[hook_id], kind="write")},
+        "/api/webhooks/{id}/deliveries": {
+            "get": op("The hook's latest delivery attempts, newest first",
+                      {"200": _json({"type": "array", "items": attempt}, "Attempts"), "404": missing},
+                      parameters=[hook_id], kind="write")},
+    }
 
 
 def transfer_paths() -> dict[str, dict[str, Any]]:

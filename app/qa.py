@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from formats.printf import Placeholder, detect_printf, placeholders
+from storage import AssetRecord
 
 # A tag cannot contain `<`: stopping there keeps the scan linear (`<a` * n made the lazy `[^>]*?` quadratic).
 HTML_TAG = re.compile(r"<\s*+(/?)\s*+([A-Za-z][\w:-]*+)[^<>]*+>")
@@ -57,7 +58,7 @@ def whitespace_errors(source: str, target: str) -> list[str]:
     return errors
 
 
-def check_translation(asset: dict[str, Any], source: str | None, target: str, is_source: bool) -> list[str]:
+def check_translation(asset: AssetRecord, source: str | None, target: str, is_source: bool) -> list[str]:
     """Every problem found in one translation (or, for the source locale, in the source text itself)."""
     if is_source or source is None:
         return whitespace_errors(target, target) if not target.strip() else []

@@ -10,23 +10,25 @@ from itertools import accumulate, groupby
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from formats.plurals import plural_rules
-from storage import derivations
+from storage import AssetProgress, AssetRecord, TranslationRecord, UserRef, derivations
 from storage.canonical import Chunk
+from storage.history import Revision
 from storage.progress import status_of
 from storage.snapshot import Snapshot
 
 
 # ----------------------------------------------------------------------------- statuses
-def user_record(user: dict[str, Any] | None) -> dict[str, Any] | None:
+def user_record(user: UserRef | None) -> dict[str, Any] | None:
     if not user:
         return None
     return {"id": user.get("id", 0), "name": user.get("name", ""), "email": user.get("email", "")}
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_record(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None = None,
-                 progress: dict[str, int] | None = None) -> dict[str, Any]:
-    asset = asset if asset is not None else snapshot.existing_asset(asset_id)
+def asset_record(snapshot: Snapshot, asset_id: str, asset: AssetRecord | None = None,
+                 progress: AssetProgress | None = None) -> dict[str, Any]:
+    if asset is None:
+        asset = snapshot.existing_asset(asset_id)
     return {
         "id": asset_id,
         "type": asset.get("type", "text"),
@@ -54,8 +56,8 @@ class ChunkList(NamedTuple):
     """
 
     codes: tuple[str, ...]  # the project's locales
-    assets: Chunk  # the asset chunk
-    sources: tuple[Chunk | None, ...]  # the same-numbered chunk of each locale (None: it has none)
+    assets: Chunk[AssetRecord]  # the asset chunk
+    sources: tuple[Chunk[TranslationRecord] | None, ...]  # the same-numbered chunk of each locale (None: it has none)
     ids: list[str]  # of the assets, in creation order
     tags: list[tuple[str, ...]]  # of each
     body: bytes  # their renderings, each followed by SEPARATOR but the last
@@ -102,7 +104,8 @@ class _ChunkListBuilder:
         starts = older.starts
         self.lengths += [starts[index + 1] - starts[index] for index in range(first, last + 1)]
 
-    def build(self, codes: tuple[str, ...], assets: Chunk, sources: tuple[Chunk | None, ...]) -> ChunkList:
+    def build(self, codes: tuple[str, ...], assets: Chunk[AssetRecord],
+              sources: tuple[Chunk[TranslationRecord] | None, ...]) -> ChunkList:
         starts = array("q", accumulate(self.lengths, initial=0))
         return ChunkList(codes, assets, sources, self.ids, self.tags, SEPARATOR.join(self.pieces), starts)
 
@@ -184,7 +187,7 @@ def _list_key(snapshot: Snapshot, number: int, codes: tuple[str, ...]):
 
 
 def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
-                    sources: tuple[Chunk | None, ...]) -> ChunkList | None:
+                    sources: tuple[Chunk[TranslationRecord] | None, ...]) -> ChunkList | None:
     """The chunk's list as a process saved it for the same chunk files (storage.derived), if one did."""
     key = _list_key(snapshot, number, codes)
     found = snapshot.saved(LISTS, key) if key is not None else None
@@ -196,7 +199,7 @@ def _persisted_list(snapshot: Snapshot, number: int, codes: tuple[str, ...],
                      array("q", starts))
 
 
-def _rebuild_changed(snapshot: Snapshot, chunk: Chunk, changed: set[str], cached: ChunkList,
+def _rebuild_changed(snapshot: Snapshot, chunk: Chunk[AssetRecord], changed: set[str], cached: ChunkList,
                      builder: _ChunkListBuilder) -> None:
     """The chunk's list from new records of the `changed` assets and spans of `cached` for the others."""
     position = {asset_id: index for index, asset_id in enumerate(cached.ids)}
@@ -219,7 +222,8 @@ def _rebuild_changed(snapshot: Snapshot, chunk: Chunk, changed: set[str], cached
     add_kept()
 
 
-def _changed_assets(cached: ChunkList, chunk: Chunk, sources: tuple[Chunk | None, ...]) -> set[str]:
+def _changed_assets(cached: ChunkList, chunk: Chunk[AssetRecord],
+                    sources: tuple[Chunk[TranslationRecord] | None, ...]) -> set[str]:
     """The assets whose record or translations differ between the chunks `cached` was built from and these."""
     changed = set(chunk.changed_since(cached.assets))
     for before, after in zip(cached.sources, sources):
@@ -230,8 +234,8 @@ def _changed_assets(cached: ChunkList, chunk: Chunk, sources: tuple[Chunk | None
     return changed
 
 
-def _list_item(snapshot: Snapshot, asset_id: str, asset: dict[str, Any] | None,
-               progress: dict[str, int] | None = None) -> ListItem:
+def _list_item(snapshot: Snapshot, asset_id: str, asset: AssetRecord | None,
+               progress: AssetProgress | None = None) -> ListItem:
     from .jsonio import pretty_item
 
     record = asset_record(snapshot, asset_id, asset, progress)
@@ -271,12 +275,12 @@ def locale_progress_detail(snapshot: Snapshot, code: str) -> dict[str, int]:
 
 
 # ----------------------------------------------------------------------------- translations
-def _translation_fields(entry: dict[str, Any] | None, asset_id: str | None) -> dict[str, Any]:
+def _translation_fields(entry: TranslationRecord | None, asset_id: str | None) -> dict[str, Any]:
     fields: dict[str, Any] = {} if asset_id is None else {"id": asset_id}
     fields.update({
         "status": status_of(entry),
         "flagged": bool(entry and entry.get("flag")),
-        "flag": (entry or {}).get("flag", ""),
+        "flag": entry.get("flag", "") if entry else "",
         "translated": entry is not None,
         "translation": entry["text"] if entry else "",
         "revision": entry["rev"] if entry else 0,
@@ -310,7 +314,7 @@ def plural_translations(snapshot: Snapshot, asset_id: str, code: str) -> list[di
     return out
 
 
-def revision_record(entry: dict[str, Any]) -> dict[str, Any]:
+def revision_record(entry: Revision) -> dict[str, Any]:
     """A revision (storage.history.revisions); `pushedBy` only for one a push made: the pushing key's user,
     where `author` is whoever the pushed commit named."""
     fields = _translation_fields(entry, None)

@@ -65,8 +65,7 @@ class WriterRelay:
         threading.Thread(target=self._stand, name="gloss-writer", daemon=True).start()
 
     def _stand(self) -> None:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)  # held for the life of this process
+        elect(self.lock_path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         # an abstract address (Linux): no file to clean up, gone with the process; a fresh one per election
         address = "\0gloss-writer-" + secrets.token_hex(16)
@@ -176,6 +175,14 @@ class WriterRelay:
                 if "refused" in header:  # a writer of another data directory, or an outdated token
                     raise WriterUnreachable()
                 return header["status"], [tuple(pair) for pair in header["headers"]], reader.read()
+
+
+def elect(lock_path: Path) -> None:
+    """Block until this process is elected: the first to lock the file is, and the next one when it dies (the
+    kernel drops a dead process's lock). The lock is held for the life of the process. The writer (above) and
+    the webhook deliverer (app.webhooks) are elected this way, each with its own file."""
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # never closed: the lock goes with the process
 
 
 def call_application(app: WsgiApp, environ: dict, body: bytes) -> tuple[str, list[tuple[str, str]], bytes]:

@@ -23,6 +23,9 @@ class GlossServer(BaseApplication):
         # in each worker (no preloading): the election is between workers
         app = create_app(self.data_dir, config=self.config)
         app.extensions["gloss.writer"].start_election()
+        from .webhooks import start_delivery
+
+        start_delivery(app)
         return app
 
 

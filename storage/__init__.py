@@ -13,9 +13,14 @@ What the package offers (what app/ may use):
                               next versions (updated from the changed entries, or handed on), registered at import
     transaction.Transaction   the changes of one write, on top of a snapshot
     operations                the domain writes on a transaction (assets, plurals, tags, locales, translations)
+    records                   the typed shapes of what is stored (AssetRecord, TranslationRecord, LocaleRecord,
+                              ProjectMeta, UserRef) and of progress counts (LocaleProgress, AssetProgress):
+                              TypedDicts, exported here
     fields                    the rule each stored field obeys, shared by the API's writes and a push's checks
     history, diff             revisions of a translation, changes between commits (read back from Git)
     receive                   what a `git push` does: checks before any ref moves, the key-level merge
+    branches                  a project's branches (refs/heads/NAME): create, list, read, delete, merge key by key
+                              (`?branch=` reads and writes go through Project.snapshot/transaction(branch=))
     keys, sessions, jobs      API keys (hashed), dashboard sessions, asynchronous import jobs: outside every repository
     trailers                  the `Key: value` lines every commit message ends with, and the actions they name
     errors                    what went wrong (NotFound, Conflict, Invalid, Busy, faults of the disk); app/ alone maps
@@ -26,3 +31,9 @@ refs and durability, working tree, maintenance, queries of the `git` command); j
 durable with the commit's pack); canonical (the catalogue files' one-entry-per-line encoding); progress (per-chunk counts behind Snapshot's progress); checks and replay
 (a push's validation and merge); textchanges (derived index of which commit changed which translation).
 """
+
+from .records import (AssetProgress, AssetRecord, LocaleProgress, LocaleRecord, ProjectMeta, TranslationRecord,
+                      UserRef)
+
+__all__ = ["AssetProgress", "AssetRecord", "LocaleProgress", "LocaleRecord", "ProjectMeta", "TranslationRecord",
+           "UserRef"]

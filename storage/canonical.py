@@ -13,11 +13,15 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Generic, Iterable, Iterator, Mapping, TypeVar
 
 from .derivations import registered
 from .derived import packed_count, unpack_strings
 
+
+# what a chunk holds: storage.records.AssetRecord in asset chunks, TranslationRecord in locale chunks, the raw
+# dicts of a pushed file in storage.checks (decoded here, by json: the one place a record gets its type)
+E = TypeVar("E", bound=Mapping[str, Any])
 
 _decoder = json.JSONDecoder()
 # one JSON string decoded from an offset, by the C scanner (typeshed does not declare it)
@@ -106,7 +110,7 @@ def split_lines(text: str) -> list[str]:
             for line in text.split("\n") if line not in ("{", "}", "")]
 
 
-class Chunk:
+class Chunk(Generic[E]):
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
     __slots__ = ("_loaded", "_source", "_known_keys", "_parsed", "_bytes", "derived", "origin")
@@ -116,15 +120,15 @@ class Chunk:
         self._loaded = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order; None: not read yet
         self._source = source  # reads the file's bytes, for a chunk whose lines are read on first use
         self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
-        self._parsed: dict[str, dict[str, Any]] = {}
+        self._parsed: dict[str, E] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # data computed from this (immutable) chunk: see storage.derivations
         # (the chunk this one was made from, the keys that differ): lets callers update derived data
         # instead of recomputing it. One level only: making a chunk drops its parent's own origin.
-        self.origin: tuple[Chunk, tuple[str, ...]] | None = None
+        self.origin: tuple[Chunk[E], tuple[str, ...]] | None = None
 
     @classmethod
-    def lazy(cls, source: Callable[[], bytes], keys: str | tuple[str, ...] | None = None) -> "Chunk":
+    def lazy(cls, source: Callable[[], bytes], keys: str | tuple[str, ...] | None = None) -> "Chunk[Any]":
         """A chunk whose file is read and split on first use (a cold open reads only what it needs).
 
         `keys`, when known (storage.derived keeps them per blob): the keys in order, as a tuple or packed
@@ -164,7 +168,7 @@ class Chunk:
         return self._loaded is not None
 
     @classmethod
-    def parse(cls, data: bytes, previous: "Chunk | None" = None) -> "Chunk":
+    def parse(cls, data: bytes, previous: "Chunk[Any] | None" = None) -> "Chunk[Any]":
         """Read a canonical file (as written by `to_bytes`).
 
         With `previous`, an older version of the same file (another process wrote the new one), the
@@ -190,7 +194,7 @@ class Chunk:
         return chunk
 
     @classmethod
-    def _edited(cls, previous: "Chunk", lines: list[str]) -> "Chunk | None":
+    def _edited(cls, previous: "Chunk[Any]", lines: list[str]) -> "Chunk[Any] | None":
         """The new version when it only rewrites lines of `previous` in place (same entries, same order: what
         a translation write does), found with set operations instead of a loop over every line; else None."""
         if len(lines) != len(previous._lines):
@@ -212,17 +216,17 @@ class Chunk:
         chunk._inherit(previous, changed)
         return chunk
 
-    def _descend_from(self, parent: "Chunk") -> None:
+    def _descend_from(self, parent: "Chunk[E]") -> None:
         self._inherit(parent, self._differing_keys(parent))
 
-    def _differing_keys(self, other: "Chunk") -> list[str]:
+    def _differing_keys(self, other: "Chunk[E]") -> list[str]:
         """Keys whose line differs between `other` and this chunk, or that only one of them has. Lines a chunk
         kept from its parent are the same string objects, so an unchanged line costs a pointer comparison."""
         old = other._lines
         changed = [key for key, line in self._lines.items() if old.get(key) != line]
         return changed + [key for key in old if key not in self._lines]
 
-    def changed_since(self, older: "Chunk | None") -> tuple[str, ...]:
+    def changed_since(self, older: "Chunk[E] | None") -> tuple[str, ...]:
         """Keys of the entries that differ between `older`, an earlier version of the same file (None: no such
         file), and this chunk, however many versions apart: from the lineage when this chunk was made from
         `older`, else from a comparison of their lines."""
@@ -234,7 +238,8 @@ class Chunk:
             return self.origin[1]
         return tuple(self._differing_keys(older))
 
-    def _inherit(self, parent: "Chunk", changed: list[str], values: Mapping[str, Any] | None = None) -> None:
+    def _inherit(self, parent: "Chunk[E]", changed: list[str],
+                 values: Mapping[str, E | None] | None = None) -> None:
         """Become `parent` with the entries `changed` (`values`: their new values, None for removed, when
         known): the lineage, and the parsed entries still valid."""
         self.origin = (parent, tuple(changed))
@@ -288,13 +293,13 @@ class Chunk:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
         return _field_marker(field, ": ") in self._lines.get(key, "")
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> E | None:
         value = self.peek(key)
         if value is not None:
             self._parsed[key] = value
         return value
 
-    def peek(self, key: str) -> dict[str, Any] | None:
+    def peek(self, key: str) -> E | None:
         """Like get, without keeping the parsed entry: for one-off reads of many entries (counts)."""
         value = self._parsed.get(key)
         if value is None:
@@ -304,22 +309,21 @@ class Chunk:
             value = json.loads(line[len(dump_key(key)) + 2:])
         return value
 
-    def peek_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def peek_items(self) -> Iterator[tuple[str, E]]:
         """items() without keeping the parsed entries (see peek)."""
         for key in self._lines:
             yield key, self.peek(key)  # type: ignore[misc]
 
-    def peek_all(self) -> dict[str, dict[str, Any]]:
+    def peek_all(self) -> dict[str, E]:
         """Every entry, parsed in one pass of the C decoder and not kept: for reads of a whole chunk, where a
         decode per line costs several times more (a 100k-asset export reads 600,000 entries)."""
         return json.loads("{" + ",".join(self._lines.values()) + "}") if self._lines else {}
 
-    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def items(self) -> Iterator[tuple[str, E]]:
         for key in self._lines:
             yield key, self.get(key)  # type: ignore[misc]
 
-    def with_changes(self, changes: Mapping[str, Mapping[str, Any] | None],
-                     order: Callable[[str], int]) -> "Chunk":
+    def with_changes(self, changes: Mapping[str, E | None], order: Callable[[str], int]) -> "Chunk[E]":
         """A new chunk with entries set (or removed, for None); `order` gives each id's canonical position."""
         lines = dict(self._lines)
         reorder = False
@@ -332,11 +336,12 @@ class Chunk:
             lines[key] = dump_key(key) + ": " + dump_value(value)
         if reorder:
             lines = dict(sorted(lines.items(), key=lambda item: order(item[0])))
-        chunk = Chunk(lines)
+        chunk: Chunk[E] = Chunk(lines)
         chunk._inherit(self, list(changes), changes)
         return chunk
 
-    def _carry_derived(self, parent: "Chunk", changed: tuple[str, ...], values: Mapping[str, Any] | None) -> None:
+    def _carry_derived(self, parent: "Chunk[E]", changed: tuple[str, ...],
+                       values: Mapping[str, E | None] | None) -> None:
         for name, update, _ in registered():  # storage.derivations
             if name in parent.derived:
                 value = parent.derived[name]
@@ -358,7 +363,7 @@ class Chunk:
         return self._bytes
 
 
-EMPTY = Chunk({})
+EMPTY: Chunk[Any] = Chunk({})
 # The empty chunk a new locale file is made from: derived data of translations may be registered on it (the
 # progress counts of no entry), so that a new file's is updated from the values written into it.
-EMPTY_TRANSLATIONS = Chunk({})
+EMPTY_TRANSLATIONS: Chunk[Any] = Chunk({})

@@ -228,8 +228,9 @@ def _partners(record: dict[str, Any] | None) -> list[str]:
     return list(record.get("plurals", [])) + ([parent] if isinstance(parent, str) else [])
 
 
-def _chunks_by_blob(snapshot: Snapshot) -> dict[bytes, Chunk]:
-    found = {snapshot.files[asset_path(number)]: chunk for number, chunk in snapshot.asset_chunks.items()}
+def _chunks_by_blob(snapshot: Snapshot) -> dict[bytes, Chunk[Any]]:
+    found: dict[bytes, Chunk[Any]] = {snapshot.files[asset_path(number)]: chunk
+                                      for number, chunk in snapshot.asset_chunks.items()}
     for code, chunks in snapshot.locale_chunks.items():
         for number, chunk in chunks.items():
             found[snapshot.files[locale_path(code, number)]] = chunk

@@ -6,16 +6,31 @@ of a push), whose author is the change's author unless the stored entry names it
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from . import textchanges
 from .canonical import EMPTY
 from .gitrepo import GitRepo, Person
 from .project import Project
+from .records import UserRef
 from .snapshot import Snapshot, locale_path
 from .textchanges import same_text
 
-Change = dict[str, Any]
+
+
+class Change(TypedDict):
+    """One translation's change between two commits, as GET /api/diff answers it."""
+
+    asset: str
+    locale: str
+    old: str | None  # the text before (None: untranslated)
+    new: str | None  # the text after (None: erased)
+    flag: str
+    revision: int
+    path: NotRequired[str]  # its chunk file, while the change is attributed (dropped before it is returned)
+    author: UserRef | None  # the entry's own author, else the commit's (filled by _attribute)
+    commit: str | None  # the newest commit that made it (filled by _attribute)
+    pushedBy: NotRequired[UserRef]  # the pushing key's user, when a push made it
 
 
 def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[Change]:
@@ -35,11 +50,13 @@ def translation_changes(project: Project, old: Snapshot, new: Snapshot) -> list[
             for asset_id in list(after.keys()) + [key for key in before.keys() if key not in after]:
                 was, now = before.get(asset_id), after.get(asset_id)
                 if not same_text(was, now):
-                    changes.append({"asset": asset_id, "locale": code, "old": was and was.get("text"),
-                                    "new": now and now.get("text"), "flag": (now or {}).get("flag", ""),
-                                    "revision": (now or {}).get("rev", 0), "path": path,
-                                    "author": (now or {}).get("author"), "commit": None,
-                                    **({"pushedBy": now["pusher"]} if now and now.get("pusher") else {})})
+                    change: Change = {"asset": asset_id, "locale": code, "old": was["text"] if was else None,
+                                      "new": now["text"] if now else None, "flag": now.get("flag", "") if now else "",
+                                      "revision": now["rev"] if now else 0, "path": path,
+                                      "author": now.get("author") if now else None, "commit": None}
+                    if now and now.get("pusher"):
+                        change["pushedBy"] = now["pusher"]
+                    changes.append(change)
     _attribute(project.repo, changes, old.commit, new.commit)
     for change in changes:
         del change["path"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from limits import MAX_ASSET_ID_BYTES, MAX_FILE_BYTES, MAX_LOCALE_NAME_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS, describe
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
@@ -184,7 +184,7 @@ def may_hold_key(text: str) -> bool:
     return _KEY_RUN in text.encode("utf-8", "surrogatepass").translate(_KEY_CHARS)
 
 
-def refuse_keys_in_record(key: str, record: dict[str, Any], is_live_key: IsLiveKey, id_field: str = "id") -> None:
+def refuse_keys_in_record(key: str, record: Mapping[str, Any], is_live_key: IsLiveKey, id_field: str = "id") -> None:
     """Invalid, naming the field, when a record (its `key` included) holds a live API key as its catalogue line
     will: the line is its key and each field's value, joined by characters a key cannot hold, so a record
     that passes here is one the push's scan of the whole file passes too."""

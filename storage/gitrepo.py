@@ -18,12 +18,15 @@ from dulwich.objects import Commit
 from dulwich.repo import Repo
 
 from .git.maintenance import Maintenance, remove_stale_dirs
-from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person
+from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person, parse_commit
 from .git.queries import CommitPatch, GitCommandError, GitCommands
-from .git.refs import ANY, BRANCH, ZERO_ID, Branch, Recovery
+from .git.refs import ANY, BRANCH, HEADS, MAIN, ZERO_ID, Branch, Recovery, check_branch_name
 from .git.worktree import WorkTree, parent_dir
+from .journal import BRANCH_JOURNALS, branch_of_journal
 
-__all__ = ["ANY", "FILE_MODE", "TREE_MODE", "ZERO_ID", "CommitPatch", "GitCommandError", "GitRepo", "Person",
+FEW_OBJECTS = 4  # read_commits reads this many itself: a git process costs more than a few look-ups
+
+__all__ = ["ANY", "MAIN", "FILE_MODE", "TREE_MODE", "ZERO_ID", "CommitPatch", "GitCommandError", "GitRepo", "Person",
            "parent_dir", "remove_stale_dirs"]
 
 
@@ -156,6 +159,12 @@ class GitRepo:
     def read_commit(self, hex_id: bytes) -> Commit:
         return self.objects.read_commit(hex_id)
 
+    def read_commits(self, hex_ids: Sequence[bytes]) -> dict[bytes, Commit]:
+        """Many commits: a few are read here, more by one git process (GitCommands.raw_objects)."""
+        if len(hex_ids) <= FEW_OBJECTS:
+            return {hex_id: self.read_commit(hex_id) for hex_id in hex_ids}
+        return {hex_id: parse_commit(raw) for hex_id, raw in self.commands.raw_objects(hex_ids).items()}
+
     def read_tag_target(self, hex_id: bytes) -> bytes:
         return self.objects.read_tag_target(hex_id)
 
@@ -170,6 +179,51 @@ class GitRepo:
 
     def ref_lock(self) -> AbstractContextManager[None]:
         return self.branch.ref_lock()
+
+    def named_branch(self, name: str) -> Branch:
+        """The branch `name` (`main` included), whether or not it exists yet (its head is None then); Invalid
+        for a name Git would refuse (checked before the name comes near a file path)."""
+        if name == MAIN:
+            return self.branch
+        return Branch(self.path, self.objects, check_branch_name(name))  # cheap: nothing is read yet
+
+    def branch_names(self) -> list[str]:
+        """Every branch of the repository, loose or packed, `main` first, then in name order."""
+        heads = self.git_dir / HEADS
+        names = {str(path.relative_to(heads)) for path in heads.rglob("*")
+                 if path.is_file() and not path.name.endswith(".lock")}
+        try:
+            for line in (self.git_dir / "packed-refs").read_text("utf-8", "replace").splitlines():
+                ref = line.partition(" ")[2]
+                if ref.startswith(HEADS):
+                    names.add(ref[len(HEADS):])
+        except FileNotFoundError:
+            pass
+        return sorted(names, key=lambda name: (name != MAIN, name))
+
+    def restore_branch(self, name: str) -> bytes | None:
+        """Under the write lock: bring a named branch's ref to its journal's latest durable commit."""
+        return self.recovery.restore_ref(self.named_branch(name))
+
+    def lagging_branches(self) -> list[str]:
+        """The named branches whose ref is not where their journal says (a crash lost a ref's rename)."""
+        lagging = []
+        for journal in sorted(self.git_dir.glob(BRANCH_JOURNALS + "/[!.]*")):
+            branch = self.named_branch(branch_of_journal(journal.name))
+            latest, _ = branch.journal.read()
+            if latest is not None and latest.head is not None and branch.valid_head() != latest.head.encode():
+                lagging.append(branch.name)
+        return lagging
+
+    def count_commits(self, tip: bytes) -> int:
+        """Commits reachable from `tip`."""
+        return int(self.commands.git("rev-list", "--count", tip.decode()).strip() or 0)
+
+    def ahead_behind(self, tip: bytes, other: bytes) -> tuple[int, int]:
+        """(commits of `tip` that `other` lacks, commits of `other` that `tip` lacks), in one walk."""
+        ahead, behind = self.commands.git("rev-list", "--left-right", "--count",
+                                          f"{tip.decode()}...{other.decode()}").split()
+        return int(ahead), int(behind)
 
     def needs_recovery(self, thorough: bool = False) -> bool:
         return self.recovery.needs_recovery(thorough)

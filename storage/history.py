@@ -17,6 +17,7 @@ from .canonical import EMPTY, Chunk, changed_keys
 from .errors import NotFound
 from .gitrepo import GitRepo, Person
 from .project import Project
+from .records import AssetRecord, TranslationRecord
 from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
 from .store import SERVICE, iso_from_timestamp
 from .trailers import Trailer
@@ -29,9 +30,9 @@ class _ChunkCache:
 
     def __init__(self, repo: GitRepo):
         self.repo = repo
-        self._items: OrderedDict[bytes, Chunk] = OrderedDict()
+        self._items: OrderedDict[bytes, Chunk[Any]] = OrderedDict()
 
-    def get(self, blob: bytes) -> Chunk:
+    def get(self, blob: bytes) -> Chunk[Any]:
         chunk = self._items.get(blob)
         if chunk is None:
             chunk = self._items[blob] = Chunk.parse(self.repo.read_raw(blob))
@@ -63,8 +64,14 @@ def _trailers(message: bytes) -> dict[str, str]:
     return found
 
 
+class Revision(TranslationRecord):
+    """A translation as one commit held it (storage.records.TranslationRecord), and that commit's id."""
+
+    commit: str
+
+
 def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
-              snapshot: Snapshot | None = None) -> list[dict[str, Any]]:
+              snapshot: Snapshot | None = None) -> list[Revision]:
     """Every revision of a translation since it was last created, newest first.
 
     Going back along first-parent history from the snapshot, the entry changes only in the commits that
@@ -82,14 +89,14 @@ def revisions(project: Project, asset_id: str, locale: str, limit: int = 1000,
     number = asset["n"] // snapshot.chunk_size
     chunk = snapshot.locale_chunks.get(locale, {}).get(number)
     entry, commit = (chunk.get(asset_id) if chunk else None), snapshot.commit
-    found: list[dict[str, Any]] = []
+    found: list[Revision] = []
     if commit is None:
         return found
     older = EntryHistory(project.repo, commit, f"{LOCALES_DIR}/{locale}/{chunk_file(number)}", asset_id)
     try:
         while entry is not None and len(found) < limit:
             if not found or found[-1]["rev"] != entry["rev"]:
-                found.append(dict(entry, commit=commit.decode()))
+                found.append({**entry, "commit": commit.decode()})
             if entry["rev"] <= 1:
                 break
             step = older.previous()
@@ -125,7 +132,7 @@ class EntryHistory:
         self.key = key
         self._tokens = {textchanges.token(self.path, key), textchanges.rewrite_token(self.path, key)}
 
-    def previous(self) -> tuple[bytes, dict[str, Any] | None] | None:
+    def previous(self) -> tuple[bytes, TranslationRecord | None] | None:
         """(the newest older commit whose entry differs, the entry there), or None at the root."""
         for commit, parent, tokens in self._commits:
             if self._tokens.isdisjoint(tokens):
@@ -142,7 +149,7 @@ class EntryHistory:
             return parent, entry
         return None
 
-    def _entry_at(self, commit: bytes) -> dict[str, Any] | None:
+    def _entry_at(self, commit: bytes) -> TranslationRecord | None:
         blob = _blob_at(self.repo, self.repo.read_commit(commit).tree, self.path.split("/"))
         return Chunk.parse(self.repo.read_raw(blob)).get(self.key) if blob is not None else None
 
@@ -188,16 +195,16 @@ class CommitInfo:
 class TranslationChange:
     asset_id: str
     locale: str
-    old: dict[str, Any] | None  # stored entry before (None: untranslated)
-    new: dict[str, Any] | None  # stored entry after (None: erased)
+    old: TranslationRecord | None  # stored entry before (None: untranslated)
+    new: TranslationRecord | None  # stored entry after (None: erased)
     tags: list[str]
 
 
 @dataclass
 class AssetChange:
     asset_id: str
-    old: dict[str, Any] | None  # None: created
-    new: dict[str, Any] | None  # None: deleted
+    old: AssetRecord | None  # None: created
+    new: AssetRecord | None  # None: deleted
 
 
 @dataclass
@@ -247,7 +254,7 @@ class _Walker:
         entry = self.tree(tree_id).get(name)
         return entry[1] if entry else None
 
-    def chunk(self, blob: bytes | None) -> Chunk:
+    def chunk(self, blob: bytes | None) -> Chunk[Any]:
         return EMPTY if blob is None else self.chunks.get(blob)
 
     def raw(self, blob: bytes | None) -> bytes:
@@ -376,14 +383,42 @@ def commit_changes(project: Project, commit_id: str, limit: int | None = None) -
         raise NotFound("No such commit") from None
 
 
+@dataclass(frozen=True)
+class CommitDigest:
+    """One commit as a webhook names it: who made it, its action, and the translations it changed."""
+
+    info: CommitInfo
+    pairs: tuple[tuple[str, str], ...]  # (asset, locale) of every translation entry it changed, sorted
+
+
+def commits_since(project: Project, since: bytes, head: bytes) -> list[CommitDigest] | None:
+    """The first-parent commits after `since` up to `head`, oldest first, each with the (asset, locale) pairs it
+    changed (from the text-change index, or git for the commits it does not hold yet); None when `since` is not
+    on `head`'s first-parent history."""
+    changed: list[tuple[bytes, tuple[tuple[str, str], ...]]] = []
+    walk = textchanges.along(project.repo, head, since, [LOCALES_DIR])
+    parent: bytes | None = head
+    try:
+        for commit_id, parent, tokens in walk:
+            pairs = sorted({(key, path.split("/")[1]) for path, key in map(textchanges.entry_of, tokens)})
+            changed.append((commit_id, tuple(pairs)))
+    finally:
+        walk.close()
+    if since != head and parent != since:  # the walk reached the root without meeting `since`
+        return None
+    commits = project.repo.read_commits([commit_id for commit_id, _ in changed])
+    return [CommitDigest(_commit_info(commit_id, commits[commit_id]), pairs) for commit_id, pairs in reversed(changed)]
+
+
 def _matches_author(info: CommitInfo, author: str) -> bool:
     wanted = author.casefold()
     return wanted in info.author_name.casefold() or wanted in info.author_email.casefold()
 
 
 def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", offset: int = 0,
-        limit: int = 20) -> tuple[list[CommitInfo], bool]:
-    """A page of the first-parent history from HEAD, newest first, and whether more commits match.
+        limit: int = 20, start: bytes | None = None) -> tuple[list[CommitInfo], bool]:
+    """A page of the first-parent history from `start` (default: main's head), newest first, and whether more
+    commits match.
 
     Filters: `locale` keeps commits that changed that locale's translations (a tree comparison, no file is
     parsed); `author` matches the author's name or email (case-insensitive substring); `tag` keeps commits
@@ -392,7 +427,7 @@ def log(project: Project, *, locale: str = "", author: str = "", tag: str = "", 
     walker = _Walker(project.repo)
     page: list[CommitInfo] = []
     skipped = 0
-    commit_id = project.repo.head()
+    commit_id = start or project.repo.head()
     while commit_id:
         info = _summary(walker, commit_id)
         keep = (not locale or locale in info.locales) and (not author or _matches_author(info, author))

@@ -30,6 +30,7 @@ from hashlib import sha1
 from pathlib import Path
 
 JOURNAL_FILE = "gloss-journal"  # in .git: no clone, fetch or fsck ever sees it
+BRANCH_JOURNALS = "gloss-journals"  # one file per named branch (storage.branches), in .git too
 SHORT_READ = 8192
 SLOT_SIZE = 128 * 1024  # room for 64 pending paths of the longest allowed length (limits.MAX_PATH_BYTES)
 
@@ -70,8 +71,8 @@ class Slot:
 class Journal:
     """The journal file of one repository (its .git directory)."""
 
-    def __init__(self, git_dir: Path):
-        self.path = git_dir / JOURNAL_FILE
+    def __init__(self, git_dir: Path, branch: str | None = None):
+        self.path = git_dir / JOURNAL_FILE if branch is None else git_dir / BRANCH_JOURNALS / journal_name(branch)
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -93,13 +94,24 @@ class Journal:
         previous = slots[1] if len(slots) > 1 and slots[1].seq == latest.seq - 1 else None
         return latest, previous
 
+    def remove(self) -> None:
+        """Delete the journal (its branch is being deleted)."""
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
     def open(self, flush: Callable[[int], None], flush_directory: Callable[[Path], None]) -> int:
         """The journal opened for writing slots, made (durably, once per repository) when missing."""
         try:
             return os.open(self.path, os.O_WRONLY)
         except FileNotFoundError:
             pass
-        temp = self.path.with_name(f"gloss-journal-{os.getpid()}.tmp")  # swept with Gloss's other temps
+        if not self.path.parent.exists():
+            self.path.parent.mkdir()
+            flush_directory(self.path.parent.parent)
+        # swept with Gloss's other temps; a dot first, which no branch name (so no journal's name) starts with
+        temp = self.path.with_name(f"{'.' if self.path.name != JOURNAL_FILE else ''}gloss-journal-{os.getpid()}.tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             os.write(fd, bytes(2 * SLOT_SIZE))
@@ -117,6 +129,16 @@ class Journal:
         if data is None:
             raise ValueError("journal slot too large")  # pending paths are bounded so that it never is
         os.pwrite(fd, data, (slot.seq % 2) * SLOT_SIZE)  # what follows the checksum is never read
+
+
+def journal_name(branch: str) -> str:
+    """A branch's journal file name: its name with `%` and `/` escaped (one flat directory, one file per name;
+    limits.MAX_BRANCH_NAME_BYTES keeps it within a file name's length)."""
+    return branch.replace("%", "%25").replace("/", "%2F")
+
+
+def branch_of_journal(file_name: str) -> str:
+    return file_name.replace("%2F", "/").replace("%25", "%")
 
 
 def _read_slot(fd: int, offset: int) -> Slot | None:

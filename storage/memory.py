@@ -248,7 +248,8 @@ def _changes(snapshot: Snapshot, number: int, locale: str, cached: ChunkMemory |
 def _attribute_all(project: Project, snapshot: Snapshot, pending: list[_Pending]) -> None:
     """Fill in the commit of each pair `pending` lacks one for, in one walk of the history per stop."""
     assert snapshot.commit is not None
-    known = {snapshot.files[item.path]: item.target for item in pending if item.path in snapshot.files}
+    known: dict[bytes | None, Chunk] = {snapshot.files[item.path]: item.target for item in pending
+                                        if item.path in snapshot.files}
     walks: dict[bytes | None, dict[str, set[str]]] = {}
     for item in pending:
         if item.unknown:
@@ -272,7 +273,7 @@ WALK_IN_PROCESS = 64
 
 
 def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict[str, set[str]],
-                 walk: int | None = WALK_IN_PROCESS, known: dict[bytes, Chunk] | None = None
+                 walk: int | None = WALK_IN_PROCESS, known: dict[bytes | None, Chunk] | None = None
                  ) -> dict[tuple[str, str], bytes]:
     """(chunk path, key) -> the newest commit from `head` back along first parents to `stop` (left out) that
     changed that entry's text or flag (its creation included), for the entries `wanted` names; the last `walk`
@@ -283,7 +284,7 @@ def last_commits(project: Project, head: bytes, stop: bytes | None, wanted: dict
     if stop is not None and repo.read_commit(head).parents[:1] == [stop]:  # one write since: no walk
         return {(path, key): head for path, keys in remaining.items() for key in keys}
     found: dict[tuple[str, str], bytes] = {}
-    parsed: dict[bytes | None, Chunk] = {**(known or {}), None: EMPTY}
+    parsed: dict[bytes | None, Chunk] = {None: EMPTY, **(known or {})}
 
     def chunk(blob: bytes | None) -> Chunk:
         if blob not in parsed:
@@ -492,11 +493,11 @@ def imported_memory(project: Project, snapshot: Snapshot, locale: str) -> ChunkM
     return found
 
 
-def group_memories(projects: Iterator[tuple[str, Project]], source_locale: str, locale: str
+def group_memories(members: Iterable[tuple[str, Project, Snapshot]], source_locale: str, locale: str
                    ) -> Iterator[tuple[str, ChunkMemory]]:
-    """(project id, chunk pairs) of each project given whose source locale is `source_locale`."""
-    for project_id, project in projects:
-        snapshot = project.snapshot()
+    """(project id, chunk pairs) of each (project id, project, snapshot) given whose source locale is
+    `source_locale`: its translations', then its imported units'."""
+    for project_id, project, snapshot in members:
         if snapshot.commit is None or snapshot.meta.get("source") != source_locale:
             continue
         for memory in locale_memory(project, snapshot, locale):

@@ -3,16 +3,15 @@
 Each function validates against the transaction's current state and raises a StorageError (never a half
 change: the caller's transaction is discarded on any exception).
 
-Stored records (one line each in the canonical files):
-    asset:        {"n", "type", "context", "notes", "printf", "tags", "aliases", "plurals"?, "plural_of"?,
-                   "created", "modified"}
-    translation:  {"text", "rev", "flag"?, "modified", "author", "pusher"?, "flagger"?}
+Stored records (one line each in the canonical files) are storage.records' AssetRecord and TranslationRecord; a
+changed record is a copy (`record.copy()`, then its fields set: cheaper than `{**record, ...}` or `dict(record, ...)`):
+the record read is shared with the snapshot it came from.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from vocabulary import ASSET_PRINTF as PRINTF_STYLES
 from vocabulary import ASSET_TYPES, DEFAULT_STATES, FLAGS, plural_form_id
@@ -22,6 +21,7 @@ from .fields import (check_addressable, check_aliases, check_asset_id, check_ass
                      check_flag, check_locale_code, check_locale_name, check_printf, check_string, check_tag,
                      check_text)
 from .gitrepo import Person
+from .records import AssetRecord, TranslationRecord, UserRef
 from .trailers import Trailer
 from .transaction import Transaction
 
@@ -38,7 +38,7 @@ class Actor:
     email: str
     pusher: "Actor | None" = None
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> UserRef:
         return {"id": self.id, "name": self.name, "email": self.email}
 
     def person(self) -> Person:
@@ -46,7 +46,7 @@ class Actor:
         return Person(self.name, self.email or f"user-{self.id}@users.gloss")
 
 
-def require_asset(tx: Transaction, asset_id: str) -> dict[str, Any]:
+def require_asset(tx: Transaction, asset_id: str) -> AssetRecord:
     asset = tx.asset(asset_id)
     if asset is None:
         raise NotFound("Asset not in project")
@@ -92,8 +92,9 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
     if default not in DEFAULT_STATES:
         raise Invalid("default must be translated, untranslated or a flag name")
     tag_list = [check_tag(tag) for tag in tags]
-    record = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes, "printf": printf,
-              "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now, "modified": now}
+    record: AssetRecord = {"n": tx.allocate_seq(), "type": type, "context": context, "notes": notes,
+                           "printf": printf, "tags": list(dict.fromkeys(tag_list)), "aliases": {}, "created": now,
+                           "modified": now}
     if meta:
         record["meta"] = check_asset_meta(meta)
     tx.put_asset(asset_id, record)
@@ -107,7 +108,7 @@ def create_asset(tx: Transaction, asset_id: str, now: str, *, text: str | None =
 
 def set_asset_meta(tx: Transaction, asset_id: str, meta: dict[str, Any], now: str) -> bool:
     """Replace an asset's format metadata (empty removes it); whether it changed."""
-    record = dict(require_asset(tx, asset_id))
+    record = require_asset(tx, asset_id).copy()
     if record.get("meta", {}) == meta:
         return False
     if meta:
@@ -120,11 +121,13 @@ def set_asset_meta(tx: Transaction, asset_id: str, meta: dict[str, Any], now: st
 
 
 PATCHABLE_ASSET_FIELDS = {"id": str, "type": str, "context": str, "notes": str, "printf": str, "aliases": dict}
+# the patchable fields a patch copies as they are (after their checks)
+PLAIN_ASSET_FIELDS: tuple[Literal["type", "context", "notes", "printf"], ...] = ("type", "context", "notes", "printf")
 
 
 def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: str) -> str:
     """Change an asset's properties; a new `id` renames it, keeping its translations. Returns the final ID."""
-    record = dict(require_asset(tx, asset_id))
+    record = require_asset(tx, asset_id).copy()
     for field, value in changes.items():
         expected = PATCHABLE_ASSET_FIELDS.get(field)
         if expected is None:
@@ -140,9 +143,9 @@ def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: st
             check_string(field, changes[field])
     if "aliases" in changes:
         record["aliases"] = dict(check_aliases(changes["aliases"]))
-    for field in ("type", "context", "notes", "printf"):
-        if field in changes:
-            record[field] = changes[field]
+    for plain in PLAIN_ASSET_FIELDS:
+        if plain in changes:
+            record[plain] = changes[plain]
     record["modified"] = now
     new_id = changes.get("id", asset_id)
     if new_id != asset_id:
@@ -152,7 +155,7 @@ def patch_asset(tx: Transaction, asset_id: str, changes: dict[str, Any], now: st
     return new_id
 
 
-def rename_asset(tx: Transaction, old: str, new: str, record: dict[str, Any]) -> None:
+def rename_asset(tx: Transaction, old: str, new: str, record: AssetRecord) -> None:
     """Move an asset to a new ID with its translations and plural links; history follows by trailer."""
     check_asset_id(new)
     if tx.has_asset(new):
@@ -165,11 +168,11 @@ def rename_asset(tx: Transaction, old: str, new: str, record: dict[str, Any]) ->
             tx.put_translation(new, code, entry)
     parent = record.get("plural_of")
     if parent:
-        singular = dict(_record(tx, parent))
+        singular = _record(tx, parent).copy()
         singular["plurals"] = [new if member == old else member for member in singular["plurals"]]
         tx.put_asset(parent, singular)
     for member in record.get("plurals", []):
-        member_record = dict(_record(tx, member))
+        member_record = _record(tx, member).copy()
         member_record["plural_of"] = new
         tx.put_asset(member, member_record)
     # history follows the asset across the rename through these trailers (storage.history)
@@ -183,7 +186,7 @@ def delete_asset(tx: Transaction, asset_id: str) -> None:
     if parent:
         _detach_member(tx, parent, asset_id)
     for member in record.get("plurals", []):
-        member_record = dict(_record(tx, member))
+        member_record = _record(tx, member).copy()
         member_record.pop("plural_of", None)
         tx.put_asset(member, member_record)
     tx.remove_asset(asset_id)
@@ -193,11 +196,11 @@ def delete_asset(tx: Transaction, asset_id: str) -> None:
 def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text: str | None = None,
                actor: Actor | None = None) -> str:
     """Create a new plural form of `asset_id`, or link the existing asset `pid`; returns the plural's ID."""
-    singular = dict(require_asset(tx, asset_id))
+    singular = require_asset(tx, asset_id).copy()
     if singular.get("plural_of"):
         raise Invalid("Cannot add plural forms to an asset that is itself a plural form")
     if pid and tx.has_asset(pid):
-        member = dict(_record(tx, pid))
+        member = _record(tx, pid).copy()
         if pid == asset_id:
             raise Invalid("An asset cannot be a plural form of itself")
         if member.get("plurals"):
@@ -211,7 +214,7 @@ def add_plural(tx: Transaction, asset_id: str, now: str, *, pid: str = "", text:
         create_asset(tx, pid, now, text=text, type=singular["type"], context=singular["context"],
                      printf=singular.get("printf", ""), actor=actor,
                      default="translated" if text is not None else "untranslated")
-        member = dict(_record(tx, pid))
+        member = _record(tx, pid).copy()
     member["plural_of"] = asset_id
     member["modified"] = now
     tx.put_asset(pid, member)
@@ -234,14 +237,14 @@ def unlink_plural(tx: Transaction, asset_id: str, pid: str, now: str) -> None:
     if pid not in singular.get("plurals", []):
         raise NotFound(f'Asset "{pid}" is not a plural form of "{asset_id}"')
     _detach_member(tx, asset_id, pid)
-    member = dict(_record(tx, pid))
+    member = _record(tx, pid).copy()
     member.pop("plural_of", None)
     member["modified"] = now
     tx.put_asset(pid, member)
 
 
 def _detach_member(tx: Transaction, parent: str, member: str) -> None:
-    singular = dict(_record(tx, parent))
+    singular = _record(tx, parent).copy()
     remaining = [m for m in singular.get("plurals", []) if m != member]
     if remaining:
         singular["plurals"] = remaining
@@ -278,15 +281,14 @@ def tag_asset(tx: Transaction, asset_id: str, name: str, now: str) -> None:
     record = require_asset(tx, asset_id)
     register_tags(tx, [name])
     if name not in record["tags"]:
-        record = dict(record, tags=record["tags"] + [name], modified=now)
-        tx.put_asset(asset_id, record)
+        _put_tags(tx, asset_id, record, record["tags"] + [name], now)
 
 
 def untag_asset(tx: Transaction, asset_id: str, name: str, now: str) -> None:
     record = require_asset(tx, asset_id)
     if name not in record["tags"]:
         raise NotFound(f'Asset is not tagged "{name}"')
-    tx.put_asset(asset_id, dict(record, tags=[t for t in record["tags"] if t != name], modified=now))
+    _put_tags(tx, asset_id, record, [t for t in record["tags"] if t != name], now)
 
 
 def rename_tag(tx: Transaction, old: str, new: str, now: str) -> None:
@@ -310,8 +312,17 @@ def _retag_assets(tx: Transaction, old: str, new: str | None, now: str) -> None:
     for asset_id in tx.asset_ids():
         record = _record(tx, asset_id)
         if old in record["tags"]:
-            tags = [new if tag == old else tag for tag in record["tags"] if new is not None or tag != old]
-            tx.put_asset(asset_id, dict(record, tags=list(dict.fromkeys(tags)), modified=now))
+            renamed = (new if tag == old else tag for tag in record["tags"])
+            tags = [tag for tag in renamed if tag is not None]
+            _put_tags(tx, asset_id, record, list(dict.fromkeys(tags)), now)
+
+
+def _put_tags(tx: Transaction, asset_id: str, record: AssetRecord, tags: list[str], now: str) -> None:
+    """Store a copy of the asset's record with new tags."""
+    changed = record.copy()
+    changed["tags"] = tags
+    changed["modified"] = now
+    tx.put_asset(asset_id, changed)
 
 
 # ----------------------------------------------------------------------------- locales
@@ -363,7 +374,8 @@ def delete_locale(tx: Transaction, code: str) -> None:
 
 
 # ----------------------------------------------------------------------------- translations
-def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Actor | None, now: str) -> dict:
+def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Actor | None,
+              now: str) -> TranslationRecord:
     """Store a new text: revision 1 on first translation, +1 on every later call (the spec's rule).
 
     A new text clears any flag: the flag described the text it replaces. A pushed text records who pushed it
@@ -373,7 +385,7 @@ def translate(tx: Transaction, asset_id: str, locale: str, text: str, actor: Act
     require_locale(tx, locale)
     check_text(text)
     previous = tx.translation(asset_id, locale)
-    entry: dict[str, Any] = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
+    entry: TranslationRecord = {"text": text, "rev": (previous["rev"] + 1) if previous else 1, "modified": now}
     if actor is not None:
         entry["author"] = actor.record()
         if actor.pusher is not None:
@@ -391,7 +403,8 @@ def untranslate(tx: Transaction, asset_id: str, locale: str) -> None:
     tx.put_translation(asset_id, locale, None)
 
 
-def flag(tx: Transaction, asset_id: str, locale: str, flag_name: str, actor: Actor | None, now: str) -> dict:
+def flag(tx: Transaction, asset_id: str, locale: str, flag_name: str, actor: Actor | None,
+         now: str) -> TranslationRecord:
     """Set the translation's single flag (replacing any other); the translation stays translated."""
     check_flag(flag_name)
     require_asset(tx, asset_id)
@@ -399,25 +412,30 @@ def flag(tx: Transaction, asset_id: str, locale: str, flag_name: str, actor: Act
     entry = tx.translation(asset_id, locale)
     if entry is None:
         raise NotFound("Asset not translated in this locale")
-    entry = dict(entry, flag=flag_name, flagged=now)
+    entry = entry.copy()
+    entry["flag"] = flag_name
+    entry["flagged"] = now
     if actor is not None:
         entry["flagger"] = actor.record()
     tx.put_translation(asset_id, locale, entry)
     return entry
 
 
-def unflag(tx: Transaction, asset_id: str, locale: str) -> dict:
+def unflag(tx: Transaction, asset_id: str, locale: str) -> TranslationRecord:
     require_asset(tx, asset_id)
     require_locale(tx, locale)
     entry = tx.translation(asset_id, locale)
     if entry is None or not entry.get("flag"):
         raise NotFound("Translation is not flagged")
-    entry = {k: v for k, v in entry.items() if k not in ("flag", "flagger", "flagged")}
+    entry = entry.copy()
+    entry.pop("flag", None)
+    entry.pop("flagger", None)
+    entry.pop("flagged", None)
     tx.put_translation(asset_id, locale, entry)
     return entry
 
 
-def _record(tx: Transaction, asset_id: str) -> dict[str, Any]:
+def _record(tx: Transaction, asset_id: str) -> AssetRecord:
     """The record of an asset the caller knows exists (a listed id, or a plural link of one)."""
     record = tx.asset(asset_id)
     assert record is not None, asset_id

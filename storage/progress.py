@@ -6,17 +6,18 @@ project answers its locales' progress without reading a chunk.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from vocabulary import translation_statuses
 
 from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
 from .derivations import register
+from .records import AssetProgress, AssetRecord, ChunkCounts, LocaleProgress, TranslationRecord
 
 PROGRESS = "progress"  # the name of a locale chunk's counts among its derived data
 
 
-def status_of(entry: dict[str, Any] | None) -> str:
+def status_of(entry: TranslationRecord | None) -> str:
     """A translation's status in the vocabulary of the export `status` parameter."""
     if entry is None:
         return translation_statuses(False, False, None)[0]
@@ -24,20 +25,20 @@ def status_of(entry: dict[str, Any] | None) -> str:
 
 
 # ----------------------------------------------------------------------------- a locale
-def chunk_counts(chunk: Chunk) -> dict[str, Any]:
+def chunk_counts(chunk: Chunk[TranslationRecord]) -> ChunkCounts:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_counts)."""
-    counts: dict[str, Any] = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
+    counts: ChunkCounts = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
     for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
         _count(counts, entry, +1)
     return counts
 
 
-def _updated_counts(counts: dict[str, Any], parent: Chunk, chunk: Chunk, keys: tuple[str, ...],
-                    values: Mapping[str, Any] | None) -> dict[str, Any]:
+def _updated_counts(counts: ChunkCounts, parent: Chunk[TranslationRecord], chunk: Chunk[TranslationRecord],
+                    keys: tuple[str, ...], values: Mapping[str, TranslationRecord | None] | None) -> ChunkCounts:
     """A chunk's counts from its parent's and the entries that changed between them, read from `values` when
     the writer gave them. When most entries changed (an import rewrites whole chunks) the chunk is counted
     afresh instead: from the values, parsing only the entries they lack."""
-    def new(key: str) -> dict[str, Any] | None:
+    def new(key: str) -> TranslationRecord | None:
         return values[key] if values is not None and key in values else chunk.peek(key)
 
     if 2 * len(keys) > len(chunk):
@@ -59,11 +60,13 @@ register(PROGRESS, _updated_counts, persisted=1)  # a function of the chunk's by
 EMPTY_TRANSLATIONS.derived[PROGRESS] = chunk_counts(EMPTY)
 
 
-def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    return dict(counts, by_status=dict(counts["by_status"]))
+def _copy_counts(counts: ChunkCounts) -> ChunkCounts:
+    copied = counts.copy()  # (a copy, then a field set: cheaper than {**counts, ...})
+    copied["by_status"] = dict(counts["by_status"])
+    return copied
 
 
-def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> None:
+def _count(counts: ChunkCounts, entry: TranslationRecord | None, sign: int) -> None:
     if entry is None:
         return
     counts["translated"] += sign
@@ -75,24 +78,26 @@ def _count(counts: dict[str, Any], entry: dict[str, Any] | None, sign: int) -> N
         del counts["by_status"][status]
 
 
-def locale_counts(chunks: Iterable[Chunk], assets: int) -> dict[str, Any]:
+def locale_counts(chunks: Iterable[Chunk[TranslationRecord]], assets: int) -> LocaleProgress:
     """translated (flagged included), untranslated, flagged, words, and a count per status, of a locale whose
     chunks are `chunks` in a project of `assets` assets; each chunk's counts are kept on it."""
-    total = {"translated": 0, "flagged": 0, "words": 0}
+    translated = flagged = words = 0
     by_status: dict[str, int] = {}
     for chunk in chunks:
-        counts = chunk.derived.get(PROGRESS)
+        counts: ChunkCounts | None = chunk.derived.get(PROGRESS)
         if counts is None:
             counts = chunk.derived[PROGRESS] = chunk_counts(chunk)
-        for key in total:
-            total[key] += counts[key]
+        translated += counts["translated"]
+        flagged += counts["flagged"]
+        words += counts["words"]
         for status, count in counts["by_status"].items():
             by_status[status] = by_status.get(status, 0) + count
-    return {**total, "untranslated": assets - total["translated"], "by_status": by_status}
+    return {"translated": translated, "flagged": flagged, "words": words, "untranslated": assets - translated,
+            "by_status": by_status}
 
 
 # ----------------------------------------------------------------------------- assets
-def asset_counts(translations: Iterable[dict[str, Any] | None], locales: int) -> dict[str, int]:
+def asset_counts(translations: Iterable[TranslationRecord | None], locales: int) -> AssetProgress:
     """An asset's progress record from its entry in each of the `locales` locales (None: untranslated):
     counts of locales, translated (flagged included), untranslated, flagged."""
     translated = flagged = 0
@@ -103,11 +108,12 @@ def asset_counts(translations: Iterable[dict[str, Any] | None], locales: int) ->
     return _asset_record(translated, flagged, locales)
 
 
-def _asset_record(translated: int, flagged: int, locales: int) -> dict[str, int]:
+def _asset_record(translated: int, flagged: int, locales: int) -> AssetProgress:
     return {"translated": translated, "untranslated": locales - translated, "flagged": flagged}
 
 
-def chunk_asset_counts(assets: Chunk, translations: list[Chunk | None]) -> dict[str, dict[str, int]]:
+def chunk_asset_counts(assets: Chunk[AssetRecord], translations: list[Chunk[TranslationRecord] | None]
+                       ) -> dict[str, AssetProgress]:
     """asset_counts of every asset of one asset chunk, from the same-numbered chunk of each locale (None: it
     has none), with one C-level decode of each (a decode per translation was most of a first 100k-asset list:
     500,000 of them)."""

@@ -18,9 +18,9 @@ from limits import MAX_PATH_BYTES, MAX_PATH_COMPONENT_BYTES, describe
 
 from . import textchanges
 from .derived import DerivedStore
-from .errors import Invalid
+from .errors import Invalid, NotFound
 from .fields import IsLiveKey, check_file_size
-from .gitrepo import FILE_MODE, TREE_MODE, GitRepo, Person, parent_dir
+from .gitrepo import FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, parent_dir
 from .snapshot import Snapshot, is_layout_path, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
@@ -154,7 +154,8 @@ class CommitGroup:
     durable.
     """
 
-    def __init__(self, base: Snapshot):
+    def __init__(self, base: Snapshot, branch: str = MAIN):
+        self.branch = branch  # a group's commits are on one branch
         self.base = base  # the published head the group started from
         self.tip = base  # its last commit
         self.commits: list[bytes] = []
@@ -231,8 +232,11 @@ class Project:
         self.repo.set_config_flag(MOVABLE_TAGS_SETTING, allowed)
 
     # ----------------------------------------------------------------- reads
-    def snapshot(self) -> Snapshot:
-        """The project at the commit `main` points at now; cheap when nothing changed since the last call."""
+    def snapshot(self, branch: str = MAIN) -> Snapshot:
+        """The project at the commit `branch` (`main` by default) points at now; cheap when nothing changed since
+        the last call. NotFound for a branch that does not exist."""
+        if branch != MAIN:
+            return self.snapshot_at(self.branch_head(branch))
         head = self.repo.head()
         current = self._snapshot
         if current is not None and current.commit == head:
@@ -254,6 +258,16 @@ class Project:
                     keep_out_of_collector(current)
         return current
 
+    def branch_head(self, branch: str) -> bytes:
+        """The commit a branch points at; NotFound when there is no such branch (nor can be: an invalid name)."""
+        try:
+            head = self.repo.named_branch(branch).valid_head()
+        except Invalid:
+            head = None
+        if head is None:
+            raise NotFound(f"Unknown branch {branch!r}")
+        return head
+
     def snapshot_at(self, commit: bytes) -> Snapshot:
         """The project at an older commit (time travel), loaded from the current snapshot's unchanged chunks."""
         head = self.snapshot()
@@ -265,11 +279,17 @@ class Project:
                 self._past.move_to_end(commit)
                 return found
         found = Snapshot.load(self.repo, commit, head, self.derived)
+        self._remember_past(found)
+        return found
+
+    def _remember_past(self, snapshot: Snapshot) -> None:
+        """Keep a snapshot other than main's head (a past commit, a named branch's head) for the next reads."""
+        assert snapshot.commit is not None
         with self._refresh_lock:
-            self._past[commit] = found
+            self._past[snapshot.commit] = snapshot
+            self._past.move_to_end(snapshot.commit)
             while len(self._past) > PAST_SNAPSHOTS:
                 self._past.popitem(last=False)
-        return found
 
     def save_derived(self) -> None:
         """Persist what the current snapshot's derived data adds to storage.derived (a timer calls it after a
@@ -308,8 +328,9 @@ class Project:
                     trailers: list[tuple[str, str]] | None = None,
                     when: float | None = None, first_in_group: bool = False,
                     committer: Person | None = None,
-                    is_live_key: IsLiveKey | None = None) -> Iterator[Transaction]:
-        """Yield a transaction on the latest snapshot; on a clean exit commit it as exactly one commit.
+                    is_live_key: IsLiveKey | None = None, branch: str = MAIN) -> Iterator[Transaction]:
+        """Yield a transaction on the latest snapshot of `branch`; on a clean exit commit it as exactly one commit
+        on that branch (NotFound when it does not exist).
 
         `committer`: whose key made the write (an API request's or a push's key user); writes made without a
         key (project creation, the demo seed) are committed by the service (`Store.committer`).
@@ -321,7 +342,7 @@ class Project:
         for pushes, which compare the head with commits that only Git can read. `is_live_key`: records holding a
         live API key are refused (Transaction), as a push carrying them would be.
         """
-        with self._holding_group(first_in_group) as group:
+        with self._holding_group(first_in_group, branch) as group:
             tx = Transaction(group.tip, is_live_key)
             tx.trailers.extend(trailers or [])
             yield tx
@@ -330,7 +351,7 @@ class Project:
     def prepared_write(self, prepare: Callable[[Transaction], T], author: Person, summary: str, action: str,
                        trailers: list[tuple[str, str]] | None = None, committer: Person | None = None,
                        is_live_key: IsLiveKey | None = None,
-                       attempts: int = PREPARE_ATTEMPTS) -> tuple[T, Transaction]:
+                       attempts: int = PREPARE_ATTEMPTS, branch: str = MAIN) -> tuple[T, Transaction]:
         """Run `prepare` on a transaction on the latest published snapshot WITHOUT the project lock, then
         commit it in a short critical section if the head is still that snapshot's commit (compare-and-swap).
         When other writers moved the head meanwhile, the prepared changes are committed on the new head if
@@ -345,14 +366,14 @@ class Project:
         starts a commit group of its own, as `transaction(first_in_group=True)`.
         """
         for _ in range(attempts):
-            tx = Transaction(self.snapshot(), is_live_key)
+            tx = Transaction(self.snapshot(branch), is_live_key)
             tx.trailers.extend(trailers or [])
             value = prepare(tx)
             built = tx.build()  # the costly part of staging, done outside the lock too
             if not built[1] and not tx.merge_parents:
                 tx.result = tx.base
                 return value, tx
-            with self._holding_group(first_in_group=True) as group:
+            with self._holding_group(True, branch) as group:
                 final: Transaction | None = tx
                 if group.tip.commit != tx.base.commit:
                     # other writers committed meanwhile: when they changed nothing this write read or
@@ -366,12 +387,12 @@ class Project:
             log.info("project %s: a prepared write conflicts with writes made meanwhile; preparing it again",
                      self.id)
         with self.transaction(author, summary, action, trailers, first_in_group=True, committer=committer,
-                              is_live_key=is_live_key) as tx:
+                              is_live_key=is_live_key, branch=branch) as tx:
             value = prepare(tx)
         return value, tx
 
     @contextmanager
-    def _holding_group(self, first_in_group: bool) -> Iterator["CommitGroup"]:
+    def _holding_group(self, first_in_group: bool, branch: str = MAIN) -> Iterator["CommitGroup"]:
         """Hold this process's writer turn and the project's commit group for the block; on exit leave the
         group to the next writer or publish it, and (unless the block raised) wait until it is durable."""
         with self._waiting_lock:
@@ -380,7 +401,7 @@ class Project:
         with self._waiting_lock:
             self._waiting -= 1
         try:
-            group = self._open_group(first_in_group)
+            group = self._open_group(first_in_group, branch)
         except BaseException:
             self._thread_lock.release()
             raise
@@ -393,17 +414,21 @@ class Project:
             if group.error is not None:
                 raise group.error
 
-    def _open_group(self, first_in_group: bool) -> "CommitGroup":
-        """Under the thread lock: the open commit group of this process, or a new one under the file lock."""
+    def _open_group(self, first_in_group: bool, branch: str = MAIN) -> "CommitGroup":
+        """Under the thread lock: the open commit group of this process, or a new one under the file lock. A
+        group holds the commits of one branch: one for another branch publishes the open one first."""
         group = self._group
-        if group is not None and first_in_group:  # (a full group was published when it filled up)
+        # (a full group was published when it filled up)
+        if group is not None and (first_in_group or group.branch != branch):
             self._publish(group)
             group = None
         if group is None:
             self._file_lock.__enter__()
             try:
                 self.repair()
-                group = self._group = CommitGroup(self.snapshot())
+                if branch != MAIN:
+                    self.repo.restore_branch(branch)
+                group = self._group = CommitGroup(self.snapshot(branch), branch)
             except BaseException:
                 self._file_lock.__exit__()
                 raise
@@ -467,6 +492,11 @@ class Project:
             if self.repo.needs_recovery(thorough=True):
                 with self._thread_lock, self._file_lock:
                     self._recover(thorough=True)
+            lagging = self.repo.lagging_branches()
+            if lagging:
+                with self._thread_lock, self._file_lock:
+                    for name in lagging:
+                        self.repo.restore_branch(name)
         except (OSError, KeyError, ValueError) as error:  # a read-only disk, say: reads go on, writes retry
             log.warning("project %s: recovery at start failed (%s); the next write retries it", self.id, error)
 
@@ -499,9 +529,19 @@ class Project:
         group.add(snapshot, objects, changed)
         return snapshot
 
+    @contextmanager
+    def ref_update(self) -> Iterator[None]:
+        """Hold the project's write lock for a change of refs alone (a branch created or deleted), after this
+        process's open commit group is published."""
+        with self._holding_group(first_in_group=True):
+            yield
+
     def _make_durable(self, group: "CommitGroup") -> None:
         tip = group.tip
         assert tip.commit is not None
+        if group.branch != MAIN:
+            self._make_branch_durable(group)
+            return
         removed_dirs = {parent_dir(path) for path, data in group.changed.items() if data is None}
         paths, dirs = self.repo.worktree_changes(group.changed, removed_dirs)
         # One round of fsync per group of commits (see storage.journal). The refresh lock is held until the
@@ -522,6 +562,17 @@ class Project:
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
                         "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)
+        for _ in group.commits:
+            self.repo.note_commit()
+
+    def _make_branch_durable(self, group: "CommitGroup") -> None:
+        """A named branch's group: the same pack, journal round and compare-and-swap as main's, no working tree."""
+        tip = group.tip
+        assert tip.commit is not None
+        self.repo.named_branch(group.branch).move_head(tip.commit, expected=group.base.commit,
+                                                       objects=group.objects)
+        self._remember_past(tip)
+        group.done.set()
         for _ in group.commits:
             self.repo.note_commit()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 from vocabulary import is_canonical_locale
 
@@ -24,8 +24,10 @@ from .derived import INDEX, DerivedStore, Key, pack_strings
 from .errors import Invalid, NotFound
 from .gitrepo import GitRepo
 from .progress import asset_counts, chunk_asset_counts, locale_counts
+from .records import AssetProgress, AssetRecord, LocaleProgress, LocaleRecord, ProjectMeta, TranslationRecord
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 PROJECT_FILE = "project.json"
 MEMORY_FILE = "memory.json"
@@ -50,7 +52,7 @@ def locale_path(code: str, number: int) -> str:
     return f"{LOCALES_DIR}/{code}/{chunk_file(number)}"
 
 
-def existing(record: dict[str, Any] | None, what: str) -> dict[str, Any]:
+def existing(record: R | None, what: str) -> R:
     """A record that must be there: `what` ("Asset", "Locale") not in the project is NotFound."""
     if record is None:
         raise NotFound(f"{what} not in project")
@@ -81,15 +83,16 @@ def is_layout_path(path: str) -> bool:
             and chunk_number(parts[2]) is not None)
 
 
-def dump_project(meta: dict[str, Any]) -> bytes:
+def dump_project(meta: ProjectMeta) -> bytes:
     return (json.dumps(meta, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 class Snapshot:
     """Everything a reader needs, at one commit. Never mutated after construction."""
 
-    def __init__(self, commit: bytes | None, meta: dict[str, Any], files: dict[str, bytes],
-                 asset_chunks: dict[int, Chunk], locale_chunks: dict[str, dict[int, Chunk]],
+    def __init__(self, commit: bytes | None, meta: ProjectMeta, files: dict[str, bytes],
+                 asset_chunks: dict[int, Chunk[AssetRecord]],
+                 locale_chunks: dict[str, dict[int, Chunk[TranslationRecord]]],
                  asset_index: dict[str, int] | None, trees: dict[str, bytes] | None = None):
         self.commit = commit
         self.meta = meta
@@ -133,7 +136,7 @@ class Snapshot:
     # ----------------------------------------------------------------- loading
     @classmethod
     def empty(cls) -> "Snapshot":
-        return cls(None, {}, {}, {}, {}, {}, {})
+        return cls(None, cast(ProjectMeta, {}), {}, {}, {}, {}, {})  # (before the first commit: no metadata)
 
     @classmethod
     def load(cls, repo: GitRepo, commit: bytes, previous: "Snapshot | None" = None,
@@ -178,7 +181,7 @@ class Snapshot:
                         if chunk_number(chunk_name) is not None:
                             files[f"{LOCALES_DIR}/{code}/{chunk_name}"] = blob
 
-        def chunk_at(path: str, previous_chunk: Chunk | None) -> Chunk:
+        def chunk_at(path: str, previous_chunk: Chunk[Any] | None) -> Chunk[Any]:
             blob = files[path]
             if previous_chunk is not None and previous.files.get(path) == blob:
                 return previous_chunk
@@ -190,8 +193,9 @@ class Snapshot:
             meta = previous.meta
         else:
             meta = json.loads(repo.read_raw(files[PROJECT_FILE]))
-        asset_chunks: dict[int, Chunk] = {}
-        locale_chunks: dict[str, dict[int, Chunk]] = {loc["code"]: {} for loc in meta.get("locales", [])}
+        asset_chunks: dict[int, Chunk[AssetRecord]] = {}
+        locale_chunks: dict[str, dict[int, Chunk[TranslationRecord]]] = {
+            loc["code"]: {} for loc in meta.get("locales", [])}
         assets_changed = False
         for path in files:
             parts = path.split("/")
@@ -223,17 +227,17 @@ class Snapshot:
     def source_locale(self) -> str:
         return self.meta["source"]
 
-    def locales(self) -> list[dict[str, Any]]:
+    def locales(self) -> list[LocaleRecord]:
         """Locale records (code, name) with the source locale first."""
         return list(self.meta.get("locales", []))
 
-    def locale(self, code: str) -> dict[str, Any] | None:
+    def locale(self, code: str) -> LocaleRecord | None:
         for record in self.meta.get("locales", []):
             if record["code"] == code:
                 return record
         return None
 
-    def existing_locale(self, code: str) -> dict[str, Any]:
+    def existing_locale(self, code: str) -> LocaleRecord:
         """The record of a locale the caller knows the project has (NotFound otherwise)."""
         return existing(self.locale(code), "Locale")
 
@@ -257,13 +261,13 @@ class Snapshot:
     def has_asset(self, asset_id: str) -> bool:
         return asset_id in self.asset_index
 
-    def asset(self, asset_id: str) -> dict[str, Any] | None:
+    def asset(self, asset_id: str) -> AssetRecord | None:
         number = self.asset_index.get(asset_id)
         if number is None:
             return None
         return self.asset_chunks[number].get(asset_id)
 
-    def existing_asset(self, asset_id: str) -> dict[str, Any]:
+    def existing_asset(self, asset_id: str) -> AssetRecord:
         """The record of an asset the caller knows the project has (NotFound otherwise)."""
         return existing(self.asset(asset_id), "Asset")
 
@@ -272,7 +276,7 @@ class Snapshot:
         for number in sorted(self.asset_chunks):
             yield from self.asset_chunks[number].keys()
 
-    def assets(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def assets(self) -> Iterator[tuple[str, AssetRecord]]:
         for number in sorted(self.asset_chunks):
             yield from self.asset_chunks[number].items()
 
@@ -282,18 +286,18 @@ class Snapshot:
         number (see storage.derivations)."""
         return sorted(self.asset_chunks)
 
-    def asset_chunk(self, number: int) -> Chunk:
+    def asset_chunk(self, number: int) -> Chunk[AssetRecord]:
         return self.asset_chunks[number]
 
-    def locale_chunk(self, code: str, number: int) -> Chunk | None:
+    def locale_chunk(self, code: str, number: int) -> Chunk[TranslationRecord] | None:
         """The translations of locale `code` for asset chunk `number` (None: the locale has no such file)."""
         return self.locale_chunks.get(code, {}).get(number)
 
-    def asset_entries(self, number: int) -> dict[str, dict[str, Any]]:
+    def asset_entries(self, number: int) -> dict[str, AssetRecord]:
         """Every asset of chunk `number`, parsed in one pass and not kept (see Chunk.peek_all)."""
         return self.asset_chunks[number].peek_all()
 
-    def translation_entries(self, code: str, number: int) -> dict[str, dict[str, Any]]:
+    def translation_entries(self, code: str, number: int) -> dict[str, TranslationRecord]:
         """Every translation of locale `code` in chunk `number`, parsed in one pass and not kept."""
         chunk = self.locale_chunk(code, number)
         return chunk.peek_all() if chunk is not None else {}
@@ -311,27 +315,27 @@ class Snapshot:
         return asset_blob, tuple(self.files.get(locale_path(code, n)) for code, n in read)
 
     # ----------------------------------------------------------------- translations
-    def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+    def translation(self, asset_id: str, locale: str) -> TranslationRecord | None:
         number = self.asset_index.get(asset_id)
         if number is None:
             return None
         return self.locale_chunks.get(locale, {}).get(number, EMPTY).get(asset_id)
 
-    def peek_translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+    def peek_translation(self, asset_id: str, locale: str) -> TranslationRecord | None:
         """translation() without keeping the parsed entry in memory (see Chunk.peek)."""
         number = self.asset_index.get(asset_id)
         if number is None:
             return None
         return self.locale_chunks.get(locale, {}).get(number, EMPTY).peek(asset_id)
 
-    def translations(self, locale: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    def translations(self, locale: str) -> Iterator[tuple[str, TranslationRecord]]:
         """Translated entries of one locale, in asset creation order."""
         chunks = self.locale_chunks.get(locale, {})
         for number in sorted(chunks):
             yield from chunks[number].items()
 
     # ----------------------------------------------------------------- progress (storage.progress)
-    def locale_progress(self, code: str) -> dict[str, Any]:
+    def locale_progress(self, code: str) -> LocaleProgress:
         """translated (flagged included), untranslated, flagged, words, and a count per status, of one locale.
 
         Counted per chunk and kept on the chunk, so a write recounts one chunk, not the whole locale.
@@ -339,20 +343,20 @@ class Snapshot:
         return self.remember(("locale-progress", code),
                              lambda: locale_counts(self.locale_chunks.get(code, {}).values(), len(self)))
 
-    def asset_progress(self, asset_id: str) -> dict[str, int]:
+    def asset_progress(self, asset_id: str) -> AssetProgress:
         """Counts of locales: translated (flagged included), untranslated, flagged."""
         codes = [record["code"] for record in self.locales()]
         # peeked: a list of 100k must not keep 500k parsed translations
         return asset_counts((self.peek_translation(asset_id, code) for code in codes), len(codes))
 
-    def chunk_asset_progress(self, number: int) -> dict[str, dict[str, int]]:
+    def chunk_asset_progress(self, number: int) -> dict[str, AssetProgress]:
         """asset_progress of every asset of asset chunk `number`, from one decode of each locale's chunk."""
         codes = [record["code"] for record in self.locales()]
         return chunk_asset_counts(self.asset_chunks[number],
                                   [self.locale_chunks.get(code, {}).get(number) for code in codes])
 
 
-def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk:
+def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk[Any]:
     """The chunk of blob `blob`, read on first use, with the derived data persisted for it."""
     keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
     chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
@@ -374,6 +378,7 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
     for path, blob in snapshot.files.items():
         parts = path.split("/")
         number = chunk_number(parts[-1])
+        chunk: Chunk[Any] | None
         if parts[0] == ASSETS_DIR:
             chunk = snapshot.asset_chunks.get(number)  # type: ignore[arg-type]
         elif parts[0] == LOCALES_DIR:
@@ -390,7 +395,7 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
     derived.save(snapshot.files.values())
 
 
-def build_asset_index(asset_chunks: dict[int, Chunk]) -> dict[str, int]:
+def build_asset_index(asset_chunks: dict[int, Chunk[AssetRecord]]) -> dict[str, int]:
     index: dict[str, int] = {}
     for number, chunk in asset_chunks.items():
         index.update(dict.fromkeys(chunk.keys(), number))  # in C: a loop in Python was 75 ms at 100k assets

@@ -25,10 +25,11 @@ import os
 import zlib
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 from .canonical import entry_lines
 from .gitrepo import CommitPatch, GitCommandError, GitRepo
+from .records import TranslationRecord
 from .snapshot import LOCALES_DIR, chunk_number
 
 INDEX_FILE = "gloss-text-changes"  # in .git
@@ -37,7 +38,7 @@ INDEX_FILE = "gloss-text-changes"  # in .git
 MAX_LINE_TOKENS = 10_000
 
 
-def same_text(one: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
+def same_text(one: TranslationRecord | None, other: TranslationRecord | None) -> bool:
     """Equal as far as a reader of translations cares: the text and the flag."""
     if one is None or other is None:
         return one is other
@@ -52,6 +53,13 @@ def token(path: str, key: str) -> bytes:
 def rewrite_token(path: str, key: str) -> bytes:
     """How a change of that entry that left its text and flag as they were is named by `along`."""
     return b"~" + token(path, key)
+
+
+def entry_of(named: bytes) -> tuple[str, str]:
+    """(chunk path, key) of the entry a `token` or `rewrite_token` names."""
+    path_and_key = json.loads(named[1:] if named.startswith(b"~") else named)
+    locales, code, chunk, key = path_and_key.split("/", 3)
+    return f"{locales}/{code}/{chunk}", key
 
 
 def along(repo: GitRepo, start: bytes, stop: bytes | None, paths: Sequence[str]
@@ -156,7 +164,7 @@ def _tokens(patch: CommitPatch | None) -> list[bytes]:
     return tokens
 
 
-def _value(lines: dict[str, str], key: str) -> dict[str, Any] | None:
+def _value(lines: dict[str, str], key: str) -> TranslationRecord | None:
     line = lines.get(key)
     return json.loads(line) if line is not None else None
 

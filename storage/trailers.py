@@ -25,6 +25,7 @@ class Trailer(StrEnum):
     PUSHED = "Pushed"  # the pushed commit a push's merge commit brought in
     PUSHED_TO = "Pushed-To"  # the ref the push named
     CHANGES = "Changes"  # how many records a push changed
+    BRANCH = "Branch"  # the branch a merge brought in
 
 
 class Action(StrEnum):
@@ -53,6 +54,8 @@ class Action(StrEnum):
     IMPORT = "import"
     IMPORT_MEMORY = "import-memory"  # TMX units into the project's translation memory (memory.json)
     PUSH = "push"
+    # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
+    MERGE_BRANCH = "merge-branch"
 
 
 def about(asset: str | None = None, locale: str | None = None, tag: str | None = None,

@@ -4,8 +4,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk
+from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk, E
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
+from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord
 from .snapshot import (ASSETS_DIR, LOCALES_DIR, MEMORY_FILE, PROJECT_FILE, Snapshot, asset_path,
                        build_asset_index, dump_project, existing, locale_path)
 
@@ -18,9 +19,9 @@ class Transaction:
         holding it would be refused: an API write must never store what blocks every later push."""
         self.base = base
         self.is_live_key = is_live_key
-        self._meta: dict[str, Any] | None = None
-        self._assets: dict[str, dict[str, Any] | None] = {}
-        self._translations: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self._meta: ProjectMeta | None = None
+        self._assets: dict[str, AssetRecord | None] = {}
+        self._translations: dict[str, dict[str, TranslationRecord | None]] = {}
         self._memory: dict[str, dict[str, Any] | None] = {}  # memory.json's units set (None: removed)
         # asset id -> chunk number for assets created, renamed or removed in this transaction
         self._index_changes: dict[str, int | None] = {}
@@ -30,8 +31,8 @@ class Transaction:
         self._result: Snapshot | None = None
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
-        self._whole: dict[tuple[str, int], dict[str, dict[str, Any]]] | None = None
-        self._codes_of: list[dict[str, Any]] | None = None  # the locale list `_codes` was made from
+        self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
+        self._codes_of: list[LocaleRecord] | None = None  # the locale list `_codes` was made from
         self._codes: set[str] = set()
         self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
         # kind -> chunk number -> the changes to that chunk (made by build, kept for a rebase)
@@ -64,7 +65,7 @@ class Transaction:
             read = self._read[kind] = set()
         read.add(asset_id)
 
-    def _base_entry(self, kind: str, chunks: dict[int, Any], asset_id: str) -> dict[str, Any] | None:
+    def _base_entry(self, kind: str, chunks: dict[int, Chunk[E]], asset_id: str) -> E | None:
         """An asset's entry in the base (kind "" for its record, else a locale code)."""
         number = self.base.asset_index.get(asset_id)
         if number is None:
@@ -82,13 +83,13 @@ class Transaction:
 
     # ----------------------------------------------------------------- project metadata
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> ProjectMeta:
         """The project metadata, copied on first access so that changes stay private to this transaction."""
         if self._meta is None:
             self._meta = copy.deepcopy(self.base.meta)
         return self._meta
 
-    def peek_meta(self) -> dict[str, Any]:
+    def peek_meta(self) -> ProjectMeta:
         """Read-only view of the metadata (no copy)."""
         return self._meta if self._meta is not None else self.base.meta
 
@@ -108,19 +109,19 @@ class Transaction:
             return self._index_changes[asset_id]
         return self.base.asset_index.get(asset_id)
 
-    def asset(self, asset_id: str) -> dict[str, Any] | None:
+    def asset(self, asset_id: str) -> AssetRecord | None:
         if asset_id in self._assets:
             return self._assets[asset_id]
         return self._base_entry("", self.base.asset_chunks, asset_id)
 
-    def existing_asset(self, asset_id: str) -> dict[str, Any]:
+    def existing_asset(self, asset_id: str) -> AssetRecord:
         """The record of an asset the caller knows exists, as this transaction has it (NotFound otherwise)."""
         return existing(self.asset(asset_id), "Asset")
 
     def has_asset(self, asset_id: str) -> bool:
         return self.chunk_of(asset_id) is not None
 
-    def put_asset(self, asset_id: str, record: dict[str, Any]) -> None:
+    def put_asset(self, asset_id: str, record: AssetRecord) -> None:
         """Create or replace an asset record; `record["n"]` is its sequence number."""
         self._assets[asset_id] = record
         self._index_changes[asset_id] = record["n"] // self.chunk_size
@@ -159,7 +160,7 @@ class Transaction:
             self._codes_of, self._codes = locales, {record["code"] for record in locales}
         return locale in self._codes
 
-    def translation(self, asset_id: str, locale: str) -> dict[str, Any] | None:
+    def translation(self, asset_id: str, locale: str) -> TranslationRecord | None:
         changes = self._translations.get(locale)
         if changes is not None and asset_id in changes:
             return changes[asset_id]
@@ -191,7 +192,7 @@ class Transaction:
     def context_of(self, asset_id: str) -> tuple[str, bool]:
         """An existing asset's context and whether it is a plural form of another, read as text_of reads."""
         chunk = self._unchanged_base_chunk("", asset_id)
-        record: dict[str, Any] | None
+        record: AssetRecord | None
         if chunk is not None:
             self._note_read("", asset_id)
             if not chunk.may_have_field(asset_id, "plural_of"):
@@ -221,7 +222,7 @@ class Transaction:
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text
 
-    def put_translation(self, asset_id: str, locale: str, entry: dict[str, Any] | None) -> None:
+    def put_translation(self, asset_id: str, locale: str, entry: TranslationRecord | None) -> None:
         """Set (or, with None, erase) the translation of an existing asset in a locale."""
         self._translations.setdefault(locale, {})[asset_id] = entry
 
@@ -275,7 +276,8 @@ class Transaction:
                 del asset_chunks[number]
 
         codes = self.locale_codes()
-        locale_chunks: dict[str, dict[int, Chunk]] = {code: dict(base.locale_chunks.get(code, {})) for code in codes}
+        locale_chunks: dict[str, dict[int, Chunk[TranslationRecord]]] = {
+            code: dict(base.locale_chunks.get(code, {})) for code in codes}
         for code in set(base.locale_chunks) - set(codes):  # dropped locales lose their directory
             for number in base.locale_chunks[code]:
                 changed[locale_path(code, number)] = None
@@ -304,7 +306,7 @@ class Transaction:
         snapshot.memory_units = memory_units
         return snapshot, changed
 
-    def _memory_with_changes(self, old: Chunk) -> Chunk:
+    def _memory_with_changes(self, old: Chunk[Any]) -> Chunk[Any]:
         position = {unit_id: n for n, unit_id in enumerate([*old.keys(), *self._memory])}
         if self.is_live_key is not None:
             for unit_id, unit in self._memory.items():
@@ -312,8 +314,8 @@ class Transaction:
                     refuse_keys_in_record(unit_id, unit, self.is_live_key, id_field="unit")
         return old.with_changes(self._memory, position.__getitem__)
 
-    def _chunk_with(self, kind: str, number: int, old: Chunk | None, changes: dict[str, Any],
-                    order: Callable[[str], int]) -> Chunk:
+    def _chunk_with(self, kind: str, number: int, old: Chunk[Any] | None, changes: dict[str, Any],
+                    order: Callable[[str], int]) -> Chunk[Any]:
         """A base chunk (kind "" = assets, else a locale; None: no such file yet) with this transaction's
         changes: the first build's result when the chunk is the one that build started from (a rebase)."""
         if self._reuse is not None:
@@ -354,7 +356,7 @@ class Transaction:
         rebased._reuse = (base, built)
         return rebased
 
-    def _refuse_keys(self, chunk: Chunk, changes: dict[str, Any]) -> None:
+    def _refuse_keys(self, chunk: Chunk[Any], changes: dict[str, Any]) -> None:
         """Invalid, naming the field, when a record put holds a live API key as its catalogue line does. Checked
         here, on the lines the chunk has just serialised, rather than at each put: one scan of a line already
         made instead of two serialisations per record (a third of a 100k-unit import's apply)."""
@@ -380,7 +382,7 @@ class Transaction:
         return grouped
 
 
-def _chunks_of(snapshot: Snapshot, kind: str) -> dict[int, Chunk]:
+def _chunks_of(snapshot: Snapshot, kind: str) -> dict[int, Chunk[Any]]:
     """The asset chunks (kind "") or a locale's chunks of a snapshot."""
     return snapshot.asset_chunks if kind == "" else snapshot.locale_chunks.get(kind, {})
 

@@ -96,7 +96,10 @@ def route_table() -> list[Route]:
 ROUTES = route_table()
 PROTECTED = [route for route in ROUTES if route.kind is not None]
 PUBLIC = [route for route in ROUTES if route.kind is None]
-GETS = [route for route in PROTECTED if route.method == "GET"]
+# GETs of what only a project's administrators (full keys) may see: its webhooks (their URLs and attempts).
+FULL_KEY_GET_PREFIXES = ("/api/webhooks",)
+GETS = [route for route in PROTECTED if route.method == "GET" and route.kind != "write"]
+FULL_KEY_GETS = [route for route in PROTECTED if route.method == "GET" and route.kind == "write"]
 WRITES = [route for route in PROTECTED if route.method != "GET"]
 
 
@@ -144,7 +147,9 @@ def test_a_route_without_a_kind_is_one_of_the_public_routes(route):
 def test_the_kind_of_a_route_agrees_with_its_method(route):
     """GETs read or export; every POST, PATCH and DELETE writes (read-only keys get 403 on all of them)."""
     assert route.kind in KINDS
-    if route.method == "GET":
+    if route.method == "GET" and route.rule.startswith(FULL_KEY_GET_PREFIXES):
+        assert route.kind == "write"
+    elif route.method == "GET":
         assert route.kind in ("read", "export")
     else:
         assert route.kind == "write"
@@ -189,6 +194,13 @@ def test_a_read_only_key_gets_403_on_every_write(shared, route):
         assert_error(call(client, route, **auth(keys.readonly, mode)), 403)
 
 
+@pytest.mark.parametrize("route", FULL_KEY_GETS, ids=ids(FULL_KEY_GETS))
+def test_a_read_only_key_gets_403_on_the_gets_of_full_keys(shared, route):
+    client, keys = shared
+    for mode in AUTH_MODES:
+        assert_error(call(client, route, **auth(keys.readonly, mode)), 403)
+
+
 @pytest.mark.parametrize("route", GETS, ids=ids(GETS))
 def test_a_read_only_key_may_get_every_get_route(shared, route):
     client, keys = shared
@@ -216,7 +228,7 @@ def test_an_export_key_may_call_only_export_gets(shared, route):
 
 # ----------------------------------------------------------------------------- (d) full key
 @pytest.mark.parametrize("mode", AUTH_MODES)
-@pytest.mark.parametrize("route", GETS, ids=ids(GETS))
+@pytest.mark.parametrize("route", GETS + FULL_KEY_GETS, ids=ids(GETS + FULL_KEY_GETS))
 def test_a_full_key_may_get_every_get_route_in_every_mode(shared, route, mode):
     client, keys = shared
     response = call(client, route, **auth(keys.full, mode))

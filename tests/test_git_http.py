@@ -319,17 +319,17 @@ def test_a_pushed_new_asset_gets_a_new_number_from_gloss(server, tmp_path):
     assert_server_clean(server)
 
 
-def test_full_keys_push_tags_and_other_branches_are_refused(server, tmp_path):
+def test_full_keys_push_tags_and_refs_other_than_branches_are_refused(server, tmp_path):
     repo = cloned(server, tmp_path, server.keys["full"])
     assert run_git(repo, "tag", "-a", "release-1", "-m", "release 1").returncode == 0
     tagged = run_git(repo, "push", "origin", "release-1")
     assert tagged.returncode == 0, tagged.stderr
     peeled = run_git(server_repo(server), "rev-parse", "release-1^{commit}").stdout.strip()
     assert peeled == run_git(repo, "rev-parse", "HEAD").stdout.strip()
-    branch = run_git(repo, "push", "origin", "HEAD:refs/heads/feature")
-    assert branch.returncode != 0
-    assert "only main (fast-forward), refs/for/main (key-level merge) and tags may be pushed" in branch.stderr
-    assert run_git(server_repo(server), "show-ref", "refs/heads/feature").stdout == ""
+    other = run_git(repo, "push", "origin", "HEAD:refs/notes/feature")
+    assert other.returncode != 0
+    assert "only branches (refs/heads/NAME, fast-forward), refs/for/NAME (key-level merge) and tags" in other.stderr
+    assert run_git(server_repo(server), "show-ref", "refs/notes/feature").stdout == ""
 
 
 # ----------------------------------------------------------------------------- racing

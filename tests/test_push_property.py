@@ -187,7 +187,7 @@ def read_urls(app, asset_ids: list[str], locales: list[str], commits: list[str],
     of the registry for exports and downloads, the given assets, locales and commits; `ref` reads the past."""
     values = {"asset_id": [quote(asset_id, safe="") for asset_id in asset_ids], "locale": locales,
               "file_locale": locales[:2],  # a file per locale and format: the archives hold every locale
-              "commit_id": commits, "job_id": ["none"], "tag": ["web"], "filename": []}
+              "commit_id": commits, "job_id": ["none"], "tag": ["web"], "filename": [], "branch": ["main"]}
     urls = ["/asset?id=" + quote(asset_id, safe="") for asset_id in asset_ids]
     urls += ["/search?q=e", "/search?tag=web", "/changes?locale=fr"] + [f"/api/diff?from={c}" for c in commits]
     for rule in app.url_map.iter_rules():

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from storage import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord, UserRef
 from storage import operations as ops
 from storage.errors import Conflict, NotFound
 from storage.gitrepo import Person
@@ -60,6 +61,39 @@ def test_catalogue_files_are_canonical_json_with_one_asset_per_line(project):
     assert not (project.path / "etc").exists()  # asset IDs never become file names
     files = git(project.path, "ls-files").split()
     assert files == ["assets/0000.json", "locales/en/0000.json", "project.json"]
+
+
+def assert_shape(record: dict, shape) -> None:
+    """`record` has every field the TypedDict `shape` requires and none it does not declare."""
+    assert shape.__required_keys__ <= record.keys() <= shape.__required_keys__ | shape.__optional_keys__, record
+
+
+def test_every_stored_record_has_the_fields_its_typed_shape_declares_and_no_other(project):
+    pushed_by = ops.Actor(8, "Bob", "bob@example.com", pusher=ops.Actor(9, "Key user", "key@example.com"))
+    with project.transaction(ALICE, "Records", "import") as tx:
+        ops.create_asset(tx, "cart", utc_now(), text="Cart", tags=["shop"], meta={"x": 1}, actor=ACTOR)
+        plural = ops.add_plural(tx, "cart", utc_now(), text="Carts", actor=ACTOR)
+        ops.translate(tx, "cart", "fr", "Panier", pushed_by, utc_now())
+        ops.flag(tx, "cart", "fr", "fuzzy", ACTOR, utc_now())
+
+    def read(path: str) -> dict:
+        return json.loads((project.path / path).read_text("utf-8"))
+
+    meta = read("project.json")
+    assert_shape(meta, ProjectMeta)
+    for locale in meta["locales"]:
+        assert_shape(locale, LocaleRecord)
+    assets = read("assets/0000.json")
+    assert set(assets) == {"cart", plural} and {"plurals", "meta"} <= assets["cart"].keys()
+    for record in assets.values():
+        assert_shape(record, AssetRecord)
+    entries = [*read("locales/en/0000.json").values(), *read("locales/fr/0000.json").values()]
+    assert {"author", "pusher", "flag", "flagged", "flagger"} <= entries[-1].keys()
+    for entry in entries:
+        assert_shape(entry, TranslationRecord)
+        for user in ("author", "pusher", "flagger"):
+            if user in entry:
+                assert_shape(entry[user], UserRef)
 
 
 def test_changing_one_translation_is_a_one_line_diff(project):

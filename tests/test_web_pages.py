@@ -364,3 +364,15 @@ def test_a_change_page_shows_only_commits_that_main_or_a_tag_reaches(full, demo)
     assert "Brouillon" not in page(full, f"/changes/{latest_commit(project)}")  # reachable commits still show
     git(project.path, "tag", "draft-release", draft)
     assert "Brouillon" in page(full, f"/changes/{draft}")  # a tag makes it part of the project
+
+
+def test_compiled_templates_shared_by_the_apps_of_a_process_follow_an_edited_template():
+    from jinja2 import DictLoader, Environment
+
+    from app.web import CompiledTemplates
+
+    shared = CompiledTemplates()
+    render = lambda source: Environment(loader=DictLoader({"page.html": source}), bytecode_cache=shared) \
+        .get_template("page.html").render(name="Ada")
+    assert render("Hello {{ name }}") == render("Hello {{ name }}") == "Hello Ada"
+    assert render("Goodbye {{ name }}") == "Goodbye Ada"

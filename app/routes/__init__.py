@@ -18,10 +18,10 @@ def is_api_rule(rule: str) -> bool:
 
 def register_routes(app: Flask) -> None:
     from ..openapi import bp as openapi_bp
-    from . import about, assets, exports, history, locales, memory, tags, transfer, translations
+    from . import about, assets, branches, exports, history, locales, memory, tags, transfer, translations, webhooks
 
     for blueprint in (about.bp, openapi_bp, assets.bp, translations.bp, locales.bp, tags.bp, exports.bp, transfer.bp,
-                      history.bp, memory.bp):
+                      history.bp, branches.bp, webhooks.bp, memory.bp):
         app.register_blueprint(blueprint)
     app.teardown_request(release_memory_after)
 

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, g
 import formats
 
 from ..auth import requires
-from ..context import base_url, project
+from ..context import base_url, current_snapshot
 from ..errors import ApiError
 from ..jsonio import render
 from ..versioning import API_VERSION
@@ -31,7 +31,7 @@ def ping_not_found():
 
 def credentials() -> dict:
     key = g.key
-    meta = project().snapshot().meta
+    meta = current_snapshot().meta
     return {
         "user": {"id": key.user_id, "name": key.user_name, "email": key.user_email},
         "group": {"id": 1, "name": current_app.config.get("GLOSS_GROUP", "Gloss"), "url": base_url() + "/"},

@@ -7,7 +7,7 @@ from storage.diff import translation_changes
 from storage.snapshot import Snapshot
 
 from ..auth import requires
-from ..context import project, snapshot_at
+from ..context import current_snapshot, project, snapshot_at
 from ..errors import ApiError
 from ..jsonio import render
 
@@ -30,12 +30,13 @@ DIFF_FORMATS = ("", "json", "diff")
 def diff():
     """The translation changes from one ref to another (a list), or `format=diff`: `git diff` of the files.
 
-    `to` defaults to HEAD and `from` to the first parent of `to`.
+    `to` defaults to the head of the request's branch (main, or `?branch=`) and `from` to the first parent of
+    `to`.
     """
     kind = request.args.get("format", "").strip().lower()
     if kind not in DIFF_FORMATS:
         raise ApiError(400, "format must be json (the default) or diff")
-    new = snapshot_at(request.args.get("to") or "HEAD")
+    new = snapshot_at(request.args["to"]) if request.args.get("to") else current_snapshot()
     old = snapshot_at(request.args["from"]) if request.args.get("from") else _parent_of(new)
     if kind == "diff":
         assert new.commit is not None  # a ref resolves to a commit

@@ -6,10 +6,10 @@ from flask import Blueprint, g, request
 from limits import DEFAULT_SUGGESTIONS, MAX_SUGGESTIONS, describe
 from storage.history import revisions
 from storage.snapshot import Snapshot
-from vocabulary import FLAG_LABELS
+from vocabulary import DEFAULT_FLAG, FLAG_LABELS
 
 from ..auth import requires
-from ..context import current_snapshot, project, store
+from ..context import branch, current_snapshot, project, store
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
@@ -88,7 +88,7 @@ def untranslate(asset_id: str, locale: str | None = None):
 @requires("write")
 def flag(asset_id: str, locale: str):
     asset_id, locale = _target(current_snapshot(), asset_id, locale)
-    name = (form_fields().get("flag") or "fuzzy").strip().lower()
+    name = (form_fields().get("flag") or DEFAULT_FLAG).strip().lower()
     set_flag(asset_id, locale, name)
     return success(f'Flagged as "{FLAG_LABELS[name]}"')
 
@@ -119,7 +119,7 @@ def list_suggestions(asset_id: str, locale: str):
     if "ref" in request.args:
         raise ApiError(400, "Suggestions come from the latest version: ref= is not taken here")
     asset_id, locale = _target(current_snapshot(), asset_id, locale)
-    return render(suggestions(store(), g.key.project, asset_id, locale, _limit()))
+    return render(suggestions(store(), g.key.project, asset_id, locale, _limit(), branch()))
 
 
 def _limit() -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 import formats
-from storage.gitrepo import Person
+from storage.gitrepo import MAIN, Person
 from storage.operations import Actor
 from storage.project import Project
 from storage.snapshot import Snapshot
@@ -16,14 +16,15 @@ from ..exchange import Importer, ImportOptions, ImportReport
 
 def run_import(target: Project, ext: str, variant: str, data: bytes, options: ImportOptions,
                read_options: formats.ReadOptions, author: Person, actor: Actor, progress: Callable[[float], None] = lambda fraction: None,
-               job_id: str = "") -> tuple[ImportReport, Snapshot]:
+               job_id: str = "", branch: str = MAIN) -> tuple[ImportReport, Snapshot]:
     """Parse, then apply in one transaction: one commit however many units, nothing on any error.
 
     The apply is prepared outside the project lock and committed only if the head did not move meanwhile
     (Project.prepared_write), so other writes to the project wait for the commit, not for the import.
     An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
+    `branch`: the branch it is committed on (the request's, app.context.branch).
     """
-    snapshot = target.snapshot()
+    snapshot = target.snapshot(branch)
     read_options.source_locale = snapshot.source_locale
     read_options.namespace = read_options.namespace or snapshot.name  # as exports default it
     catalogue = formats.read_file(ext, variant, data, read_options)
@@ -44,5 +45,5 @@ def run_import(target: Project, ext: str, variant: str, data: bytes, options: Im
         return report
 
     report, tx = target.prepared_write(prepare, author, summary, Action.IMPORT, trailers, committer=author,
-                                       is_live_key=is_live_key)
+                                       is_live_key=is_live_key, branch=branch)
     return report, tx.result

@@ -9,8 +9,10 @@ from flask import g
 import formats
 from limits import DEFAULT_SUGGESTIONS
 from storage.errors import NotFound
+from storage.gitrepo import MAIN
 from storage.memory import best_matches, group_memories, import_units, suggestion
 from storage.project import Project
+from storage.snapshot import Snapshot
 from storage.store import Store
 from storage.trailers import Action, Trailer
 
@@ -18,16 +20,17 @@ from ..context import current_snapshot, write
 
 
 def suggestions(store: Store, project_id: str, asset_id: str, locale: str,
-                limit: int = DEFAULT_SUGGESTIONS) -> list[dict[str, Any]]:
+                limit: int = DEFAULT_SUGGESTIONS, branch: str = MAIN) -> list[dict[str, Any]]:
     """Up to `limit` suggestions for the translation of `asset_id` into `locale`, best first: each
     {"text", "score" (0-100, 100 = the same source text), "source", "origin", "project", "asset", "author",
-    "commit"}, and "file" (the TMX file of an imported unit, whose "asset" is None). None for the source locale, nor for an asset without a source text; never the asset itself."""
+    "commit"}, and "file" (the TMX file of an imported unit, whose "asset" is None). `branch`: the project's
+    branch whose translations are read (the other projects of its group give their main's). None for the source locale, nor for an asset without a source text; never the asset itself."""
     project = store.project(project_id)
-    snapshot = project.snapshot()
+    snapshot = project.snapshot(branch)
     entry = snapshot.peek_translation(asset_id, snapshot.source_locale)
     if entry is None or not entry.get("text") or locale == snapshot.source_locale:
         return []
-    memories = group_memories(_members(store, project_id, project), snapshot.source_locale, locale)
+    memories = group_memories(_members(store, project_id, project, snapshot), snapshot.source_locale, locale)
     # building a memory or its word index makes hundreds of thousands of lists: with the collector at its usual
     # pace, its full collections over a worker's big heap were 3/4 of a cold first answer (bench_workbench)
     with formats.collector_paused():
@@ -35,14 +38,16 @@ def suggestions(store: Store, project_id: str, asset_id: str, locale: str,
     return [suggestion(match) for match in matches]
 
 
-def _members(store: Store, project_id: str, project: Project) -> Iterator[tuple[str, Project]]:
-    """The project, then the other projects of its memory group that still exist."""
+def _members(store: Store, project_id: str, project: Project, snapshot: Snapshot
+             ) -> Iterator[tuple[str, Project, Snapshot]]:
+    """The project at `snapshot`, then the other projects of its memory group that still exist, at their main."""
     for member in store.memory_groups.members(project_id):
         if member == project_id:
-            yield member, project
+            yield member, project, snapshot
             continue
         try:
-            yield member, store.project(member)
+            other = store.project(member)
+            yield member, other, other.snapshot()
         except NotFound:  # deleted since it joined
             continue
 

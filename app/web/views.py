@@ -1,26 +1,31 @@
 """The pages. Each declares what the signed-in key must allow, as the API routes do (app.auth kinds)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from formats.registry import supported
-from storage import history
+from limits import GRID_ROWS_PER_PAGE
+from storage import TranslationRecord, branches, history
+from storage.diff import translation_changes
+from storage.git.refs import MAIN
 from storage.errors import StorageError
 from storage.operations import FLAGS
 from storage.snapshot import Snapshot
-from vocabulary import FLAG_LABELS
+from vocabulary import DEFAULT_FLAG, FLAG_LABELS
 
-from ..context import current_snapshot, project
-from ..errors import ApiError, status_of_error
+from ..context import branch, current_snapshot, project
+from ..errors import ApiError, error_payload, status_of_error
 from ..exports import all_locales_file, locale_file
 from ..locales import text_direction
 from ..lookup import find_asset, find_locale
 from ..records import asset_record, locale_record, revision_record, translation_record
-from ..service.translations import clear_flag, save_translation, set_flag
+from ..service.translations import TextChanged, clear_flag, save_translation, set_flag
+from .grid import STATES, Filters, grid_page, source_text
 from .session import check_csrf, csrf_token, may, sign_in, sign_out, signed_in_key, web_requires
+from .workbench import checks_for, suggestions_for
 from .worddiff import word_diff
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -32,8 +37,9 @@ LAST_CHANGES = 5
 # Asset properties a change page shows (bookkeeping such as `n` and `modified` is left out).
 ASSET_FIELDS = ("type", "context", "notes", "printf", "tags", "plurals", "plural_of", "aliases")
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
+    # scripts and their requests only from the app itself: no inline script, no other origin
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; "
+                               "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
@@ -59,10 +65,31 @@ def _security_headers(response):
 @bp.context_processor
 def _page_helpers() -> dict[str, Any]:
     return {"csrf_token": csrf_token, "may": may, "direction": text_direction, "flag_labels": FLAG_LABELS,
-            "flags": FLAGS}
+            "flags": FLAGS, "branch_names": _branch_names, "current_branch": branch}
+
+
+def _branch_names() -> list[str]:
+    """The project's branches for the selector every page shows."""
+    return branches.branch_names(project())
+
+
+@bp.url_defaults
+def _carry_branch(endpoint: str, values: dict[str, Any]) -> None:
+    """Every link and form of a page viewed on a branch stays on it (`?branch=`), so its reads and its writes
+    (app.context.branch) are that branch's."""
+    name = request.args.get("branch") if request else None
+    if name and name != MAIN and endpoint != "web.static" and "branch" not in values:
+        values["branch"] = name
+
+
+def wants_json() -> bool:
+    """Whether the request is the grid's script asking for JSON (a browser's own navigation asks for HTML)."""
+    return request.accept_mimetypes.best_match(("text/html", "application/json")) == "application/json"
 
 
 def _error_page(status: int, message: str):
+    if wants_json():
+        return jsonify(error_payload(status, message)), status
     return render_template("error.html", status=status, message=message), status
 
 
@@ -149,7 +176,9 @@ def overview():
             for tag in asset.get("tags", []):
                 counts[tag] = counts.get(tag, 0) + 1
         context["tags"] = counts
-        context["changes"], _ = history.log(project(), limit=LAST_CHANGES)
+        context["changes"], _ = history.log(project(), limit=LAST_CHANGES, start=snapshot.commit)
+    if may("write"):  # a hook's URL and state are for the project's administrators, as on the API
+        context["webhooks"] = [hook.public() for hook in current_app.extensions["gloss.webhooks"].hooks(project().id)]
     return render_template("overview.html", **context)
 
 
@@ -175,18 +204,23 @@ def changes():
     filters = {"locale": _locale_arg(snapshot, request.args.get("locale", "").strip()),
                "author": request.args.get("author", "").strip(), "tag": request.args.get("tag", "").strip()}
     commits, more = history.log(project(), offset=(page - 1) * CHANGES_PER_PAGE, limit=CHANGES_PER_PAGE,
-                                **filters)
+                                start=snapshot.commit, **filters)
     return render_template("changes.html", snapshot=snapshot, commits=commits, page=page, more=more, filters=filters,
                            active={name: value for name, value in filters.items() if value})
 
 
+def _text(entry: TranslationRecord | None) -> str:
+    return entry["text"] if entry is not None else ""
+
+
 def _translation_view(snapshot: Snapshot, change: history.TranslationChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
-    before, after = word_diff(old.get("text", ""), new.get("text", ""))
+    old, new = _text(change.old), _text(change.new)
+    before, after = word_diff(old, new)
     record = snapshot.locale(change.locale)
     return {"asset": change.asset_id, "locale": change.locale,
             "locale_name": record["name"] if record else change.locale, "old": change.old, "new": change.new,
-            "before": before, "after": after, "text_changed": old.get("text") != new.get("text"),
+            "before": before, "after": after,
+            "text_changed": (change.old and change.old["text"]) != (change.new and change.new["text"]),
             "exists": snapshot.has_asset(change.asset_id)}
 
 
@@ -200,7 +234,8 @@ def _shown(value: Any) -> str:
 
 
 def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, Any]:
-    old, new = change.old or {}, change.new or {}
+    old: Mapping[str, Any] = change.old or {}  # (compared field by field, by name)
+    new: Mapping[str, Any] = change.new or {}
     fields = [(name, _shown(old.get(name)), _shown(new.get(name))) for name in ASSET_FIELDS
               if old.get(name) != new.get(name) and (old.get(name) or new.get(name))]
     kind = "created" if change.old is None else "deleted" if change.new is None else "changed"
@@ -219,6 +254,24 @@ def change(commit_id: str):
                            assets=[_asset_view(snapshot, item) for item in found.assets])
 
 
+# ----------------------------------------------------------------------------- branches
+@bp.get("/compare")
+@web_requires("read")
+def compare():
+    """What the request's branch changed since it left main (the translations /api/diff lists between their
+    merge base and the branch), and what main changed meanwhile, counted."""
+    name = branch()
+    if name == MAIN:
+        return render_template("compare.html", snapshot=current_snapshot(), branch=None, changes=[], behind=0)
+    info = branches.branch_info(project(), name)
+    snapshot = current_snapshot()
+    common = project().repo.merge_base(project().branch_head(MAIN), project().branch_head(name))
+    base = project().snapshot_at(common) if common else Snapshot.empty()
+    found = translation_changes(project(), base, snapshot)
+    return render_template("compare.html", snapshot=snapshot, branch=name, info=info, changes=found[:CHANGES_SHOWN],
+                           hidden=max(0, len(found) - CHANGES_SHOWN))
+
+
 # ----------------------------------------------------------------------------- assets and search
 @bp.get("/asset")
 @web_requires("read")
@@ -230,7 +283,8 @@ def asset():
     for record in snapshot.locales():
         code = record["code"]
         rows.append({"translation": translation_record(snapshot, asset_id, code),
-                     "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code)]})
+                     "history": [revision_record(entry) for entry in history.revisions(project(), asset_id, code,
+                                                                                        snapshot=snapshot)]})
     return render_template("asset.html", snapshot=snapshot, asset=asset_record(snapshot, asset_id, stored),
                            plural_of=stored.get("plural_of"), members=stored.get("plurals", []), rows=rows)
 
@@ -243,10 +297,10 @@ def _matches(snapshot: Snapshot, query: str, locale: str, tag: str):
     for asset_id, stored in snapshot.assets():
         if tag and tag not in stored.get("tags", []):
             continue
-        texts = [(code, (snapshot.translation(asset_id, code) or {}).get("text", "")) for code in codes]
+        texts = [(code, _text(snapshot.translation(asset_id, code))) for code in codes]
         hits = [(code, text) for code, text in texts if wanted and wanted in text.casefold()]
         if not wanted or hits or wanted in asset_id.casefold():
-            yield asset_id, (snapshot.translation(asset_id, source) or {}).get("text", ""), hits
+            yield asset_id, _text(snapshot.translation(asset_id, source)), hits
 
 
 @bp.get("/search")
@@ -264,7 +318,7 @@ def search():
 
 
 # ----------------------------------------------------------------------------- editing
-def _edit_target() -> tuple[str, str, dict[str, Any] | None]:
+def _edit_target() -> tuple[str, str, TranslationRecord | None]:
     snapshot = current_snapshot()
     asset_id = _asset_arg(snapshot, request.form.get("asset", ""))
     locale = _locale_arg(snapshot, request.form.get("locale", "").strip())
@@ -281,8 +335,7 @@ def _back_to(asset_id: str, locale: str):
 @web_requires("write")
 def edit_translation():
     asset_id, locale, current = _edit_target()
-    # browsers send a textarea's line breaks as CRLF; stored texts use LF
-    text = request.form.get("text", "").replace("\r\n", "\n")
+    text = _form_text("text") or ""
     if current is not None and current["text"] == text:
         flash("Nothing changed.")
     else:
@@ -291,19 +344,149 @@ def edit_translation():
     return _back_to(asset_id, locale)
 
 
+def _apply_flag(asset_id: str, locale: str, current: TranslationRecord | None, name: str) -> str:
+    """Set the flag `name` ("": clear it) on a translation, one commit when it changes; what happened, in words."""
+    if current is None:
+        raise ApiError(404, "Asset not translated in this locale")
+    if name and current.get("flag") != name:
+        set_flag(asset_id, locale, name)
+        return f"Flagged {asset_id} [{locale}] as {FLAG_LABELS.get(name, name)}."
+    if not name and current.get("flag"):
+        clear_flag(asset_id, locale)
+        return f"Cleared the flag of {asset_id} [{locale}]."
+    return "Nothing changed."
+
+
 @bp.post("/edit/flag")
 @web_requires("write")
 def edit_flag():
     asset_id, locale, current = _edit_target()
-    name = request.form.get("flag", "").strip().lower()
-    if current is None:
-        raise ApiError(404, "Asset not translated in this locale")
-    if name:
-        set_flag(asset_id, locale, name)
-        flash(f"Flagged {locale} as {FLAG_LABELS.get(name, name)}.")
-    elif current.get("flag"):
-        clear_flag(asset_id, locale)
-        flash(f"Cleared the flag of {locale}.")
-    else:
-        flash("Nothing changed.")
+    flash(_apply_flag(asset_id, locale, current, request.form.get("flag", "").strip().lower()))
     return _back_to(asset_id, locale)
+
+
+# ----------------------------------------------------------------------------- the translator's grid
+def _grid_filters() -> Filters:
+    """The grid's filters from the query (a page) or the form (a save, which goes back to the same page)."""
+    state = request.values.get("state", "").strip() or "all"
+    if state not in STATES:
+        raise ApiError(400, f"state must be one of {', '.join(STATES)}")
+    return Filters(state, request.values.get("tag", "").strip(), request.values.get("q", "").strip())
+
+
+def _grid_url(locale: str, filters: Filters, after: str | None) -> str:
+    arguments: dict[str, Any] = dict(filters.link(), locale=locale, **({"after": after} if after else {}))
+    return url_for("web.grid", **arguments)
+
+
+def _form_text(name: str) -> str | None:
+    # browsers send a textarea's line breaks as CRLF; stored texts use LF
+    value = request.form.get(name)
+    return None if value is None else value.replace("\r\n", "\n")
+
+
+@bp.get("/translate/<locale>")
+@web_requires("read")
+def grid(locale: str):
+    snapshot = current_snapshot()
+    code, filters = find_locale(snapshot, locale), _grid_filters()
+    after = request.args.get("after", "").strip() or None
+    progress = snapshot.locale_progress(code)  # first: counted per chunk, the page's scan skips chunks by them
+    page = grid_page(snapshot, code, filters, after, GRID_ROWS_PER_PAGE)
+    checks = {cell.asset_id: checks_for(snapshot, cell.asset_id, code, cell.text)
+              for row in page.rows for cell in row.cells if cell.entry is not None}
+    counts = {"untranslated": progress["untranslated"], "flagged": progress["flagged"],
+              "translated": progress["translated"] - progress["flagged"], "all": len(snapshot)}
+    return render_template("grid.html", snapshot=snapshot, code=code, locale=snapshot.existing_locale(code),
+                           source=snapshot.source_locale, rows=page.rows, checks=checks, filters=filters,
+                           states=STATES, counts=counts, after=after, review_flag=DEFAULT_FLAG,
+                           next_url=_grid_url(code, filters, page.next_after) if page.next_after else None,
+                           first_url=_grid_url(code, filters, None) if after else None)
+
+
+def _cell_answer(snapshot: Snapshot, asset_id: str, locale: str, saved: bool) -> dict[str, Any]:
+    """What the grid's script learns after a save or a flag: the cell as now stored, and its checks."""
+    entry = snapshot.translation(asset_id, locale)
+    text = entry["text"] if entry else ""
+    state = "untranslated" if entry is None else "flagged" if entry.get("flag") else "translated"
+    return {"asset": asset_id, "saved": saved, "state": state, "text": text,
+            "revision": entry["rev"] if entry else 0, "flag": entry.get("flag", "") if entry else "",
+            "checks": checks_for(snapshot, asset_id, locale, text) if entry else []}
+
+
+def _grid_target() -> tuple[Snapshot, str, str, str]:
+    """The snapshot, locale and asset a grid request names, and the page a post goes back to (its filters are
+    checked first: a bad one refuses the post before anything is written)."""
+    snapshot = current_snapshot()
+    code = find_locale(snapshot, request.view_args["locale"])  # type: ignore[index]
+    back = _grid_url(code, _grid_filters(), request.form.get("after") or None)
+    return snapshot, code, _asset_arg(snapshot, request.values.get("asset", "")), back
+
+
+@bp.post("/translate/<locale>/save")
+@web_requires("write")
+def grid_save(locale: str):
+    """Save one cell: one commit, unless the stored text changed since the form was made (then both texts,
+    and the translator chooses) or nothing changed."""
+    snapshot, code, asset_id, back = _grid_target()
+    text, base = _form_text("text"), _form_text("base")
+    if text is None or base is None:
+        raise ApiError(400, "The form needs the text and the text it started from (base)")
+    current = snapshot.translation(asset_id, code)
+    saved = current is None and text != "" or current is not None and current["text"] != text
+    if saved:
+        try:
+            snapshot = save_translation(asset_id, code, text, started_from=base)
+        except TextChanged as lost:
+            return _lost_race(code, asset_id, text, lost.current, back)
+    answer = _cell_answer(snapshot, asset_id, code, saved)
+    if wants_json():
+        return jsonify(answer)
+    flash(f"Saved {asset_id} [{code}] (revision {answer['revision']})." if saved else "Nothing changed.")
+    return redirect(back)
+
+
+def _lost_race(code: str, asset_id: str, mine: str, theirs: TranslationRecord | None, back: str):
+    """409: the text changed since the translator started; show both and ask (nothing was written)."""
+    their_text, revision = (theirs["text"], theirs["rev"]) if theirs else ("", 0)
+    who = theirs["author"]["name"] if theirs and "author" in theirs else ""
+    if wants_json():
+        return jsonify(dict(error_payload(409, "The translation changed since you started: nothing was saved"),
+                            mine=mine, theirs={"text": their_text, "revision": revision, "author": who})), 409
+    return render_template("grid_conflict.html", code=code, asset_id=asset_id, mine=mine, theirs=their_text,
+                           who=who, filters=_grid_filters(), after=request.form.get("after", ""), back=back), 409
+
+
+@bp.post("/translate/<locale>/flag")
+@web_requires("write")
+def grid_flag(locale: str):
+    """Set (`flag`, the "needs review" flag by default) or clear (`flag` empty) a cell's flag."""
+    snapshot, code, asset_id, back = _grid_target()
+    message = _apply_flag(asset_id, code, snapshot.translation(asset_id, code),
+                          request.form.get("flag", "").strip().lower())
+    if wants_json():
+        return jsonify(_cell_answer(current_snapshot(), asset_id, code, message != "Nothing changed."))
+    flash(message)
+    return redirect(back)
+
+
+@bp.get("/translate/<locale>/suggestions")
+@web_requires("read")
+def grid_suggestions(locale: str):
+    """The suggestions of a cell (translation memory, through workbench.suggestions_for), each with the words
+    of its source that differ from this cell's marked."""
+    snapshot, code, asset_id, _ = _grid_target()
+    source = source_text(snapshot, asset_id)
+    found = []
+    for suggestion in suggestions_for(snapshot, asset_id, code):
+        _, theirs = word_diff(source, suggestion["source"])
+        found.append(dict(suggestion, diff=theirs))
+    return jsonify(found)
+
+
+@bp.get("/translate/<locale>/checks")
+@web_requires("read")
+def grid_checks(locale: str):
+    """The checks of a text as typed (not saved)."""
+    snapshot, code, asset_id, _ = _grid_target()
+    return jsonify({"checks": checks_for(snapshot, asset_id, code, request.args.get("text", ""))})

@@ -193,6 +193,7 @@ class Maintenance:
         ages.update((path, older_than) for path in [*graphs.glob("tmp_graph_*"), *graphs.glob("*.lock")])
         ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
         ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
+        ages.update((path, 0.0) for path in self.git_dir.glob("gloss-journals/.gloss-*.tmp"))
         ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if is_own_pack_temp(path.name))
         for path, min_age in ages.items():
             try:

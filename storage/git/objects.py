@@ -84,6 +84,11 @@ class Person:
         return f"{name} <{email}>".encode("utf-8")
 
 
+def parse_commit(raw: bytes) -> Commit:
+    """A commit from its stored content."""
+    return cast(Commit, Commit.from_raw_string(Commit.type_num, raw))
+
+
 PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 
 
@@ -384,7 +389,7 @@ class ObjectStore:
         return {entry.path.decode("utf-8"): (entry.mode, entry.sha) for entry in tree.iteritems()}
 
     def read_commit(self, hex_id: bytes) -> Commit:
-        return cast(Commit, Commit.from_raw_string(Commit.type_num, self.read_raw(hex_id)))
+        return parse_commit(self.read_raw(hex_id))
 
     def read_tag_target(self, hex_id: bytes) -> bytes:
         """The id of the object an annotated tag object names."""

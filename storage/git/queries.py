@@ -196,6 +196,22 @@ class GitCommands:
         with self.stream([*args, "--", *paths], niced) as stream:
             yield from _parse_patches(stream)
 
+    def raw_objects(self, ids: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The stored content of many objects from one `git cat-file --batch`: with many packs (between two
+        repacks), looking each object up in every pack from Python cost ~3 ms an object."""
+        output = self.git("cat-file", "--batch", input=b"".join(object_id + b"\n" for object_id in ids))
+        found: dict[bytes, bytes] = {}
+        position = 0
+        while position < len(output):
+            end = output.index(b"\n", position)
+            header = output[position:end].split()
+            if len(header) != 3:  # `<id> missing`
+                raise GitCommandError(f"no object {header[0].decode('ascii', 'replace')}")
+            size = int(header[2])
+            found[header[0]] = output[end + 1:end + 1 + size]
+            position = end + 1 + size + 1
+        return found
+
     def first_parent_chain(self, start: bytes, niced: bool = False
                            ) -> Generator[tuple[bytes, bytes | None], None, None]:
         """(commit, its first parent or None) from `start` back to the root, newest first, streamed (a few

@@ -12,17 +12,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Sequence
 
-from ..errors import Busy, Conflict
+from limits import MAX_BRANCH_NAME_BYTES, describe
+
+from ..errors import Busy, Conflict, Invalid
 from ..journal import Journal, Slot, pending_after
 from . import durable
 from .objects import ObjectStore
 from .queries import GitCommands
 from .worktree import WorkTree
 
-# The refs Gloss serves, named here only: the project branch, and the ref a push names for a key-level merge
-# into it (storage/receive.py); tags are refs/tags/*.
-BRANCH_REF = "refs/heads/main"
-REVIEW_REF = "refs/for/main"
+# The refs Gloss serves, named here only: the project's branches (`main` and the named ones, storage.branches),
+# and the refs a push names for a key-level merge into one (storage/receive.py); tags are refs/tags/*.
+HEADS = "refs/heads/"
+REVIEWS = "refs/for/"
+MAIN = "main"
+BRANCH_REF = HEADS + MAIN
+REVIEW_REF = REVIEWS + MAIN
 BRANCH = BRANCH_REF.encode()
 REF_LOCK_OWNER = "gloss-ref-lock"  # the inode of the ref lock file a Gloss writer created last
 ZERO_ID = b"0" * 40
@@ -37,6 +42,35 @@ PENDING_PATHS = 64  # working-tree paths written but not yet flushed, at most (s
 ANY = object()  # move_head's `expected` when the branch may point anywhere
 
 
+# What `git check-ref-format` refuses anywhere in a name: control characters, space and ~ ^ : ? * [ \
+FORBIDDEN = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(code) for code in range(32))
+
+
+def check_branch_name(name: str) -> str:
+    """The name if it is a valid branch name (git check-ref-format --branch, within max_branch_name_bytes),
+    else Invalid saying which rule it breaks."""
+    def refuse(why: str) -> Invalid:
+        return Invalid(f"Invalid branch name {name!r}: {why}")
+
+    if not name:
+        raise refuse("it is empty")
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_BRANCH_NAME_BYTES:
+        raise refuse(f"longer than {MAX_BRANCH_NAME_BYTES} bytes {describe('max_branch_name_bytes')}")
+    if any(char in FORBIDDEN for char in name):
+        raise refuse("no spaces, control characters or any of ~ ^ : ? * [ \\")
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in name):
+        raise refuse("not valid UTF-8")
+    if name in ("@", "HEAD") or name.startswith("-"):
+        raise refuse("@, HEAD and names starting with - are reserved")
+    if ".." in name or "@{" in name or "//" in name:
+        raise refuse("no .., @{ or //")
+    if name.startswith("/") or name.endswith("/") or name.endswith("."):
+        raise refuse("it may not start or end with / or end with .")
+    if any(part.startswith(".") or part.endswith(".lock") for part in name.split("/")):
+        raise refuse("no part may start with . or end with .lock")
+    return name
+
+
 class RefMoved(Conflict):
     """The branch no longer points where the write started from (another git writer moved it)."""
 
@@ -46,17 +80,23 @@ def _text(commit: bytes | None) -> str | None:
 
 
 class Branch:
-    """The branch `main` of one repository, and the journal that makes its moves durable."""
+    """One branch of a repository (`main` unless named), and the journal that makes its moves durable.
 
-    def __init__(self, path: Path, objects: ObjectStore):
+    `main` is checked out (its moves carry working-tree paths); a named branch is a ref alone, moved by the same
+    compare-and-swap with its own journal (no working-tree paths), so that its commits are as durable.
+    """
+
+    def __init__(self, path: Path, objects: ObjectStore, name: str = MAIN):
         self.path = path
+        self.name = name
         self.git_dir = path / ".git"
-        self.ref_path = self.git_dir / BRANCH.decode()
+        self.ref = (HEADS + name).encode()
+        self.ref_path = self.git_dir / self.ref.decode()
         self.objects = objects
-        self.journal = Journal(self.git_dir)
+        self.journal = Journal(self.git_dir, None if name == MAIN else name)
 
     def head(self) -> bytes | None:
-        """The commit `main` points at, read from the loose ref (never packed: gc.packRefs is off)."""
+        """The commit the branch points at, read from the loose ref (never packed: gc.packRefs is off)."""
         try:
             value = durable.read_small(self.ref_path).strip()
         except FileNotFoundError:
@@ -66,20 +106,22 @@ class Branch:
     def _packed_head(self) -> bytes | None:
         try:
             for line in (self.git_dir / "packed-refs").read_bytes().splitlines():
-                if line.endswith(b" " + BRANCH):
+                if line.endswith(b" " + self.ref):
                     return line.split(b" ", 1)[0]
         except FileNotFoundError:
+            pass
+        except NotADirectoryError:  # a name below another branch's (refs/heads/a/b while a exists)
             pass
         return None
 
     def move_head(self, commit: bytes, expected: bytes | None | object = ANY,
                   objects: dict[str, tuple[int, bytes]] | None = None,
                   paths: Sequence[str] = (), dirs: Sequence[str] = ()) -> bool:
-        """Compare-and-swap `main` from `expected` (None: the branch must not exist yet) to `commit`, durably,
+        """Compare-and-swap the branch from `expected` (None: it must not exist yet) to `commit`, durably,
         for ONE concurrent round of fsync (see storage.journal).
 
         Follows git's own protocol, so `git receive-pack`, `git update-ref` and Gloss writers exclude each
-        other: create `refs/heads/main.lock` exclusively and check the current value while holding it. Raises
+        other: create `refs/heads/NAME.lock` exclusively and check the current value while holding it. Raises
         RefMoved when the branch moved (then nothing is written). Then: stage `objects` (the commit's own,
         from object_batch(store=False)) as a pack under temp names, record the move in the journal with the
         working-tree `paths` and `dirs` the caller writes next (pending), and flush all that together with
@@ -159,13 +201,35 @@ class Branch:
                                        paths=dict(latest.paths or {}) if latest else {}))
         durable.fsync(journal_fd)
 
+    def delete(self, expected: bytes) -> None:
+        """Remove the branch if it still points at `expected` (RefMoved if not), under its ref lock; its journal
+        goes first, so that recovery never brings back a branch that is gone."""
+        fd = self.create_lock()
+        try:
+            if self.head() != expected:
+                raise RefMoved("The branch changed while it was being deleted; nothing was deleted, retry")
+            self.journal.remove()
+            self.ref_path.unlink()
+            durable.fsync_directory(self.ref_path.parent)
+        finally:
+            os.close(fd)
+            os.unlink(self._lock_path)
+        heads = self.git_dir / HEADS
+        for parent in self.ref_path.parents:  # refs/heads/a/ left empty would block a branch named `a`
+            if parent == heads or not parent.is_relative_to(heads):
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+
     @property
     def _lock_path(self) -> Path:
         return self.ref_path.with_name(self.ref_path.name + ".lock")
 
     @contextmanager
     def ref_lock(self) -> Iterator[None]:
-        """Hold git's `refs/heads/main.lock` for the block without moving the branch (git is kept out)."""
+        """Hold git's `refs/heads/NAME.lock` for the block without moving the branch (git is kept out)."""
         os.close(self.create_lock())
         try:
             yield
@@ -173,7 +237,7 @@ class Branch:
             os.unlink(self._lock_path)
 
     def create_lock(self) -> int:
-        """Create `refs/heads/main.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder.
+        """Create `refs/heads/NAME.lock` exclusively, waiting up to REF_LOCK_TIMEOUT for another holder.
 
         The lock is made as a private file whose inode is recorded as Gloss's before it is linked into place
         (atomically, failing if the lock exists): a writer killed at any moment leaves either no lock or one
@@ -190,7 +254,7 @@ class Branch:
                     if self._remove_dead_ref_lock(lock):
                         continue
                     if time.monotonic() >= deadline:
-                        raise Busy(f"The branch is locked by another git process ({lock.name} in refs/heads); "
+                        raise Busy(f"The branch is locked by another git process ({self.name}.lock in refs/heads); "
                                    "retry the request") from None
                     time.sleep(pause)
                     pause = min(pause * 2, 0.05)
@@ -299,8 +363,20 @@ class Recovery:
         journal, moves it to the latest slot's commit if that commit is whole, else to the slot's base; then
         resyncs the working tree and the index when they may lag. Returns the paths that could not be
         written (see WorkTree.resync)."""
-        latest, previous = self.branch.journal.read()
-        head = self.branch.valid_head()
+        target = self.restore_ref(self.branch)
+        if not self.needs_recovery(thorough):  # the ref was all that lagged
+            return []
+        skipped = self.worktree.resync(self.branch.head(), ours)
+        self.branch.settle(target)
+        return skipped
+
+    def restore_ref(self, branch: Branch) -> bytes | None:
+        """Under the write lock: publish the journaled packs of `branch` whose rename was lost, and move its ref
+        to the journal's latest commit (or that slot's base, when the commit is not whole) when the ref lags
+        behind it. Returns the commit the branch is at then. (The ref part of `recover`; named branches, which
+        have no working tree, need nothing more.)"""
+        latest, previous = branch.journal.read()
+        head = branch.valid_head()
         target = head
         if latest is not None:
             for slot in (previous, latest):
@@ -311,12 +387,8 @@ class Recovery:
                 chosen = latest.head if whole else latest.base
                 target = chosen.encode("ascii") if chosen is not None else head
                 if target != head and target is not None:
-                    self.branch.write_durably(target)
-        if not self.needs_recovery(thorough):  # the ref was all that lagged
-            return []
-        skipped = self.worktree.resync(self.branch.head(), ours)
-        self.branch.settle(target)
-        return skipped
+                    branch.write_durably(target)
+        return target
 
     def _ref_lags(self, head: bytes | None, latest: Slot) -> bool:
         """Whether the ref shows a commit before the latest slot's base: its rename (or a few of them, which

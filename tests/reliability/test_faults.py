@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.harness import CONNECTION_BROKEN, Server, git, kill_quietly
+from tests.support import wait_until
 
 IMPORT_UNITS = 150
 
@@ -107,12 +108,17 @@ def missing_writes(server: Server, answered: list[tuple[str, str]]) -> list[tupl
     return [(asset, text) for asset, text in answered if text not in history[asset]]
 
 
-def kill_workers_then_master(server: Server, before_workers: float = 2.0, before_master: float = 2.0) -> None:
-    """Under load: SIGKILL every worker (gunicorn starts fresh ones), later the master and its workers."""
-    time.sleep(before_workers)  # the behaviour under test: the faults strike this far into the load
+def kill_workers_then_master(server: Server, load: Load, writes: int = 20) -> None:
+    """Under load: SIGKILL every worker once `writes` writes were answered (gunicorn starts fresh ones), then the
+    master and its workers once the fresh workers answered `writes` more. (Waiting on answers, not on the clock:
+    on a loaded machine two seconds could pass before the first answer, and the kills struck no load at all.)"""
+    def answered(count: int) -> None:
+        wait_until(lambda: len(load.answered) >= count, timeout=120, message=f"{count} writes were never answered")
+
+    answered(writes)
     for pid in server.worker_pids():
         kill_quietly(pid)
-    time.sleep(before_master)
+    answered(len(load.answered) + writes)
     server.kill_master()
 
 
@@ -129,7 +135,7 @@ def test_kills_during_writes_and_imports_lose_nothing_acknowledged(tmp_path):
         assets = [record["id"] for record in server.request("GET", "/api/assets?ugly").json()[:4]]
         load = Load(server, assets)
 
-        load.run(lambda: kill_workers_then_master(server), 0.5)
+        load.run(lambda: kill_workers_then_master(server, load), 0.5)
     finally:
         server.stop()
     server.start()
