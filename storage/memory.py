@@ -105,8 +105,9 @@ Pair = tuple[str, str, "str | None", "str | None"]  # source text, target text, 
 
 
 def _pair(source: dict[str, Any] | None, target: dict[str, Any] | None) -> tuple[str, str, str | None] | None:
-    """(source text, target text, author) of an asset translated on both sides, else None."""
-    if source is None or target is None or not source.get("text") or not target.get("text"):
+    """(source text, target text, author) of an asset translated on both sides, its translation not flagged
+    (a fuzzy or unreviewed text is no example to follow), else None."""
+    if source is None or target is None or not source.get("text") or not target.get("text") or target.get("flag"):
         return None
     author = target.get("author")
     name = author.get("name") if isinstance(author, dict) else None

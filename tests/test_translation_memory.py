@@ -331,3 +331,13 @@ def test_a_source_text_given_after_its_translation_pairs_them_with_the_translati
     assert api.post("/api/translations/late/en", data=b"Later on")[0] == 200
     [found] = suggested(api, "ask")
     assert (found["text"], found["commit"], found["score"]) == ("Plus tard", translated, 100)
+
+
+def test_a_flagged_translation_is_no_suggestion_until_its_flag_is_cleared(shop):
+    project, api = shop
+    add(api, "ask", "Save the file")
+    assert api.post("/api/translations/save/fr/flag", data={"flag": "fuzzy"})[0] == 200
+    assert suggested(api, "ask") == []
+    assert api.delete("/api/translations/save/fr/flag")[0] == 200
+    [found] = suggested(api, "ask")
+    assert (found["text"], found["commit"]) == ("Enregistrer le fichier", head(project))  # the unflagging commit
