@@ -111,6 +111,11 @@ WEBHOOK_RETRY_SECONDS = 24 * 3600.0
 MAX_WEBHOOK_COALESCE_SECONDS = 3600.0
 MAX_COMMITS_PER_DELIVERY = 1000
 MAX_CHANGES_PER_DELIVERY = 10_000
+# Translation memory: suggestions one request may ask for (`?limit=`; the default is a few), and the name of a
+# memory group (projects that share their memory, storage/memory.py).
+MAX_SUGGESTIONS = 20
+DEFAULT_SUGGESTIONS = 3
+MAX_MEMORY_GROUP_CHARS = 64
 
 LIMITS: dict[str, int | float] = {
     "max_body_bytes": MAX_BODY_BYTES,
@@ -164,6 +169,8 @@ LIMITS: dict[str, int | float] = {
     "max_webhook_coalesce_seconds": MAX_WEBHOOK_COALESCE_SECONDS,
     "max_commits_per_delivery": MAX_COMMITS_PER_DELIVERY,
     "max_changes_per_delivery": MAX_CHANGES_PER_DELIVERY,
+    "max_suggestions": MAX_SUGGESTIONS,
+    "max_memory_group_chars": MAX_MEMORY_GROUP_CHARS,
 }
 
 # Bounds between Gloss's own processes (no client reaches them, so README does not list them): a Git hook's

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from storage.errors import StorageError
 from storage.keys import ACCESS_TYPES, KeyStore
+from storage.memorygroups import NO_GROUP
 from storage.sessions import SessionStore
 from storage.store import Store
 
@@ -86,6 +87,16 @@ def cmd_project_tags(args: argparse.Namespace) -> int:
     if args.mode is not None:
         project.set_movable_tags(args.mode == "movable")
     print("movable" if project.movable_tags else "immutable")
+    return 0
+
+
+def cmd_project_memory(args: argparse.Namespace) -> int:
+    """Show or set the project's memory group: the projects whose translation memory it shares."""
+    store = Store(args.data)
+    store.project(args.project)  # the project must exist
+    if args.group is not None:
+        store.memory_groups.set(args.project, None if args.group == NO_GROUP else args.group)
+    print(store.memory_groups.group(args.project) or NO_GROUP)
     return 0
 
 
@@ -190,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     tags.add_argument("project")
     tags.add_argument("mode", nargs="?", choices=("immutable", "movable"))
     tags.set_defaults(func=cmd_project_tags)
+    memory = project.add_parser("memory", help="show or set the project's memory group (default none: its "
+                                               "translation memory is its own)")
+    memory.add_argument("project")
+    memory.add_argument("group", nargs="?", help=f"a group name, or {NO_GROUP} to leave the group")
+    memory.set_defaults(func=cmd_project_memory)
 
     cluster = commands.add_parser("cluster", help="a cluster on this machine (README, \"Running a cluster\")"
                                   ).add_subparsers(dest="action", required=True)

@@ -128,6 +128,15 @@ SCHEMAS: dict[str, Any] = {
     "Revision": {"type": "object", "properties": {
         **TRANSLATION_FIELDS,
         "pushedBy": PUSHED_BY}},
+    "Suggestion": {"type": "object", "required": ["text", "score", "source", "origin", "project", "asset",
+                                                  "file", "author", "commit"], "properties": {
+        "text": STRING, "score": {"type": "integer", "minimum": 0, "maximum": 100,
+                                  "description": "similarity of the sources; 100: the same source text"},
+        "source": {"type": "string", "description": "the source text the suggested text translates"},
+        "origin": {"enum": ["translation", "tmx"]},
+        "project": STRING, "asset": {"type": ["string", "null"], "description": "null for a TMX unit"},
+        "file": {"type": ["string", "null"], "description": "the TMX file a unit was imported from"},
+        "author": {"type": ["string", "null"]}, "commit": {"type": ["string", "null"]}}},
     "TranslationError": {"type": "object", "required": ["id", "status", "source", "errors"], "properties": {
         "id": STRING, "status": STRING, "source": STRING, "target": STRING,
         "errors": {"type": "array", "items": STRING}}},
@@ -170,6 +179,7 @@ BRANCH = _query("branch", "The branch to read or write (GET /api/branches lists 
 REF_EXCLUDED = ("/api/auth/verify", "/api/import/progress", "/api/diff", "/api/branches", "/api/webhooks")
 # Operations on a project's content, which take `branch` (every operation with a key but these)
 BRANCH_EXCLUDED = ("/api/import/progress", "/api/branches", "/api/webhooks")
+REF_EXCLUDED_ENDINGS = ("/suggestions", "/suggestions.json")  # the memory of the latest versions only
 COMMON_ERRORS = {"401": _error("Missing or invalid API key"), "403": _error("The key may not do this")}
 
 
@@ -323,7 +333,27 @@ def build_paths() -> dict[str, dict[str, Any]]:
             "get": op("Revisions from Git history, newest first",
                       {"200": _json({"type": "array", "items": _ref("Revision")}, "Revisions"), "404": not_found},
                       parameters=[ASSET_ID, LOCALE])},
+        "/api/translations/{id}/{locale}/suggestions": {
+            "get": op("Translation memory: texts translated for similar source texts, best first",
+                      {"200": _json({"type": "array", "items": _ref("Suggestion")}, "Suggestions"),
+                       "400": _error("Bad limit, or ref= given"), "404": not_found},
+                      parameters=[ASSET_ID, LOCALE,
+                                  _query("limit", f"How many (default {limits.DEFAULT_SUGGESTIONS}, at most "
+                                                  f"{limits.MAX_SUGGESTIONS})", {"type": "integer"})],
+                      description="From the project's translations and those of the projects of its memory "
+                                  "group (same source locale), never the asset itself; each names the commit "
+                                  "that last changed its text or flag, and its author.")},
     }
+    paths["/api/memory/import"] = {"post": op(
+        "Import a TMX file into the project's translation memory",
+        {"200": _json({"type": "object", "properties": {"units": {"type": "integer"}, "added": {"type": "integer"}}},
+                      "Units read, and those new to the memory"),
+         "422": _error("Not a TMX file, or a unit beyond a limit")},
+        parameters=[_query("filename", "The file's name, shown with its units' suggestions (default memory.tmx)")],
+        kind="write", body=_raw("A TMX 1.4b file"),
+        description="Units with a text in two locales or more are added to memory.json in the project's "
+                    "repository (one commit; none when every unit is there already), and suggested with "
+                    "origin tmx.")}
     paths.update(transfer_paths())
     paths.update(webhook_paths())
     paths["/api/diff"] = {"get": op(
@@ -365,11 +395,14 @@ def build_paths() -> dict[str, dict[str, Any]]:
     _with_aliases(paths, "/api/translations/{id}/{locale}/flag", ["/api/translations/{id}/{locale}/flag.json"])
     _with_aliases(paths, "/api/translations/{id}/{locale}/revisions",
                   ["/api/translations/{id}/{locale}/revisions.json"])
+    _with_aliases(paths, "/api/translations/{id}/{locale}/suggestions",
+                  ["/api/translations/{id}/{locale}/suggestions.json"])
     _with_aliases(paths, "/api/diff", ["/api/diff.json"])
     _with_aliases(paths, "/api/branches", ["/api/branches.json"])
     for path, operations in paths.items():
         get = operations.get("get")
-        if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED):
+        if get and "x-gloss-access" in get and not path.startswith(REF_EXCLUDED) \
+                and not path.endswith(REF_EXCLUDED_ENDINGS):
             operations["get"] = dict(get, parameters=[*get.get("parameters", []), REF])
         if not path.startswith(BRANCH_EXCLUDED):
             for method, operation in operations.items():

@@ -3,13 +3,14 @@
 A pushed commit must hold exactly the files Gloss writes, each a catalogue that the line-based reader and a
 JSON parser read alike, and the invariants every reader relies on:
 
-- only `project.json`, `assets/NNNN.json`, `locales/<code>/NNNN.json` and `glossary.json`, regular files, under
-  a size limit;
+- only `project.json`, `assets/NNNN.json`, `locales/<code>/NNNN.json`, `glossary.json` and `memory.json`
+  (imported translation memory units), regular files, under a size limit;
 - `project.json` names the source locale among its locales, and every `locales/<code>/` is one of them;
 - every asset record has a unique sequence number `n` in its chunk's range, registered tags, and plural links
   whose other end exists and links back;
 - every translation belongs to an asset of the same chunk and has a revision;
 - every glossary term is one the API could store (storage.fields.check_term, check_term_record);
+- every memory unit has a file name and texts in two locales or more (check_memory_unit);
 - every field the API also writes (IDs, texts, types, flags, tags, aliases, locale codes and names…) obeys
   the API's own rule for it, the same function (storage.fields): a push carries exactly what the API stores;
 - no file holds a live API key (keys are never to enter a project repository; API writes refuse them too).
@@ -32,11 +33,11 @@ from .fields import (check_addressable, check_aliases, check_asset_id, check_ass
                      check_printf, check_stored_tag, check_string, check_term, check_term_record, check_text,
                      refuse_keys)
 from .gitrepo import GitRepo
-from limits import MAX_GLOSSARY_TERMS, MAX_TAG_CHAIN
+from limits import MAX_GLOSSARY_TERMS, MAX_TAG_CHAIN, MAX_UNITS_PER_FILE
 from vocabulary import first_unencodable, is_canonical_locale, strings_in, unencodable_reason
 
-from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path, chunk_number,
-                       locale_path)
+from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, MEMORY_FILE, PROJECT_FILE, TOP_FILES, Snapshot,
+                       asset_path, chunk_number, locale_path)
 
 # A JSON escape of a UTF-16 surrogate (U+D800-U+DFFF): paired, or lone (which no UTF-8 text can hold).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -204,6 +205,26 @@ def check_translation(where: str, record: dict[str, Any]) -> None:
     _string_fields(where, record, ("modified", "flagged"))
 
 
+MEMORY_UNIT_FIELDS = {"file", "texts", "author"}
+
+
+def check_memory_unit(where: str, unit_id: str, record: Any) -> None:
+    """A unit of memory.json: {"file": the TMX file's name, "texts": {locale: text} (two or more), "author"?}; the
+    rule the import (storage.memory) and a push's checks share."""
+    _field(where, check_asset_id, unit_id)
+    if not isinstance(record, dict) or not set(record) <= MEMORY_UNIT_FIELDS:
+        raise Invalid(f"{where}: a memory unit is an object of {', '.join(sorted(MEMORY_UNIT_FIELDS))}")
+    _field(where, partial(check_string, "file"), record.get("file"))
+    texts = record.get("texts")
+    if not isinstance(texts, dict) or len(texts) < 2:
+        raise Invalid(f"{where}: `texts` must map two locales or more to their texts")
+    for code, text in texts.items():
+        _field(where, check_locale_code, code)
+        _field(where, check_text, text)
+    if "author" in record and not isinstance(record["author"], dict):
+        raise Invalid(f"{where}: `author` must be an object")
+
+
 def _chunk_number(path: str) -> int:
     """The chunk of a path `_files` listed (it admits only canonical names, see snapshot.chunk_number)."""
     number = chunk_number(path.rsplit("/", 1)[1])
@@ -286,6 +307,8 @@ class CommitChecker:
         for path in sorted(changed):  # every changed file parses before anything is read from it line by line
             if path == GLOSSARY_FILE:
                 check_glossary(self._parse(path, files[path]))
+            elif path == MEMORY_FILE:
+                self._check_memory(files[path])
             elif path != PROJECT_FILE:
                 self._parse(path, files[path])
         index = self._asset_index(files)
@@ -399,6 +422,8 @@ class CommitChecker:
                 _check_numbered_asset(where, asset_id, record, meta, chunk, numbers)
                 assets[asset_id], chunk_of[asset_id] = record, chunk
         self._check_plural_links(assets)
+        if MEMORY_FILE in files:
+            self._check_memory(files[MEMORY_FILE])
         for path, blob in files.items():
             parts = path.split("/")
             if parts[0] != LOCALES_DIR:
@@ -431,7 +456,7 @@ class CommitChecker:
         """Every file of the tree, path -> blob id, after checking the layout and the file modes."""
         files: dict[str, bytes] = {}
         for name, (mode, hex_id) in self.repo.read_tree(root).items():
-            if name in (PROJECT_FILE, GLOSSARY_FILE) and mode == 0o100644:
+            if name in TOP_FILES and mode == 0o100644:
                 files[name] = hex_id
             elif name == ASSETS_DIR and stat.S_ISDIR(mode):
                 for chunk, (chunk_mode, blob) in self.repo.read_tree(hex_id).items():
@@ -443,7 +468,7 @@ class CommitChecker:
                     for chunk, (chunk_mode, blob) in self.repo.read_tree(tree).items():
                         files[self._chunk_path(f"{LOCALES_DIR}/{code}/{chunk}", chunk_mode)] = blob
             else:
-                raise Invalid(f"unexpected {name!r}: a project holds only {PROJECT_FILE}, {GLOSSARY_FILE}, "
+                raise Invalid(f"unexpected {name!r}: a project holds only {', '.join(TOP_FILES)}, "
                               f"{ASSETS_DIR}/ and {LOCALES_DIR}/ (regular files)")
         return files
 
@@ -461,6 +486,14 @@ class CommitChecker:
             raise Invalid(f"{PROJECT_FILE}: `chunk_size` is {self._chunk_size} in this project and cannot change")
         self._max_entries = meta["chunk_size"]
         return meta
+
+    def _check_memory(self, blob: bytes) -> None:
+        if blob in self._parsed:
+            return
+        units = parse_catalogue(MEMORY_FILE, self.repo.read_raw(blob), MAX_UNITS_PER_FILE)
+        for unit_id, record in units.items():
+            check_memory_unit(f"{MEMORY_FILE} unit {unit_id!r}", unit_id, record)
+        self._parsed[blob] = units
 
     def _parse(self, path: str, blob: bytes, project: bool = False) -> Any:
         cached = self._parsed.get(blob)

@@ -27,7 +27,6 @@ from .branches import check_branch_name, create_branch, delete_branch, merge_com
 from .checks import CommitChecker
 from .errors import Invalid, StorageError
 from .fields import check_file_size
-from .git.refs import BRANCH_REF as BRANCH
 from .git.refs import HEADS, MAIN, REVIEWS
 from .gitrepo import ZERO_ID, GitRepo, Person
 from .operations import Actor

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from . import operations as ops
 from .errors import Conflict
 from .canonical import EMPTY, Chunk
-from .snapshot import GLOSSARY_FILE, Snapshot, asset_path, locale_path
+from .snapshot import GLOSSARY_FILE, MEMORY_FILE, Snapshot, asset_path, locale_path
 from .transaction import Transaction
 
 ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
@@ -29,6 +29,16 @@ ASSET_FIELDS = ("type", "context", "notes", "printf", "aliases")
 Entry = Mapping[str, Any]
 OURS, THEIRS = "ours", "theirs"
 STRATEGIES = (OURS, THEIRS)
+
+
+def _replay_memory(tx: Transaction, base: Snapshot, pushed: Snapshot) -> int:
+    """Translation memory units (memory.json) the push added, changed or removed, unit by unit."""
+    if base.files.get(MEMORY_FILE) == pushed.files.get(MEMORY_FILE):
+        return 0
+    changed = pushed.memory_units.changed_since(base.memory_units)
+    for unit_id in changed:
+        tx.put_memory_unit(unit_id, pushed.memory_units.peek(unit_id))
+    return len(changed)
 
 
 class MergeConflict(Conflict):
@@ -75,6 +85,7 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
     """
     merge = Merge(merge.strategy, merge.keys, merge.keep_authors)  # its own list of conflicts
     changes = _replay_locales(tx, base, pushed, merge)
+    changes += _replay_memory(tx, base, pushed)
     changes += _replay_tags(tx, base, pushed, now)
     assets = changed_entries(base.asset_chunks, pushed.asset_chunks, base.files, pushed.files, asset_path)
     changes += _replay_assets(tx, assets, now, merge)

@@ -6,6 +6,7 @@ Repository layout (one project = one repository; asset IDs are data, never file 
     glossary.json             the glossary (optional): one term per line, sorted, as a catalogue
     assets/NNNN.json          asset records, one per line, in creation order
     locales/<code>/NNNN.json  translations of that locale, one per line (absent line = untranslated)
+    memory.json               translation memory units imported from TMX files, one per line (storage.memory)
 
 Assets are split into chunks of `chunk_size` by their creation sequence number `n`, so that a write rewrites
 one chunk file, whatever the size of the project. A translation lives in the chunk of its asset.
@@ -31,6 +32,9 @@ R = TypeVar("R")
 
 PROJECT_FILE = "project.json"
 GLOSSARY_FILE = "glossary.json"
+MEMORY_FILE = "memory.json"
+# the files at the top of a project besides its chunk directories (each a canonical catalogue of its own)
+TOP_FILES = (PROJECT_FILE, GLOSSARY_FILE, MEMORY_FILE)
 ASSETS_DIR = "assets"
 LOCALES_DIR = "locales"
 DEFAULT_CHUNK_SIZE = 1000
@@ -76,7 +80,7 @@ def is_layout_path(path: str) -> bool:
     """Whether a working-tree path is one Gloss writes (a file outside the layout is someone else's)."""
     parts = path.split("/")
     if len(parts) == 1:
-        return path in (PROJECT_FILE, GLOSSARY_FILE)
+        return path in TOP_FILES
     if len(parts) == 2:
         return parts[0] == ASSETS_DIR and chunk_number(parts[1]) is not None
     return (len(parts) == 3 and parts[0] == LOCALES_DIR and is_canonical_locale(parts[1], any_length=True)
@@ -106,6 +110,7 @@ class Snapshot:
         self._memo: dict[Any, Any] = {}  # derived data (progress counts …) computed once per snapshot
         self.persisted: DerivedStore | None = None  # the project's persisted derived data (storage.derived)
         self.glossary: Chunk[Any] = glossary if glossary is not None else EMPTY  # term -> record (glossary.json)
+        self.memory_units: Chunk = EMPTY  # memory.json: translation memory units imported from TMX
 
     @property
     def asset_index(self) -> dict[str, int]:
@@ -165,7 +170,7 @@ class Snapshot:
             return True
 
         for name, (mode, hex_id) in repo.read_tree(root).items():
-            if name in (PROJECT_FILE, GLOSSARY_FILE):
+            if name in TOP_FILES:
                 files[name] = hex_id
             elif name == ASSETS_DIR and not unchanged(ASSETS_DIR, hex_id):
                 trees[ASSETS_DIR] = hex_id
@@ -217,6 +222,10 @@ class Snapshot:
             glossary = previous.glossary if same else Chunk.lazy(partial(repo.read_raw, files[GLOSSARY_FILE]))
         snapshot = cls(commit, meta, files, asset_chunks, locale_chunks, asset_index, trees, glossary)
         snapshot.persisted = derived
+        memory_blob = files.get(MEMORY_FILE)
+        if memory_blob is not None:  # read on first use (by suggestions), kept while its blob stays
+            snapshot.memory_units = (previous.memory_units if previous.files.get(MEMORY_FILE) == memory_blob
+                                     else Chunk.lazy(partial(repo.read_raw, memory_blob)))
         return snapshot
 
     # ----------------------------------------------------------------- glossary

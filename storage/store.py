@@ -20,6 +20,7 @@ from limits import IDLE_PROJECT_SECONDS, MAX_OPEN_ASSETS, MAX_OPEN_PACK_FILES, M
 
 from .errors import Conflict, NotFound
 from .gitrepo import GitRepo, Person
+from .memorygroups import FILE as MEMORY_GROUPS_FILE, MemoryGroups
 from .project import Project
 from .snapshot import DEFAULT_CHUNK_SIZE
 from .trailers import Action
@@ -60,6 +61,7 @@ class Store:
         self.projects_dir = self.data_dir / "projects"
         self.locks_dir = self.data_dir / "locks"
         self.jobs_dir = self.data_dir / "jobs"
+        self.memory_groups = MemoryGroups(self.data_dir / MEMORY_GROUPS_FILE)  # projects sharing their memory
         for directory in (self.projects_dir, self.locks_dir, self.jobs_dir):
             directory.mkdir(parents=True, exist_ok=True)
         self.committer = committer

@@ -58,6 +58,7 @@ class Action(StrEnum):
     EDIT_TERM = "edit-term"
     DELETE_TERM = "delete-term"
     IMPORT_GLOSSARY = "import-glossary"
+    IMPORT_MEMORY = "import-memory"  # TMX units into the project's translation memory (memory.json)
     PUSH = "push"
     # A branch merged into another (the branches' merge commit): storage/webhooks.py maps it to `branch.merged`.
     MERGE_BRANCH = "merge-branch"

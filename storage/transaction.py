@@ -10,7 +10,7 @@ from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk, E
 from .errors import Invalid
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord
-from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, PROJECT_FILE, Snapshot, asset_path,
+from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, MEMORY_FILE, PROJECT_FILE, Snapshot, asset_path,
                        build_asset_index, dump_project, existing, locale_path)
 
 
@@ -25,6 +25,7 @@ class Transaction:
         self._meta: ProjectMeta | None = None
         self._assets: dict[str, AssetRecord | None] = {}
         self._translations: dict[str, dict[str, TranslationRecord | None]] = {}
+        self._memory: dict[str, dict[str, Any] | None] = {}  # memory.json's units set (None: removed)
         # asset id -> chunk number for assets created, renamed or removed in this transaction
         self._index_changes: dict[str, int | None] = {}
         self._terms: dict[str, dict[str, Any] | None] = {}  # glossary term -> record (None: deleted)
@@ -244,7 +245,18 @@ class Transaction:
 
     # ----------------------------------------------------------------- output
     def is_empty(self) -> bool:
-        return self._meta is None and not self._assets and not self._translations and not self._terms
+        return (self._meta is None and not self._assets and not self._translations and not self._terms
+                and not self._memory)
+
+    def memory_unit(self, unit_id: str) -> dict[str, Any] | None:
+        """A translation memory unit of memory.json (storage.memory), with this transaction's changes."""
+        if unit_id in self._memory:
+            return self._memory[unit_id]
+        return self.base.memory_units.peek(unit_id)
+
+    def put_memory_unit(self, unit_id: str, unit: dict[str, Any] | None) -> None:
+        """Set (None: remove) a unit of memory.json; new units go after the others."""
+        self._memory[unit_id] = unit
 
     def build(self) -> tuple[Snapshot, dict[str, bytes | None]]:
         """The snapshot after this transaction and the files it changes (path -> bytes, None = deleted)."""
@@ -307,13 +319,26 @@ class Transaction:
                 raise Invalid(f"The glossary would have {len(glossary)} terms {describe('max_glossary_terms')}")
             self._refuse_keys(glossary, self._terms)
             changed[GLOSSARY_FILE] = glossary.to_bytes() if len(glossary) else None
+        memory_units = base.memory_units
+        if self._memory:
+            memory_units = self._memory_with_changes(base.memory_units)
+            changed[MEMORY_FILE] = memory_units.to_bytes() if len(memory_units) else None
         # deleting a file that the base commit never had is no change at all
         changed = {path: data for path, data in changed.items() if data is not None or path in base.files}
         if asset_chunks.keys() != base.asset_chunks.keys() and not self._index_changes:
             asset_index = build_asset_index(asset_chunks)
         snapshot = Snapshot(None, meta, dict(base.files), asset_chunks, locale_chunks, asset_index,
                             glossary=glossary)
+        snapshot.memory_units = memory_units
         return snapshot, changed
+
+    def _memory_with_changes(self, old: Chunk[Any]) -> Chunk[Any]:
+        position = {unit_id: n for n, unit_id in enumerate([*old.keys(), *self._memory])}
+        if self.is_live_key is not None:
+            for unit_id, unit in self._memory.items():
+                if unit is not None:
+                    refuse_keys_in_record(unit_id, unit, self.is_live_key, id_field="unit")
+        return old.with_changes(self._memory, position.__getitem__)
 
     def _chunk_with(self, kind: str, number: int, old: Chunk[Any] | None, changes: dict[str, Any],
                     order: Callable[[str], int]) -> Chunk[Any]:
@@ -353,6 +378,7 @@ class Transaction:
                     return None
         rebased = Transaction(head, self.is_live_key)
         rebased._meta, rebased._assets, rebased._translations = self._meta, self._assets, self._translations
+        rebased._memory = self._memory  # units are set whole, by key: they apply to any head
         rebased._index_changes, rebased._read, rebased._grouped = self._index_changes, self._read, self._grouped
         rebased._terms, rebased._read_glossary = self._terms, self._read_glossary
         rebased.trailers, rebased.merge_parents = self.trailers, self.merge_parents

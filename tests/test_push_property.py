@@ -38,7 +38,8 @@ from app.routes import is_api_rule
 from formats.registry import supported
 from storage.errors import StorageError
 from storage.operations import Actor
-from storage.receive import BRANCH, apply_push, check_push
+from storage.git.refs import BRANCH_REF as BRANCH
+from storage.receive import apply_push, check_push
 from storage.snapshot import PROJECT_FILE
 from tests.conftest import auth
 from tests.gitserver import run_git, start_server
@@ -187,7 +188,8 @@ def read_urls(app, asset_ids: list[str], locales: list[str], commits: list[str],
     of the registry for exports and downloads, the given assets, locales and commits; `ref` reads the past."""
     values = {"asset_id": [quote(asset_id, safe="") for asset_id in asset_ids], "locale": locales,
               "file_locale": locales[:2],  # a file per locale and format: the archives hold every locale
-              "commit_id": commits, "job_id": ["none"], "tag": ["web"], "filename": [], "branch": ["main"]}
+              "commit_id": commits, "job_id": ["none"], "tag": ["web"], "filename": [], "branch": ["main"],
+              "hook_id": ["none"], "term": ["home"]}
     urls = ["/asset?id=" + quote(asset_id, safe="") for asset_id in asset_ids]
     urls += ["/search?q=e", "/search?tag=web", "/changes?locale=fr"] + [f"/api/diff?from={c}" for c in commits]
     for rule in app.url_map.iter_rules():

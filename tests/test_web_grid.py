@@ -163,13 +163,16 @@ def test_checks_of_a_text_as_typed_name_a_missing_placeholder(full):
     assert full.get(url + "Bonjour, %25s !", headers=JSON).get_json() == {"checks": []}
 
 
-def test_suggestions_are_the_translations_of_other_assets_with_the_same_source(full, chunked):
+def test_suggestions_come_from_translation_memory_with_the_words_that_differ_marked(full, chunked):
     project, api = chunked
     assert api.post("/api/assets", data={"id": "again", "text": "Text 3"})[0] == 201
     found = full.get("/translate/fr/suggestions?asset=again", headers=JSON).get_json()
-    assert [(s["text"], s["score"], s["asset"], s["author"]) for s in found] == [("Texte 3", 100, "a3", "Tester")]
+    assert [(s["text"], s["score"], s["asset"], s["author"]) for s in found][0] == ("Texte 3", 100, "a3", "Tester")
     assert found[0]["diff"] == [[False, "Text 3"]]
-    assert full.get("/translate/fr/suggestions?asset=a15", headers=JSON).get_json() == []
+    assert len(found) == 3 and all(s["score"] < 100 and s["diff"] != [[False, "Text 3"]] for s in found[1:])
+    assert all(s["asset"] != "a5" for s in found)  # flagged: no example to follow
+    untranslated = full.get("/translate/fr/suggestions?asset=a15", headers=JSON).get_json()
+    assert untranslated and all(s["score"] < 100 for s in untranslated)
 
 
 # ----------------------------------------------------------------------------- plurals and scripts

@@ -18,11 +18,11 @@ def is_api_rule(rule: str) -> bool:
 
 def register_routes(app: Flask) -> None:
     from ..openapi import bp as openapi_bp
-    from . import about, assets, branches, checks, exports, glossary, history, locales, tags, transfer, translations
-    from . import webhooks
+    from . import about, assets, branches, checks, exports, glossary, history, locales, memory, tags, transfer
+    from . import translations, webhooks
 
     for blueprint in (about.bp, openapi_bp, assets.bp, translations.bp, locales.bp, tags.bp, exports.bp, transfer.bp,
-                      history.bp, branches.bp, webhooks.bp, glossary.bp, checks.bp):
+                      history.bp, branches.bp, webhooks.bp, glossary.bp, checks.bp, memory.bp):
         app.register_blueprint(blueprint)
     app.teardown_request(release_memory_after)
 

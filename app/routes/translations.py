@@ -1,20 +1,22 @@
 """Translations: read, translate (raw body), erase, flag, unflag, revisions (spec §4.6, loco-compat §3.7)."""
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, g, request
 
+from limits import DEFAULT_SUGGESTIONS, MAX_SUGGESTIONS, describe
 from storage.history import revisions
 from storage.snapshot import Snapshot
 from vocabulary import DEFAULT_FLAG, FLAG_LABELS
 
 from ..auth import requires
-from ..context import current_snapshot, project
+from ..context import branch, current_snapshot, project, store
 from ..errors import ApiError
 from ..jsonio import render, success
 from ..locales import resolve_project_locale
 from ..lookup import find_asset, find_locale
 from ..records import revision_record, translation_record
 from ..requests import form_fields, raw_text
+from ..service.memory import suggestions
 from ..service.translations import clear_flag, erase_translation, save_translation, set_flag
 
 bp = Blueprint("translations", __name__)
@@ -107,3 +109,23 @@ def list_revisions(asset_id: str, locale: str):
     snapshot = current_snapshot()
     asset_id, locale = _target(snapshot, asset_id, locale)
     return render([revision_record(entry) for entry in revisions(project(), asset_id, locale, snapshot=snapshot)])
+
+
+@bp.get("/api/translations/<path:asset_id>/<locale>/suggestions")
+@bp.get("/api/translations/<path:asset_id>/<locale>/suggestions.json")
+@requires("read")
+def list_suggestions(asset_id: str, locale: str):
+    """Translation memory: texts translated for similar source texts, best first (`?limit=`)."""
+    if "ref" in request.args:
+        raise ApiError(400, "Suggestions come from the latest version: ref= is not taken here")
+    asset_id, locale = _target(current_snapshot(), asset_id, locale)
+    return render(suggestions(store(), g.key.project, asset_id, locale, _limit(), branch()))
+
+
+def _limit() -> int:
+    given = request.args.get("limit", "").strip()
+    if not given:
+        return DEFAULT_SUGGESTIONS
+    if not given.isascii() or not given.isdigit() or not 1 <= int(given) <= MAX_SUGGESTIONS:
+        raise ApiError(400, f"limit must be a number from 1 to {MAX_SUGGESTIONS} {describe('max_suggestions')}")
+    return int(given)

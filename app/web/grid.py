@@ -10,7 +10,7 @@ form one asset (the group's asset, then its members, as app/records.plural_trans
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 from formats.plurals import plural_rules
 from storage import AssetRecord, TranslationRecord

@@ -521,7 +521,7 @@ def grid_suggestions(locale: str):
     snapshot, code, asset_id, _ = _grid_target()
     source = source_text(snapshot, asset_id)
     found = []
-    for suggestion in suggestions_for(snapshot, asset_id, code):
+    for suggestion in suggestions_for(asset_id, code):
         _, theirs = word_diff(source, suggestion["source"])
         found.append(dict(suggestion, diff=theirs))
     return jsonify(found)
