@@ -255,6 +255,28 @@ def test_an_asset_deleted_on_one_side_and_changed_on_the_other_is_a_conflict(api
     assert api.get("/api/assets/home.title")[1]["notes"] == "changed on main"
 
 
+def test_an_asset_deleted_on_a_branch_while_main_changed_its_translations_is_a_conflict(api, client, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    translate(api, "home.title", "fr", "Accueil (main)")
+    assert api.delete("/api/assets/home.title", query_string={"branch": "feature"})[0] == 200
+    before = head_of(demo[0], "main")
+    status, body = merge(client, demo[1].full, "feature")
+    assert status == 409 and head_of(demo[0], "main") == before
+    assert body["conflicts"] == [{"asset": "home.title", "locale": None, "field": "asset", "base": "kept",
+                                  "ours": "changed", "theirs": "deleted"}]
+    resolve = {"resolve": [{"asset": "home.title", "locale": None, "strategy": "theirs"}]}
+    assert merge(client, demo[1].full, "feature", json=resolve)[0] == 200
+    assert api.get("/api/assets/home.title")[0] == 404
+
+
+def test_an_asset_deleted_on_a_branch_that_main_left_alone_is_deleted_by_the_merge(api, client, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    translate(api, "home.greeting", "fr", "Salut %s (main)")  # another asset's translation: no conflict
+    assert api.delete("/api/assets/home.title", query_string={"branch": "feature"})[0] == 200
+    assert merge(client, demo[1].full, "feature")[0] == 200
+    assert api.get("/api/assets/home.title")[0] == 404
+
+
 def test_an_asset_field_changed_differently_on_both_sides_is_a_conflict_with_locale_null(api, client, demo):
     api.post("/api/branches", data={"name": "feature"})
     assert api.patch("/api/assets/home.title", json={"notes": "main notes"})[0] == 200
