@@ -61,6 +61,31 @@ BAD_NAMES = ["a..b", "a b", "-x", "x.lock", "a/.b", "x/", "/x", "a//b", "x.", "a
              "a:b", "a?", "a*", "a[b", "a\\b", "a\x01", "x" * 81]
 
 
+def test_a_garbled_record_of_where_branches_came_from_leaves_every_branch_readable(api, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    record = demo[0].path / ".git" / "gloss-branches.json"
+    for garbled in (b'{"feature": {"from": "ma', b"[1, 2]", b'{"feature": 7}', b"\xff\xfe"):
+        record.write_bytes(garbled)  # as a disk error or a hand edit could leave it
+        status, listed = api.get("/api/branches")
+        assert status == 200 and [branch["name"] for branch in listed] == ["main", "feature"]
+        assert listed[1]["from"] is None and listed[1]["head"] == head_of(demo[0], "main")
+    assert api.post("/api/branches", data={"name": "other"})[0] == 201  # writes it whole again
+    assert api.get("/api/branches/other")[1]["from"] == "main"
+
+
+def test_a_crash_between_recording_a_branchs_origin_and_making_its_ref_leaves_no_trace(api, demo):
+    """The origin is written first (durably), the ref second: a crash in between leaves an entry for a branch
+    that does not exist, shown nowhere and replaced when the name is made."""
+    record = demo[0].path / ".git" / "gloss-branches.json"
+    record.write_text('{"ghost": {"from": "elsewhere", "base": "0000", "created": "2020-01-01T00:00:00Z"}}')
+    assert api.get("/api/branches/ghost")[0] == 404
+    assert [branch["name"] for branch in api.get("/api/branches")[1]] == ["main"]
+    status, made = api.post("/api/branches", data={"name": "ghost"})
+    assert status == 201 and made["from"] == "main" and made["base"] == head_of(demo[0], "main")
+    assert api.delete("/api/branches/ghost")[0] == 200
+    assert "ghost" not in record.read_text()
+
+
 def test_names_git_would_refuse_are_a_422_and_create_nothing(api, demo):
     assert api.post("/api/branches", data={"name": ""})[0] == 400
     for name in BAD_NAMES:
