@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .errors import Conflict, Invalid
+from .errors import Conflict, Invalid, NotFound
 from .git import durable
 from .git.refs import MAIN, check_branch_name
 from .gitrepo import Person
@@ -24,7 +24,7 @@ from .store import utc_now
 from .trailers import Action, Trailer
 
 ORIGINS_FILE = "gloss-branches.json"  # in .git: where each branch was made from (no clone sees it)
-__all__ = ["check_branch_name", "create_branch", "branch_names", "branch_info", "delete_branch", "merge_branch",
+__all__ = ["check_branch_name", "create_branch", "branch_names", "list_branches", "branch_info", "delete_branch", "merge_branch",
            "merge_commit"]
 # ----------------------------------------------------------------------------- where branches come from
 # The file is written under the project's ref lock, replaced whole and durably (storage.git.durable), before the
@@ -78,14 +78,31 @@ def branch_names(project: Project) -> list[str]:
     return project.repo.branch_names()
 
 
+def list_branches(project: Project) -> list[dict[str, Any]]:
+    """branch_info of every branch, main first: two git calls whatever the number of branches (heads, ahead and
+    behind from one `for-each-ref`; main's revisions from one count, each branch's derived from it)."""
+    listed = project.repo.branches_against(MAIN)
+    if not listed or listed[0][0] != MAIN:
+        raise NotFound(f"Unknown branch {MAIN!r}")
+    main_revisions = project.repo.count_commits(listed[0][1])
+    origins = _origins(project)
+    return [_described(name, head, main_revisions, ahead, behind, origins.get(name, {}))
+            for name, head, ahead, behind in listed]
+
+
 def branch_info(project: Project, name: str) -> dict[str, Any]:
     """What the API shows of a branch: its head, how many commits (revisions of the project) it holds, how
     many of them main lacks and how many of main's it lacks, and where it was made from."""
     head = project.branch_head(name)
     main = project.branch_head(MAIN)
-    origin = _origins(project).get(name, {})
     ahead, behind = project.repo.ahead_behind(head, main)
-    return {"name": name, "head": head.decode(), "revisions": project.repo.count_commits(head),
+    return _described(name, head, project.repo.count_commits(main), ahead, behind, _origins(project).get(name, {}))
+
+
+def _described(name: str, head: bytes, main_revisions: int, ahead: int, behind: int,
+               origin: dict[str, str]) -> dict[str, Any]:
+    """A branch as the API shows it; its revisions are main's, less the `behind` it lacks, plus its `ahead`."""
+    return {"name": name, "head": head.decode(), "revisions": main_revisions - behind + ahead,
             "ahead": ahead, "behind": behind,
             "from": origin.get("from"), "base": origin.get("base"), "created": origin.get("created")}
 

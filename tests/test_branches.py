@@ -49,6 +49,23 @@ def test_a_branch_is_created_from_main_listed_read_and_deleted(api, demo):
     assert api.post("/api/branches", data={"name": "release"})[0] == 201  # its directory went with it
 
 
+def test_the_list_of_branches_says_what_each_branch_read_alone_says(api, demo):
+    """The list is counted in one pass over every branch (git's tracking counts), each branch alone by its own
+    walk: both agree, and with git's own count of revisions."""
+    for name in ("feature", "x=y/1.0", "behind"):
+        assert api.post("/api/branches", data={"name": name})[0] == 201
+    translate(api, "home.title", "fr", "Accueil (feature)", "feature")
+    translate(api, "home.title", "de", "Willkommen (x=y)", "x=y/1.0")
+    translate(api, "home.greeting", "fr", "Salut %s (main)")
+    status, listed = api.get("/api/branches")
+    assert status == 200 and [branch["name"] for branch in listed] == ["main", "behind", "feature", "x=y/1.0"]
+    assert listed == [api.get(f"/api/branches/{branch['name']}")[1] for branch in listed]
+    for branch in listed:
+        counted = git(demo[0].path, "rev-list", "--count", f"refs/heads/{branch['name']}").strip()
+        assert branch["revisions"] == int(counted)
+    assert [(branch["ahead"], branch["behind"]) for branch in listed] == [(0, 0), (0, 1), (1, 1), (1, 1)]
+
+
 def test_a_branch_is_made_from_another_branch_when_from_names_it(api):
     api.post("/api/branches", data={"name": "feature"})
     translate(api, "home.title", "fr", "Bienvenue (feature)", "feature")
