@@ -61,8 +61,12 @@ DELIVERY_THREADS = 4  # hooks delivered to at once (one slow receiver holds one 
 STAND_ASIDE_SECONDS = 2.0  # how long the writer leaves the other workers to be elected deliverer first
 MAX_ANSWER_BYTES = 64 * 1024  # read of a receiver's answer, and the part of it an attempt records
 USER_AGENT = "Gloss-Webhooks/1"
-# Addresses no hook may reach whatever is_global says (cloud metadata services).
-METADATA = (ipaddress.ip_network("169.254.169.254/32"), ipaddress.ip_network("fd00:ec2::254/128"))
+# Addresses no hook may reach whatever is_global says: cloud metadata services, and local-use NAT64 (RFC 8215,
+# where the IPv4 address sits depends on the operator's prefix length).
+ALWAYS_REFUSED = (ipaddress.ip_network("169.254.169.254/32"), ipaddress.ip_network("fd00:ec2::254/128"),
+                  ipaddress.ip_network("64:ff9b:1::/48"))
+# NAT64's well-known prefix (RFC 6052): the last 32 bits are the IPv4 address a translator forwards to.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class UnsafeUrl(ValueError):
@@ -83,14 +87,41 @@ def allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
 
 
 def refused(address: str) -> bool:
-    """Whether Gloss refuses to send to this IP address."""
+    """Whether Gloss refuses to send to this IP address: the one SSRF rule (hook creation and every attempt).
+
+    Every address the packets reach is judged: an IPv6 address that embeds an IPv4 one (IPv4-mapped, NAT64,
+    6to4, Teredo) reaches that IPv4 address too, so `64:ff9b::7f00:1` is 127.0.0.1. Each is allowed when
+    $GLOSS_WEBHOOK_ALLOW lists it, else refused unless global (not loopback, private, link-local, shared,
+    documentation...), not multicast, not reserved and not in ALWAYS_REFUSED."""
+    allowed = allowed_networks()
+
+    def refused_one(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+        if any(ip in network for network in allowed if network.version == ip.version):
+            return False
+        return (not ip.is_global or ip.is_multicast or ip.is_reserved
+                or any(ip in network for network in ALWAYS_REFUSED if network.version == ip.version))
+
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # (an IPv6 zone index is no part of the address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if any(ip in network for network in allowed_networks() if network.version == ip.version):
-        return False
-    return (not ip.is_global or ip.is_multicast or ip.is_reserved
-            or any(ip in network for network in METADATA if network.version == ip.version))
+    return any(refused_one(reached) for reached in _reached(ip))
+
+
+def _reached(ip: ipaddress.IPv4Address | ipaddress.IPv6Address
+             ) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The addresses a connection to `ip` reaches: the IPv4 address alone for an IPv4-mapped or NAT64 one (the
+    IPv6 form is only its translation; a public IPv4 address through NAT64 is public), else `ip` and any IPv4
+    address it embeds (6to4's relay, Teredo's server and client)."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return [ip]
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip in NAT64:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    reached: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip]
+    if ip.sixtofour is not None:
+        reached.append(ip.sixtofour)
+    if ip.teredo is not None:
+        reached.extend(ip.teredo)
+    return reached
 
 
 def resolve(url: str) -> tuple[str, str, int, str, str]:

@@ -1,8 +1,12 @@
 """Branch benchmark (issue #25): creating a branch, and a key-level merge of a 10k-asset project where the
 branch and main each changed 500 keys since the branch was made.
 
-Run: .venv/bin/python bench/bench_branches.py [--assets 10000] [--changed 500] [--rounds 3]
+Run: .venv/bin/python bench/bench_branches.py [--assets 10000] [--changed 500] [--rounds 3] [--only create|list]
 Targets: create <= 1 s, merge <= 1 s (the machine of the figures in bench/README.md is shared: say so).
+
+The listing (`GET /api/branches`: every branch's head, revisions, ahead and behind main) is timed on a project
+of `--list-assets` assets and `--history` commits on main, with 21 then 200 branches (every 10th with 2
+commits of its own).
 
 Each round makes a fresh branch from main, writes `changed` French translations on the branch and `changed`
 other German ones on main (in commits of 10 keys, as API writes would), then merges the branch into main
@@ -36,12 +40,48 @@ def change_keys(project, branch: str, locale: str, ids: list[str], label: str) -
                 ops.translate(tx, asset_id, locale, f"{label} {asset_id}", ACTOR, utc_now())
 
 
+def list_branches(project) -> list:
+    """What GET /api/branches answers."""
+    return branches.list_branches(project)
+
+
+def measure_listing(assets: int, history: int, rounds: int) -> None:
+    with scratch_directory("branch-list-") as scratch:
+        project = build_project(Path(scratch), assets)
+        ids = [asset_id for asset_id, _ in project.snapshot().assets()]
+        for start in range(0, history * BATCH, BATCH):
+            change_keys(project, "main", "fr", ids[start % len(ids):start % len(ids) + BATCH], "history")
+        made = 0
+        for count in (21, 200):
+            while made < count - 1:  # (main is one of them)
+                name = f"feature/{made}"
+                branches.create_branch(project, name)
+                if made % 10 == 0:
+                    change_keys(project, name, "de", ids[made:made + 2 * BATCH], name)
+                made += 1
+            timings = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                listed = list_branches(project)
+                timings.append(time.perf_counter() - started)
+            assert len(listed) == count
+            print(f"list of {count} branches ({history + 1} commits on main): median "
+                  f"{statistics.median(timings) * 1000:.1f} ms, max {max(timings) * 1000:.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--assets", type=int, default=10_000)
     parser.add_argument("--changed", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--list-assets", type=int, default=1_000)
+    parser.add_argument("--history", type=int, default=300)
+    parser.add_argument("--only", choices=("create", "list"))
     args = parser.parse_args()
+    if args.only != "create":
+        measure_listing(args.list_assets, args.history, max(args.rounds, 5))
+    if args.only == "list":
+        return
     with scratch_directory("branches-") as scratch:
         started = time.perf_counter()
         project = build_project(Path(scratch), args.assets)

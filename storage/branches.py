@@ -3,17 +3,17 @@
 `main` is the branch every request uses by default and the only one checked out; a named branch is a ref alone,
 written through the same transactions (Project.transaction(branch=...)), compare-and-swap and journal as main
 (storage.git.refs.Branch). Where a branch was made from is kept beside the refs (`.git/gloss-branches.json`),
-since Git itself does not record it. A merge replays the changes one branch made since the merge base onto
+since Git itself does not record it (see _origins for how it stays right through a crash). A merge replays the changes one branch made since the merge base onto
 another, key by key (storage.replay), and records them as one merge commit: the same function serves a branch
 merge (the API) and a push (storage.receive).
 """
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Callable
 
-from .errors import Conflict, Invalid
+from .errors import Conflict, Invalid, NotFound
+from .git import durable
 from .git.refs import MAIN, check_branch_name
 from .gitrepo import Person
 from .operations import Actor
@@ -24,22 +24,33 @@ from .store import utc_now
 from .trailers import Action, Trailer
 
 ORIGINS_FILE = "gloss-branches.json"  # in .git: where each branch was made from (no clone sees it)
-__all__ = ["check_branch_name", "create_branch", "branch_names", "branch_info", "delete_branch", "merge_branch",
+__all__ = ["check_branch_name", "create_branch", "branch_names", "list_branches", "branch_info", "delete_branch", "merge_branch",
            "merge_commit"]
 # ----------------------------------------------------------------------------- where branches come from
+# The file is written under the project's ref lock, replaced whole and durably (storage.git.durable), before the
+# ref is made and after it is deleted: a crash in between leaves an entry for a branch that does not exist,
+# which nothing shows and the next create of that name replaces, never a branch without its entry. Reading is
+# tolerant: a missing, unreadable or garbled file (or entry) is "not recorded" (from/base/created null), not
+# an error, since the branch itself, the ref, is what counts.
 def _origins(project: Project) -> dict[str, dict[str, str]]:
     try:
-        return json.loads((project.repo.git_dir / ORIGINS_FILE).read_text("utf-8"))
-    except (FileNotFoundError, ValueError):
+        found = json.loads((project.repo.git_dir / ORIGINS_FILE).read_bytes())
+    except (OSError, ValueError):
         return {}
+    if not isinstance(found, dict):
+        return {}
+    return {name: entry for name, entry in found.items()
+            if isinstance(entry, dict) and all(isinstance(value, str) for value in entry.values())}
 
 
-def _save_origins(project: Project, origins: dict[str, dict[str, str]]) -> None:
-    """Under the project's write lock; replaced whole by a rename (a reader never sees half of it)."""
-    path = project.repo.git_dir / ORIGINS_FILE
-    temp = path.with_name(f"gloss-branches-{os.getpid()}.tmp")
-    temp.write_text(json.dumps(origins, ensure_ascii=False, sort_keys=True), "utf-8")
-    os.replace(temp, path)
+def _save_origins(project: Project, origins: dict[str, dict[str, str]], making: str | None = None) -> None:
+    """Under the project's ref lock: the entries of the existing branches (and of `making`, about to be)."""
+    existing = set(project.repo.branch_names())
+    if making is not None:
+        existing.add(making)
+    kept = {name: entry for name, entry in origins.items() if name in existing}
+    durable.replace_durably(project.repo.git_dir / ORIGINS_FILE,
+                            json.dumps(kept, ensure_ascii=False, sort_keys=True).encode("utf-8"))
 
 
 # ----------------------------------------------------------------------------- create, list, read, delete
@@ -56,10 +67,10 @@ def create_branch(project: Project, name: str, source: str = MAIN, at: bytes | N
             if other.startswith(name + "/") or name.startswith(other + "/"):
                 raise Conflict(f"Branch {name!r} cannot exist beside branch {other!r} (one would contain the "
                                "other, as a file and a directory)")
-        project.repo.named_branch(name).move_head(head, expected=None)
         origins = _origins(project)
         origins[name] = {"from": source, "base": head.decode(), "created": utc_now()}
-        _save_origins(project, origins)
+        _save_origins(project, origins, making=name)
+        project.repo.named_branch(name).move_head(head, expected=None)
     return branch_info(project, name)
 
 
@@ -67,14 +78,31 @@ def branch_names(project: Project) -> list[str]:
     return project.repo.branch_names()
 
 
+def list_branches(project: Project) -> list[dict[str, Any]]:
+    """branch_info of every branch, main first: two git calls whatever the number of branches (heads, ahead and
+    behind from one `for-each-ref`; main's revisions from one count, each branch's derived from it)."""
+    listed = project.repo.branches_against(MAIN)
+    if not listed or listed[0][0] != MAIN:
+        raise NotFound(f"Unknown branch {MAIN!r}")
+    main_revisions = project.repo.count_commits(listed[0][1])
+    origins = _origins(project)
+    return [_described(name, head, main_revisions, ahead, behind, origins.get(name, {}))
+            for name, head, ahead, behind in listed]
+
+
 def branch_info(project: Project, name: str) -> dict[str, Any]:
     """What the API shows of a branch: its head, how many commits (revisions of the project) it holds, how
     many of them main lacks and how many of main's it lacks, and where it was made from."""
     head = project.branch_head(name)
     main = project.branch_head(MAIN)
-    origin = _origins(project).get(name, {})
     ahead, behind = project.repo.ahead_behind(head, main)
-    return {"name": name, "head": head.decode(), "revisions": project.repo.count_commits(head),
+    return _described(name, head, project.repo.count_commits(main), ahead, behind, _origins(project).get(name, {}))
+
+
+def _described(name: str, head: bytes, main_revisions: int, ahead: int, behind: int,
+               origin: dict[str, str]) -> dict[str, Any]:
+    """A branch as the API shows it; its revisions are main's, less the `behind` it lacks, plus its `ahead`."""
+    return {"name": name, "head": head.decode(), "revisions": main_revisions - behind + ahead,
             "ahead": ahead, "behind": behind,
             "from": origin.get("from"), "base": origin.get("base"), "created": origin.get("created")}
 
@@ -86,9 +114,7 @@ def delete_branch(project: Project, name: str) -> None:
     with project.ref_update():
         head = project.branch_head(name)
         project.repo.named_branch(name).delete(head)
-        origins = _origins(project)
-        if origins.pop(name, None) is not None:
-            _save_origins(project, origins)
+        _save_origins(project, _origins(project))
 
 
 # ----------------------------------------------------------------------------- merge

@@ -225,6 +225,30 @@ class GitRepo:
                                           f"{tip.decode()}...{other.decode()}").split()
         return int(ahead), int(behind)
 
+    def branches_against(self, base: str) -> list[tuple[str, bytes, int, int]]:
+        """(name, head, ahead, behind) of every branch, `ahead`/`behind` counted against branch `base` as
+        ahead_behind does, `base` first, then in name order: one `git for-each-ref` for all of them.
+
+        Git counts them as the branches' `%(upstream:track)`, each branch being given `base` as its upstream
+        in the command's environment only (GIT_CONFIG_KEY_n: any ref name is safe there, `=` included);
+        `%(ahead-behind:base)` says it directly but needs git 2.41. A ref torn by a crash is left out."""
+        names = [name for name in self.branch_names() if name != base]
+        config = {"GIT_CONFIG_COUNT": str(2 * len(names))}
+        for number, name in enumerate(names):
+            config.update({f"GIT_CONFIG_KEY_{2 * number}": f"branch.{name}.remote",
+                           f"GIT_CONFIG_VALUE_{2 * number}": ".",
+                           f"GIT_CONFIG_KEY_{2 * number + 1}": f"branch.{name}.merge",
+                           f"GIT_CONFIG_VALUE_{2 * number + 1}": HEADS + base})
+        listed = self.commands.git("for-each-ref", "--format=%(objectname)%00%(upstream:track,nobracket)%00"
+                                   "%(refname)", HEADS, env=config)
+        found = []
+        for line in listed.decode("utf-8", "replace").splitlines():
+            head, track, ref = line.split("\0", 2)
+            counts = {kind: int(number) for kind, _, number in (part.partition(" ") for part in track.split(", "))
+                      if kind in ("ahead", "behind")}  # "ahead 3, behind 2"; nothing when both are 0
+            found.append((ref[len(HEADS):], head.encode(), counts.get("ahead", 0), counts.get("behind", 0)))
+        return sorted(found, key=lambda branch: (branch[0] != base, branch[0]))
+
     def needs_recovery(self, thorough: bool = False) -> bool:
         return self.recovery.needs_recovery(thorough)
 

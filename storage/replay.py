@@ -88,14 +88,18 @@ def replay(tx: Transaction, base: Snapshot, pushed: Snapshot, actor: ops.Actor, 
     changes += _replay_memory(tx, base, pushed)
     changes += _replay_tags(tx, base, pushed, now)
     assets = changed_entries(base.asset_chunks, pushed.asset_chunks, base.files, pushed.files, asset_path)
-    changes += _replay_assets(tx, assets, now, merge)
+    changes += _replay_assets(tx, base, assets, now, merge)
     changes += _replay_plural_links(tx, assets, now, merge)
+    # theirs' deletion of an asset took its translations along: the asset's replay above decided for them
+    # (a conflict, the asset kept, or deleted), so their entries are not replayed (nor conflict) one by one
+    deleted = {asset_id for asset_id, _, record in assets if record is None}
     for record in pushed.locales():
         code = record["code"]
         if code in tx.locale_codes():
             entries = changed_entries(base.locale_chunks.get(code, {}), pushed.locale_chunks.get(code, {}),
                                       base.files, pushed.files, lambda number: locale_path(code, number))
-            changes += _replay_translations(tx, entries, code, actor, now, merge)
+            changes += _replay_translations(tx, [entry for entry in entries if entry[0] not in deleted], code,
+                                            actor, now, merge)
     changes += _replay_glossary(tx, base, pushed, merge)
     if merge.conflicts:
         raise MergeConflict(merge.conflicts)
@@ -176,13 +180,12 @@ def _replay_tags(tx: Transaction, base: Snapshot, pushed: Snapshot, now: str) ->
     return len(after ^ before)
 
 
-def _replay_assets(tx: Transaction, assets: Changes, now: str, merge: Merge) -> int:
+def _replay_assets(tx: Transaction, base: Snapshot, assets: Changes, now: str, merge: Merge) -> int:
     changes = 0
     for asset_id, before, record in assets:
         if record is None:  # theirs deleted it: unless ours changed it meanwhile (then the policy decides)
             if tx.has_asset(asset_id) and _theirs_apply(merge, asset_id, None, "asset", "kept",
-                                                        _kept_or_changed(before, ops.require_asset(tx, asset_id)),
-                                                        "deleted"):
+                                                        _kept_or_changed(tx, base, asset_id, before), "deleted"):
                 ops.delete_asset(tx, asset_id)
             changes += 1
     for asset_id, before, record in assets:
@@ -291,10 +294,18 @@ def _deleted(asset_id: str) -> str:
     return f"asset {asset_id!r} was deleted since the commit your push (or branch) is based on"
 
 
-def _kept_or_changed(before: Entry | None, current: Entry) -> str:
-    """How ours left an asset theirs deleted: "kept" as it was at the base, or "changed"."""
+def _kept_or_changed(tx: Transaction, base: Snapshot, asset_id: str, before: Entry | None) -> str:
+    """How ours left an asset theirs deleted: "kept" as it was at the base, or "changed" (its own fields, or
+    the text or flag of one of its translations: deleting it would drop translators' work ours did since)."""
+    current = ops.require_asset(tx, asset_id)
     fields = (*ASSET_FIELDS, "tags", "meta", "plural_of")
-    return "kept" if all((before or {}).get(name) == current.get(name) for name in fields) else "changed"
+    if any((before or {}).get(name) != current.get(name) for name in fields):
+        return "changed"
+    for code in tx.locale_codes():
+        was, now = base.translation(asset_id, code), tx.translation(asset_id, code)
+        if (_text(was), _flag(was)) != (_text(now), _flag(now)):
+            return "changed"
+    return "kept"
 
 
 def _author(entry: Entry | None) -> ops.Actor | None:

@@ -216,18 +216,8 @@ class HookStore:
 
     def _save(self, path: Path, hooks: list[Hook]) -> None:
         """Replace the file atomically and durably: a crash leaves the old file or the new one, whole."""
-        temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         data = json.dumps({"hooks": [asdict(hook) for hook in hooks]}, ensure_ascii=False).encode("utf-8")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            durable.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-        durable.fsync_directory(self.directory)
+        durable.replace_durably(path, data, 0o600)
 
 
 SECRET_PREFIX = "whsec_"

@@ -49,6 +49,23 @@ def test_a_branch_is_created_from_main_listed_read_and_deleted(api, demo):
     assert api.post("/api/branches", data={"name": "release"})[0] == 201  # its directory went with it
 
 
+def test_the_list_of_branches_says_what_each_branch_read_alone_says(api, demo):
+    """The list is counted in one pass over every branch (git's tracking counts), each branch alone by its own
+    walk: both agree, and with git's own count of revisions."""
+    for name in ("feature", "x=y/1.0", "behind"):
+        assert api.post("/api/branches", data={"name": name})[0] == 201
+    translate(api, "home.title", "fr", "Accueil (feature)", "feature")
+    translate(api, "home.title", "de", "Willkommen (x=y)", "x=y/1.0")
+    translate(api, "home.greeting", "fr", "Salut %s (main)")
+    status, listed = api.get("/api/branches")
+    assert status == 200 and [branch["name"] for branch in listed] == ["main", "behind", "feature", "x=y/1.0"]
+    assert listed == [api.get(f"/api/branches/{branch['name']}")[1] for branch in listed]
+    for branch in listed:
+        counted = git(demo[0].path, "rev-list", "--count", f"refs/heads/{branch['name']}").strip()
+        assert branch["revisions"] == int(counted)
+    assert [(branch["ahead"], branch["behind"]) for branch in listed] == [(0, 0), (0, 1), (1, 1), (1, 1)]
+
+
 def test_a_branch_is_made_from_another_branch_when_from_names_it(api):
     api.post("/api/branches", data={"name": "feature"})
     translate(api, "home.title", "fr", "Bienvenue (feature)", "feature")
@@ -59,6 +76,31 @@ def test_a_branch_is_made_from_another_branch_when_from_names_it(api):
 
 BAD_NAMES = ["a..b", "a b", "-x", "x.lock", "a/.b", "x/", "/x", "a//b", "x.", "a@{b", "@", "HEAD", "a~1", "a^",
              "a:b", "a?", "a*", "a[b", "a\\b", "a\x01", "x" * 81]
+
+
+def test_a_garbled_record_of_where_branches_came_from_leaves_every_branch_readable(api, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    record = demo[0].path / ".git" / "gloss-branches.json"
+    for garbled in (b'{"feature": {"from": "ma', b"[1, 2]", b'{"feature": 7}', b"\xff\xfe"):
+        record.write_bytes(garbled)  # as a disk error or a hand edit could leave it
+        status, listed = api.get("/api/branches")
+        assert status == 200 and [branch["name"] for branch in listed] == ["main", "feature"]
+        assert listed[1]["from"] is None and listed[1]["head"] == head_of(demo[0], "main")
+    assert api.post("/api/branches", data={"name": "other"})[0] == 201  # writes it whole again
+    assert api.get("/api/branches/other")[1]["from"] == "main"
+
+
+def test_a_crash_between_recording_a_branchs_origin_and_making_its_ref_leaves_no_trace(api, demo):
+    """The origin is written first (durably), the ref second: a crash in between leaves an entry for a branch
+    that does not exist, shown nowhere and replaced when the name is made."""
+    record = demo[0].path / ".git" / "gloss-branches.json"
+    record.write_text('{"ghost": {"from": "elsewhere", "base": "0000", "created": "2020-01-01T00:00:00Z"}}')
+    assert api.get("/api/branches/ghost")[0] == 404
+    assert [branch["name"] for branch in api.get("/api/branches")[1]] == ["main"]
+    status, made = api.post("/api/branches", data={"name": "ghost"})
+    assert status == 201 and made["from"] == "main" and made["base"] == head_of(demo[0], "main")
+    assert api.delete("/api/branches/ghost")[0] == 200
+    assert "ghost" not in record.read_text()
 
 
 def test_names_git_would_refuse_are_a_422_and_create_nothing(api, demo):
@@ -253,6 +295,28 @@ def test_an_asset_deleted_on_one_side_and_changed_on_the_other_is_a_conflict(api
                                   "ours": "changed", "theirs": "deleted"}]
     assert merge(client, demo[1].full, "feature", query_string={"strategy": "ours"})[0] == 200
     assert api.get("/api/assets/home.title")[1]["notes"] == "changed on main"
+
+
+def test_an_asset_deleted_on_a_branch_while_main_changed_its_translations_is_a_conflict(api, client, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    translate(api, "home.title", "fr", "Accueil (main)")
+    assert api.delete("/api/assets/home.title", query_string={"branch": "feature"})[0] == 200
+    before = head_of(demo[0], "main")
+    status, body = merge(client, demo[1].full, "feature")
+    assert status == 409 and head_of(demo[0], "main") == before
+    assert body["conflicts"] == [{"asset": "home.title", "locale": None, "field": "asset", "base": "kept",
+                                  "ours": "changed", "theirs": "deleted"}]
+    resolve = {"resolve": [{"asset": "home.title", "locale": None, "strategy": "theirs"}]}
+    assert merge(client, demo[1].full, "feature", json=resolve)[0] == 200
+    assert api.get("/api/assets/home.title")[0] == 404
+
+
+def test_an_asset_deleted_on_a_branch_that_main_left_alone_is_deleted_by_the_merge(api, client, demo):
+    api.post("/api/branches", data={"name": "feature"})
+    translate(api, "home.greeting", "fr", "Salut %s (main)")  # another asset's translation: no conflict
+    assert api.delete("/api/assets/home.title", query_string={"branch": "feature"})[0] == 200
+    assert merge(client, demo[1].full, "feature")[0] == 200
+    assert api.get("/api/assets/home.title")[0] == 404
 
 
 def test_an_asset_field_changed_differently_on_both_sides_is_a_conflict_with_locale_null(api, client, demo):

@@ -2,6 +2,8 @@
 branches through every check, `refs/for/NAME` merges key by key, clones fetch every branch."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -70,6 +72,34 @@ def test_a_branch_takes_fast_forward_pushes_and_refs_for_merges_key_by_key(serve
     advanced = run_git(repo, "push", "origin", "HEAD:refs/heads/release")
     assert advanced.returncode == 0, advanced.stderr
     assert text(server, "home.title", "fr", "release") == "Accueil (release 2)"
+    assert_server_clean(server)
+
+
+def remove_entry(path: Path, key: str) -> None:
+    """Delete one entry of a canonical catalogue, as a person editing the file would."""
+    lines = path.read_text("utf-8").split("\n")
+    prefix = json.dumps(key, ensure_ascii=False) + ": "
+    number = next(number for number, line in enumerate(lines) if line.startswith(prefix))
+    if not lines[number].endswith(",") and lines[number - 1].endswith(","):  # it was the last entry
+        lines[number - 1] = lines[number - 1][:-1]
+    del lines[number]
+    path.write_text("\n".join(lines), "utf-8")
+
+
+def test_a_push_that_deletes_an_asset_deletes_it(server, tmp_path):
+    """The asset and its translations go in one push; the replay deletes the asset once, not each translation
+    again (before, that was refused as a change to an asset deleted since the push's base)."""
+    assert server.api("POST", "/api/branches", server.keys["full"], b"name=deleting")[0] == 201
+    repo = cloned(server, tmp_path, server.keys["full"])
+    assert run_git(repo, "checkout", "-q", "-b", "deleting", "origin/deleting").returncode == 0
+    for path in [repo / "assets" / "0000.json", *sorted((repo / "locales").glob("*/0000.json"))]:
+        if json.dumps("home.greeting") in path.read_text("utf-8"):
+            remove_entry(path, "home.greeting")
+    commit_all(repo, "delete home.greeting")
+    result = run_git(repo, "push", "origin", "HEAD:refs/heads/deleting")
+    assert result.returncode == 0, result.stderr
+    assert server.api("GET", "/api/assets/home.greeting?branch=deleting", server.keys["full"])[0] == 404
+    assert server.api("GET", "/api/assets/home.greeting", server.keys["full"])[0] == 200
     assert_server_clean(server)
 
 

@@ -132,6 +132,30 @@ def test_the_allowance_opens_only_the_networks_it_lists(blank, monkeypatch):
     assert blank.post("/api/webhooks", data={"url": "http://10.0.0.1/"})[0] == 422
 
 
+EMBEDDING_PRIVATE = [
+    "64:ff9b::7f00:1", "64:ff9b::a00:7", "64:ff9b::a9fe:a9fe", "64:ff9b::c0a8:101",  # NAT64 of 127/8, 10/8...
+    "::ffff:127.0.0.1", "::ffff:10.0.0.7", "::ffff:169.254.169.254",  # IPv4-mapped
+    "2002:7f00:1::1", "2002:a00:7::1", "2002:c0a8:101:1::1",  # 6to4 of loopback and private networks
+    "64:ff9b:1::a00:7"]  # local-use NAT64
+
+
+def test_ipv6_addresses_that_embed_a_loopback_or_private_ipv4_address_are_refused(blank):
+    for address in EMBEDDING_PRIVATE:
+        status, body = blank.post("/api/webhooks", data={"url": f"http://[{address}]:8080/hook"})
+        assert status == 422 and "Gloss does not call" in body["error"], (address, body)
+
+
+def test_ipv6_addresses_embedding_a_public_ipv4_address_are_public(blank):
+    for address in ("64:ff9b::808:808", "::ffff:8.8.8.8", "2002:808:808::1"):
+        assert blank.post("/api/webhooks", data={"url": f"http://[{address}]/hook"})[0] == 201, address
+
+
+def test_the_allowance_applies_to_the_ipv4_address_an_ipv6_one_reaches(blank, monkeypatch):
+    monkeypatch.setenv("GLOSS_WEBHOOK_ALLOW", "127.0.0.1/32")
+    assert blank.post("/api/webhooks", data={"url": "http://[64:ff9b::7f00:1]:9/"})[0] == 201
+    assert blank.post("/api/webhooks", data={"url": "http://[64:ff9b::7f00:2]:9/"})[0] == 422
+
+
 def test_a_project_has_at_most_max_webhooks_per_project(blank, loopback_allowed, monkeypatch):
     monkeypatch.setattr("storage.webhooks.MAX_WEBHOOKS_PER_PROJECT", 2)
     for _ in range(2):
@@ -266,6 +290,54 @@ def test_a_branch_merge_commit_is_delivered_as_branch_merged(blank, loopback_all
     assert delivery["payload"]["type"] == "branch.merged"
     assert delivery["payload"]["data"]["commit_list"][0]["action"] == "merge-branch"
     assert delivery["payload"]["data"]["authors"] == [{"name": "Merger", "email": "merger@example.com"}]
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["read-from-git", "read-from-the-text-change-index"])
+def test_a_branch_merged_through_the_api_delivers_branch_merged_naming_only_what_the_merge_brought_to_main(
+        blank, loopback_allowed, receiver, deliverer, indexed):
+    """The merge commit has two parents; its pairs are its changes against its first parent (main's head), not
+    against the branch: main's own change of b/fr, made on main before the merge, is not named."""
+    assert blank.post("/api/locales", data={"code": "fr"})[0] == 201
+    for asset in ("a", "b"):
+        assert blank.post("/api/assets", data={"id": asset, "text": asset.upper()})[0] == 201
+    assert blank.post("/api/branches", data={"name": "feature"})[0] == 201
+    on_feature = {"query_string": {"branch": "feature"}}
+    assert blank.post("/api/translations/a/fr", data=b"A (feature)", **on_feature)[0] == 200
+    assert blank.post("/api/assets", data={"id": "c", "text": "C"}, **on_feature)[0] == 201
+    assert blank.post("/api/translations/b/fr", data=b"B (main)")[0] == 200
+    make_hook(blank, receiver.url, events="branch.merged")
+    everything = make_hook(blank, receiver.url)
+    status, merged = blank.post("/api/branches/feature/merge", query_string={"into": "main"})
+    assert status == 200 and merged["merged"] is True
+    if indexed:
+        blank.project.repo.pack_loose_objects()  # maintenance: the merge commit gets its line in the index
+    deliverer.tick()
+    assert len(receiver.deliveries) == 2 and all(delivery["valid"] for delivery in receiver.deliveries)
+    for delivery in receiver.deliveries:
+        data = delivery["payload"]["data"]
+        assert data["commits"] == {"from": everything["cursor"], "to": merged["commit"], "count": 1}
+        assert data["changes"] == [{"asset": "a", "locale": "fr"}, {"asset": "c", "locale": "en"}]
+        assert [author["name"] for author in data["authors"]] == ["Tester"]  # the merger
+        assert data["commit_list"][0]["action"] == "merge-branch"
+    types = sorted(delivery["payload"]["data"]["events"] for delivery in receiver.deliveries)
+    assert types == [["branch.merged"], ["translation.changed", "branch.merged"]]
+
+
+def test_writes_on_a_branch_fire_no_hook_until_the_branch_is_merged_into_main(
+        blank, loopback_allowed, receiver, deliverer):
+    """Hooks follow main: a branch's commits are heard of when, and as, a merge brings them to main."""
+    hook = make_hook(blank, receiver.url)
+    assert blank.post("/api/branches", data={"name": "feature"})[0] == 201
+    assert blank.post("/api/locales", data={"code": "fr"}, query_string={"branch": "feature"})[0] == 201
+    assert blank.post("/api/assets", data={"id": "a", "text": "A"}, query_string={"branch": "feature"})[0] == 201
+    deliverer.tick()
+    assert receiver.deliveries == [] and blank.get("/api/webhooks")[1][0]["cursor"] == hook["cursor"]
+    assert blank.post("/api/branches/feature/merge")[0] == 200
+    deliverer.tick()
+    (delivery,) = receiver.deliveries
+    data = delivery["payload"]["data"]
+    assert data["events"] == ["translation.changed", "branch.merged"] and data["commits"]["count"] == 1
+    assert data["changes"] == [{"asset": "a", "locale": "en"}]
 
 
 def test_a_redirect_is_a_failure_and_is_not_followed(blank, loopback_allowed, receiver, deliverer):

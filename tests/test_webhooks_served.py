@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.harness import CONNECTION_BROKEN, ROOT, Server, free_port, git
-from tests.support import wait_until
+from tests.gitserver import run_git
+from tests.support import edit_line, wait_until
 from tests.webhook_receiver import read_records
 
 pytestmark = pytest.mark.slow
@@ -166,6 +167,23 @@ def test_a_receiver_down_for_a_while_gets_the_backlog_in_order_when_it_returns(s
     assert_in_order(delivered_up_to(receiver, server), commits, restarts=0)
     listed = wait_until(lambda: server.request("GET", "/api/webhooks").json()[0], 10)
     assert listed["failures"] == 0 and listed["cursor"] == commits[-1]
+
+
+def test_a_git_push_to_main_is_delivered_as_push_applied_with_the_pushed_pairs(server, receiver, tmp_path):
+    hook = make_hook(server, receiver.url)
+    clone = tmp_path / "clone"
+    url = f"http://{server.key}:@127.0.0.1:{server.port}/git/{PROJECT}.git"
+    assert run_git(tmp_path, "clone", "-q", url, str(clone)).returncode == 0
+    edit_line(clone / "locales" / "fr" / "0000.json", "home.title", text="Accueil (poussé)")
+    assert run_git(clone, "commit", "-q", "-am", "push a title").returncode == 0
+    pushed = run_git(clone, "push", "origin", "HEAD:refs/heads/main")
+    assert pushed.returncode == 0, pushed.stderr
+    (record,) = delivered_up_to(receiver, server)
+    data = record["payload"]["data"]
+    assert record["valid"] and data["events"] == ["translation.changed", "push.applied"]
+    assert data["commits"] == {"from": hook["cursor"], "to": server.head(PROJECT), "count": 1}
+    assert data["changes"] == [{"asset": "home.title", "locale": "fr"}]
+    assert [author["name"] for author in data["authors"]] == ["Pat Pusher"]
 
 
 def test_refused_urls_are_json_422s_on_the_server(server):

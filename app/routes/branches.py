@@ -25,7 +25,7 @@ bp = Blueprint("branches", __name__)
 @bp.get("/api/branches.json")
 @requires("read")
 def list_branches():
-    return render([stored.branch_info(project(), name) for name in stored.branch_names(project())])
+    return render(stored.list_branches(project()))
 
 
 @bp.post("/api/branches")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from functools import partial
 from pathlib import Path
@@ -55,6 +56,25 @@ def rewrite_small(path: Path | str, data: bytes) -> None:
         os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
+
+
+def replace_durably(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace the file `path` with `data` atomically and durably: a temp file beside it, fsync, rename, fsync of
+    the directory. A crash leaves the old file or the new one, whole (and at worst a stray temp file)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fsync(fd)
+    except BaseException:
+        os.close(fd)
+        unlink_quietly(temp)
+        raise
+    os.close(fd)
+    os.replace(temp, path)
+    fsync_directory(path.parent)
 
 
 def fsync(fd: int) -> None:

@@ -73,10 +73,12 @@ class GitCommands:
     def environment(self) -> dict[str, str]:
         return {**git_environment(), **self._git_env}
 
-    def git(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-        """Run the git command line in this repository and return its standard output."""
+    def git(self, *args: str, input: bytes | None = None, check: bool = True,
+            env: dict[str, str] | None = None) -> bytes:
+        """Run the git command line in this repository (with `env` added to its environment) and return its
+        standard output."""
         result = subprocess.run(["git", *args], cwd=self.path, input=input, capture_output=True,
-                                env=self.environment())
+                                env={**self.environment(), **(env or {})})
         if check and result.returncode != 0:
             raise GitCommandError(result.stderr.decode("utf-8", "replace").strip())
         return result.stdout
