@@ -47,7 +47,7 @@ from storage import history
 from storage.errors import NotFound, StorageError
 from storage.store import Store, iso_from_timestamp
 from storage.trailers import Trailer
-from storage.webhooks import EVENTS, EVENTS_OF_ACTION, Hook, HookStore, events_of
+from storage.webhooks import EVENTS, EVENTS_OF_ACTION, TEXTS_CHANGED, Hook, HookStore, events_of
 
 from .relay import elect
 
@@ -208,6 +208,12 @@ def signed_headers(secret: str, message_id: str, body: bytes, when: float) -> di
             "Content-Type": "application/json", "User-Agent": USER_AGENT}
 
 
+def delivery_type(events: list[str]) -> str:
+    """A delivery's `type`: what its commits did (an asset created, a branch merged, a push applied), before
+    `translation.changed`, which most of those commits raise too; `data.events` lists them all."""
+    return next((event for event in events if event != TEXTS_CHANGED), events[0])
+
+
 def payload(project_id: str, commits: Sequence[tuple[history.CommitDigest, list[str]]], when: float
             ) -> dict[str, Any]:
     """The body of one delivery: `commits` are (commit, the events of it the hook wants), oldest first."""
@@ -222,7 +228,7 @@ def payload(project_id: str, commits: Sequence[tuple[history.CommitDigest, list[
             assets[digest.info.trailers[Trailer.ASSET]] = None
     listed = list(pairs)[:MAX_CHANGES_PER_DELIVERY]
     first, last = commits[0][0].info, commits[-1][0].info
-    return {"type": events[0], "timestamp": iso_from_timestamp(when), "data": {
+    return {"type": delivery_type(events), "timestamp": iso_from_timestamp(when), "data": {
         "project": project_id, "events": events,
         "commits": {"from": first.parent, "to": last.id, "count": len(commits)},
         "commit_list": [{"id": digest.info.id, "parent": digest.info.parent, "time": digest.info.time,

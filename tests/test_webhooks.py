@@ -201,7 +201,7 @@ def test_each_commit_is_delivered_in_order_signed_with_its_range_authors_pairs_a
     payloads = [delivery["payload"] for delivery in receiver.deliveries]
     assert [payload["data"]["commits"]["to"] for payload in payloads] == commits
     assert [payload["data"]["commits"]["from"] for payload in payloads] == [hook["cursor"], *commits[:-1]]
-    assert [payload["type"] for payload in payloads] == ["locale.added", "translation.changed",
+    assert [payload["type"] for payload in payloads] == ["locale.added", "asset.created",
                                                         "translation.changed", "translation.changed"]
     assert payloads[1]["data"]["events"] == ["translation.changed", "asset.created"]
     assert payloads[1]["data"]["assets"] == ["greeting"]
@@ -319,8 +319,10 @@ def test_a_branch_merged_through_the_api_delivers_branch_merged_naming_only_what
         assert data["changes"] == [{"asset": "a", "locale": "fr"}, {"asset": "c", "locale": "en"}]
         assert [author["name"] for author in data["authors"]] == ["Tester"]  # the merger
         assert data["commit_list"][0]["action"] == "merge-branch"
-    types = sorted(delivery["payload"]["data"]["events"] for delivery in receiver.deliveries)
-    assert types == [["branch.merged"], ["translation.changed", "branch.merged"]]
+    events = sorted(delivery["payload"]["data"]["events"] for delivery in receiver.deliveries)
+    assert events == [["branch.merged"], ["translation.changed", "branch.merged"]]
+    # the type says what the commit did, though it changed texts too
+    assert [delivery["payload"]["type"] for delivery in receiver.deliveries] == ["branch.merged"] * 2
 
 
 def test_writes_on_a_branch_fire_no_hook_until_the_branch_is_merged_into_main(
