@@ -451,12 +451,13 @@ CHECKS: dict[str, Check] = {
 
 @cache
 def documented_params() -> dict[str, set[str]]:
-    """The query parameters each export endpoint documents (ref, time travel, is every read's; not an export's)."""
+    """The query parameters each export endpoint documents (ref and branch are every read's, not an export's:
+    tests/test_branches.py checks a branch's exports byte for byte)."""
     routes = {"locale": "/api/export/locale/{locale}.{ext}", "all": "/api/export/all.{ext}",
               "archive": "/api/export/archive/{ext}.zip"}
     paths = build_paths()
     return {endpoint: {param["name"] for param in paths[route]["get"]["parameters"]
-                       if param["in"] == "query" and param["name"] != "ref"}
+                       if param["in"] == "query" and param["name"] not in ("ref", "branch")}
             for endpoint, route in routes.items()}
 
 

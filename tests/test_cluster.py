@@ -254,13 +254,16 @@ def test_a_project_created_on_one_node_is_placed_and_copied_to_a_follower(cluste
         found = [p for p in status(cluster.directory)["projects"] if p["id"] == project]
         return found[0] if found and found[0]["leader"] else None
 
-    where = wait_until(placed, timeout=20)
-    assert where["leader"] == "n3"  # the only node holding its recorded head
-    follower = where["followers"][0]
-    copy = cluster.data_dir(follower) / "projects" / project
-    wait_until(lambda: copy.is_dir() and subprocess.run(["git", "rev-parse", "main"], cwd=copy, capture_output=True,
-                                                        text=True).stdout.strip() == where["head"], timeout=20)
-    assert_fsck_clean(copy)
+    where = wait_until(lambda: (found := placed()) and found["followers"] and found, timeout=20)
+    # n3 leads it first (the only node holding its recorded head); the controller may already have moved the
+    # lead to the follower it copied the project to, to spread leaders, so either may lead by now
+    assert where["leader"] in cluster.ids and where["head"]
+    for node in (where["leader"], *where["followers"]):
+        copy = cluster.data_dir(node) / "projects" / project
+        wait_until(lambda: copy.is_dir() and subprocess.run(["git", "rev-parse", "main"], cwd=copy,
+                                                            capture_output=True, text=True
+                                                            ).stdout.strip() == where["head"], timeout=20)
+        assert_fsck_clean(copy)
 
 
 def gloss_cli(data: Path, *args: str) -> str:
