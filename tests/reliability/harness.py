@@ -119,9 +119,15 @@ class Server:
         self.process = None
 
     def kill_master(self) -> list[int]:
-        """SIGKILL the master, then its workers (orphans would linger otherwise); returns the pids killed."""
+        """SIGKILL the master and its workers at once (orphans would linger otherwise); returns the pids killed.
+        One signal to the server's process group (it leads a session of its own), not one per pid read from
+        /proc: a worker the master was forking as the list was read (a replacement for a killed one) lived on
+        as an orphan, took requests on the old port and ran an import past the restart (seen once in CI)."""
         workers = self.worker_pids()
-        self.process.kill()
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
         for pid in workers:
             kill_quietly(pid)
