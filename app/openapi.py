@@ -689,8 +689,11 @@ def quality_paths() -> dict[str, dict[str, Any]]:
             "delete": op("Delete a term", {"200": _json(_ref("Success"), "Done"), "404": missing},
                          parameters=[term_param], kind="write")},
         "/api/glossary.tbx": {
-            "get": op("Export the glossary as TBX-Basic (TBX v3, DCA style)",
-                      {"200": {"description": "TBX", "content": {"application/x-tbx+xml": {"schema": STRING}}}},
+            "get": op("Export the glossary as TBX-Basic (TBX v2 martif by default, or v3 DCA style)",
+                      {"200": {"description": "TBX", "content": {"application/x-tbx+xml": {"schema": STRING}}},
+                       "400": _error("Unknown TBX version"), "409": _error("The glossary has no terms")},
+                      parameters=[_query("version", "2 (default: TBX-Basic on ISO 30042:2008, <martif>) or 3 "
+                                         "(ISO 30042:2019, DCA style)", {"type": "string", "enum": ["2", "3"]})],
                       kind="export"),
             "post": op("Import a TBX file: its terms added or replaced, in one commit",
                        {"200": _json({"type": "object"}, "terms written, entries skipped"),

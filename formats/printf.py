@@ -40,6 +40,9 @@ _PRINTF_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "python": re.compile(r"%(?:\((?P<name>[^()]*+)\))?(?P<spec>[-+0#]*+\d*+(?:\.\d+)?)(?P<conv>[diouxXeEfFgGcrsa%])"),
 }
+# The same directives without groups, for findall: their texts as written (directive_texts).
+_DIRECTIVE_TEXTS = {style: re.compile(re.sub(r"\(\?P<\w+>", "(?:", pattern.pattern))
+                    for style, pattern in _PRINTF_PATTERNS.items()}
 _ICU_ARGUMENT = re.compile(r"\{\s*(?P<arg>\w+)\s*(?:,\s*(?P<type>\w+)\s*(?:,\s*(?P<style>[^{}]*+))?)?\}")
 _ICU_COMPLEX_TYPES = {"plural", "select", "selectordinal"}
 
@@ -98,6 +101,12 @@ def placeholders(text: str, style: str) -> list[Placeholder]:
             return []
         return [token for _, token in _printf_directives(text, style) if isinstance(token, Placeholder)]
     return [token for token in tokenise(text, style) if isinstance(token, Placeholder)]
+
+
+def directive_texts(text: str, style: str) -> list[str]:
+    """The `%` directives of a printf-style text as written (`%%` too): two texts with the same ones, in any
+    order, have the same placeholders, which a comparison can tell without parsing them."""
+    return _DIRECTIVE_TEXTS[style].findall(text) if "%" in text else []
 
 
 def convert_printf(text: str, source_style: str, target_style: str) -> str:

@@ -1,6 +1,7 @@
 """Helpers shared by the test modules: external tools and the shared real-world corpus."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -56,6 +57,16 @@ def require_tool(name: str) -> str:
     if IN_CI:
         pytest.fail(f"required tool {name!r} is not installed (make test installs it)")
     pytest.skip(f"{name} not installed")
+
+
+def require_module(name: str):
+    """An independent reader's Python module (a test extra); skip locally when missing, fail under CI."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if IN_CI:
+            pytest.fail(f"required module {name!r} is not installed (make install installs the test extras)")
+        pytest.skip(f"{name} not installed")
 
 
 def corpus_path(relative: str) -> Path:

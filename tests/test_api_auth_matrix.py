@@ -127,7 +127,10 @@ def shared(tmp_path_factory):
     project, full = seed_demo(store, keystore)
     readonly, _ = keystore.create(project.id, "readonly", "Reader", "reader@example.com")
     export, _ = keystore.create(project.id, "export", "Pipeline", "ci@example.com")
-    return app.test_client(), Keys(full, readonly, export)
+    client = app.test_client()
+    # a glossary term: the TBX export of an empty glossary is a 409 (TBX holds one entry at least)
+    assert client.post("/api/glossary", json={"term": "demo"}, **auth(full)).status_code == 201
+    return client, Keys(full, readonly, export)
 
 
 # ----------------------------------------------------------------------------- the route table itself

@@ -34,6 +34,12 @@ def test_a_missing_placeholder_is_reported_in_the_assets_style(style, source, ta
     assert message in messages({"printf": style}, source, target)
 
 
+def test_printf_placeholders_in_another_order_pass_and_a_changed_one_is_reported():
+    assert names({"printf": "php"}, "%1$s by %2$d%%", "%2$d%% par %1$s") == []
+    assert messages({"printf": "php"}, "%05.1f done", "%5.1f fait") == ["Missing placeholder %05.1f",
+                                                                        "Unexpected placeholder %5.1f"]
+
+
 @pytest.mark.parametrize("style, check", [("php", "php_format"), ("c", "c_format"), ("python", "python_format"),
                                           ("java", "java_printf_format"), ("icu", "icu_message_format"),
                                           ("i18next", "i18next_interpolation"), ("qt", "qt_format"),

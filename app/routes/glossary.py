@@ -5,7 +5,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from formats.xml.tbx import write_tbx
+from formats.xml.tbx import TBX_VERSIONS, write_tbx
 
 from ..auth import requires
 from ..context import current_snapshot
@@ -87,8 +87,14 @@ def delete_term(term: str):
 @bp.get("/api/glossary.tbx")
 @requires("export")
 def export_tbx():
+    version = request.args.get("version", "2")
+    if version not in TBX_VERSIONS:
+        raise ApiError(400, f"Unknown TBX version {version!r}: {' or '.join(TBX_VERSIONS)}")
     snapshot = current_snapshot()
-    data = write_tbx(snapshot.glossary_terms(), snapshot.source_locale, f"{snapshot.name} glossary")
+    terms = snapshot.glossary_terms()
+    if not terms:  # TBX's <body> holds one entry at least: no valid file says "no terms"
+        raise ApiError(409, "The glossary has no terms: a TBX file holds at least one")
+    data = write_tbx(terms, snapshot.source_locale, f"{snapshot.name} glossary", version)
     return Response(data, content_type=TBX_TYPE,
                     headers={"Content-Disposition": 'attachment; filename="glossary.tbx"'})
 

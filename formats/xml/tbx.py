@@ -3,10 +3,14 @@
 Not a catalogue format (a glossary holds terms, not units), so it is not in the registry: the glossary API
 calls `read_tbx` and `write_tbx` itself.
 
-Written: TBX v3 (ISO 30042:2019), dialect TBX-Basic, DCA style, valid against the dialect's integrated RELAX NG
-schema (tests/test_glossary_tbx.py runs xmllint on it):
-- one `<conceptEntry id="cN">` per term, with `<note>` (the term's note) before its language sections;
-- a `<langSec xml:lang>` for the source locale holding the term, then one per locale that translates it;
+Written: TBX-Basic in either of its two versions, the same shape in each:
+- "2" (the default): TBX v2 (ISO 30042:2008, `<martif type="TBX-Basic">`), the form Weblate, translate-toolkit
+  and most CAT tools exchange; tests/test_api_glossary.py reads it back with translate-toolkit's TBX reader;
+- "3": TBX v3 (ISO 30042:2019), DCA style, for the dialect's integrated RELAX NG schema (xmllint runs it when
+  $GLOSS_TBX_SCHEMA names that schema: no package ships it);
+- one entry (`<termEntry>` / `<conceptEntry>`, id "cN") per term, with `<note>` (the term's note) first;
+- a language section (`<langSet>` / `<langSec>`) for the source locale holding the term, then one per locale
+  that translates it, each with one term section (`<tig>` / `<termSec>`);
 - a forbidden term's term sections say `<termNote type="administrativeStatus">deprecatedTerm-admn-sts</termNote>`.
 Read: the same, and TBX v2 (`<martif>`, `<termEntry>`, `<langSet>`, `<tig>`/`<ntig>`) as TBX-Basic 2008 files
 and most tools still write; in DCT style too (the data category as the element name). The first term of the
@@ -103,28 +107,36 @@ def _same_language(locale: str, source_locale: str) -> bool:
 
 
 # --- writing ---------------------------------------------------------------------------------------
-def write_tbx(glossary: Glossary, source_locale: str, title: str) -> bytes:
-    """The glossary as a TBX-Basic (v3, DCA) document; `title` names the termbase."""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             f'<tbx xmlns="{TBX_NAMESPACE}" type="TBX-Basic" style="dca" xml:lang="{escape_attribute(source_locale)}">',
-             "  <tbxHeader>",
-             "    <fileDesc>",
+TBX_VERSIONS = ("2", "3")
+
+
+def write_tbx(glossary: Glossary, source_locale: str, title: str, version: str = "2") -> bytes:
+    """The glossary as a TBX-Basic document of `version` ("2" or "3"); `title` names the termbase.
+
+    TBX needs at least one entry in its body: the caller refuses an empty glossary.
+    """
+    v2 = version == "2"
+    entry, section, term_section = ("termEntry", "langSet", "tig") if v2 else ("conceptEntry", "langSec", "termSec")
+    lang = escape_attribute(source_locale)
+    root = (f'<martif type="TBX-Basic" xml:lang="{lang}">' if v2 else
+            f'<tbx xmlns="{TBX_NAMESPACE}" type="TBX-Basic" style="dca" xml:lang="{lang}">')
+    header = "martifHeader" if v2 else "tbxHeader"
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', root, f"  <{header}>", "    <fileDesc>",
              f"      <titleStmt><title>{escape_text(title)}</title></titleStmt>",
              "      <sourceDesc><p>Exported by Gloss from the project's glossary.json</p></sourceDesc>",
-             "    </fileDesc>",
-             "  </tbxHeader>",
-             "  <text>",
-             "    <body>"]
+             "    </fileDesc>"]
+    if v2:  # TBX-Basic 2 names its constraint file (XCS) in the header
+        lines.append('    <encodingDesc><p type="XCSURI">TBXBasicXCSV02.xcs</p></encodingDesc>')
+    lines += [f"  </{header}>", "  <text>", "    <body>"]
     for number, (term, record) in enumerate(glossary.items(), start=1):
-        lines.append(f'      <conceptEntry id="c{number}">')
+        lines.append(f'      <{entry} id="c{number}">')
         if record.get("note"):
             lines.append(f"        <note>{escape_text(record['note'])}</note>")
         status = (f'<termNote type="administrativeStatus">{FORBIDDEN_STATUS}</termNote>'
                   if record.get("forbidden") else "")
-        sections = [(source_locale, term)] + sorted(record.get("translations", {}).items())
-        for locale, text in sections:
-            lines.append(f'        <langSec xml:lang="{escape_attribute(locale)}"><termSec>'
-                         f"<term>{escape_text(text)}</term>{status}</termSec></langSec>")
-        lines.append("      </conceptEntry>")
-    lines += ["    </body>", "  </text>", "</tbx>", ""]
+        for locale, text in [(source_locale, term)] + sorted(record.get("translations", {}).items()):
+            lines.append(f'        <{section} xml:lang="{escape_attribute(locale)}"><{term_section}>'
+                         f"<term>{escape_text(text)}</term>{status}</{term_section}></{section}>")
+        lines.append(f"      </{entry}>")
+    lines += ["    </body>", "  </text>", "</martif>" if v2 else "</tbx>", ""]
     return "\n".join(lines).encode("utf-8")
