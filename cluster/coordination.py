@@ -2,7 +2,8 @@
 
     /gloss/nodes/<node>                   ephemeral: the node is alive; {"url", "pid"}
     /gloss/projects/<project>/placement   {"leader": node, "followers": [node, ...]}; its version fences leaders
-    /gloss/projects/<project>/head        the recorded head (40 hex digits); moved by compare-and-set
+    /gloss/projects/<project>/head        the recorded refs: main's head (40 hex digits), then one line
+                                          `NAME COMMIT` per other branch; moved by compare-and-set
     /gloss/controller                     kazoo's Lock recipe: the one node that places projects (cluster.controller)
 
 A leader records a new head with one ZooKeeper transaction: the placement's version must still be the one it
@@ -21,6 +22,8 @@ from typing import Callable
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError, ZookeeperError
+
+from storage.git.refs import MAIN
 
 ROOT = "/gloss"
 NODES = f"{ROOT}/nodes"
@@ -48,8 +51,26 @@ class Placement:
 
 @dataclass(frozen=True)
 class Recorded:
-    head: str | None  # None: nothing recorded yet
+    head: str | None  # None: nothing recorded yet (a project's: its main)
     version: int = -1
+    branches: tuple[tuple[str, str], ...] = ()  # a project's other branches: (name, commit), in name order
+
+    def refs(self) -> dict[str, str]:
+        """Every recorded branch of a project and its commit, main included."""
+        return {**({MAIN: self.head} if self.head else {}), **dict(self.branches)}
+
+
+def encode_refs(refs: dict[str, str]) -> bytes:
+    """A project's branches as recorded: main's head first (what `gloss cluster status` shows), then one line
+    `NAME COMMIT` per other branch in name order (Git refuses spaces in branch names)."""
+    lines = [refs.get(MAIN, "")] + [f"{name} {commit}" for name, commit in sorted(refs.items()) if name != MAIN]
+    return "\n".join(lines).encode()
+
+
+def decode_refs(raw: bytes, version: int) -> Recorded:
+    head, *others = raw.decode().split("\n")
+    branches = tuple(sorted((name, commit) for name, _, commit in (line.partition(" ") for line in others) if commit))
+    return Recorded(head or None, version, branches)
 
 
 @dataclass
@@ -183,17 +204,17 @@ class Coordination:
             raw, stat = self._get(head_path(project))
         except NoNodeError:
             return Recorded(None)
-        return Recorded(raw.decode() or None, stat.version)
+        return decode_refs(raw, stat.version)
 
-    def propose_project(self, project: str, head: str | None) -> None:
-        """Make a project known with this node's head, unless it is known already (a node starting up)."""
+    def propose_project(self, project: str, refs: dict[str, str]) -> None:
+        """Make a project known with this node's branches, unless it is known already (a node starting up)."""
         try:
-            self.zk.create(head_path(project), (head or "").encode(), makepath=True)
+            self.zk.create(head_path(project), encode_refs(refs), makepath=True)
         except NodeExistsError:
             pass
 
-    def record_head(self, project: str, head: str, placement: Placement, recorded: Recorded) -> bool:
-        """The compare-and-set of a write: True when `head` is now the recorded head.
+    def record_head(self, project: str, refs: dict[str, str], placement: Placement, recorded: Recorded) -> bool:
+        """The compare-and-set of a write: True when `refs` (every branch) are now the recorded ones.
 
         One transaction: the placement is still the one this leader leads under, and the head is still the
         one it read. False when either moved (fenced); raises when ZooKeeper is out of reach (unknown outcome).
@@ -201,9 +222,9 @@ class Coordination:
         transaction = self.zk.transaction()
         transaction.check(placement_path(project), placement.version)
         if recorded.version < 0:
-            transaction.create(head_path(project), head.encode())
+            transaction.create(head_path(project), encode_refs(refs))
         else:
-            transaction.set_data(head_path(project), head.encode(), version=recorded.version)
+            transaction.set_data(head_path(project), encode_refs(refs), version=recorded.version)
         results = transaction.commit()
         return not any(isinstance(result, Exception) for result in results)
 

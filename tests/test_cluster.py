@@ -190,6 +190,50 @@ def test_a_killed_leader_is_replaced_by_a_current_follower_and_no_acknowledged_w
     assert len(exports) == 1
 
 
+def branch_head_of(cluster: LocalCluster, node: str, branch: str) -> str:
+    found = subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{branch}"], capture_output=True,
+                           text=True, cwd=cluster.data_dir(node) / "projects" / PROJECT)
+    return found.stdout.strip()
+
+
+def test_branch_writes_and_pushes_are_recorded_like_main_and_survive_the_leaders_death(cluster, seeded, tmp_path):
+    key, url = seeded[1], cluster.balancer.url
+    assert request(url + "/api/branches", "POST", {"name": "feature"}, key)[0] == 201
+    assert request(url + "/api/assets?branch=feature", "POST", {"id": "b.one", "text": "On a branch"}, key)[0] == 201
+    clone = tmp_path / "branches"
+    remote = cluster.urls["n1"].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    assert subprocess.run(["git", "clone", "-q", remote, str(clone)], capture_output=True).returncode == 0
+    git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "--allow-empty", "-m", "x")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "HEAD:refs/heads/pushed"], cwd=clone, capture_output=True,
+                            text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    old = placement(cluster)
+    feature = branch_head_of(cluster, old["leader"], "feature")
+    # replicated before the answer: a follower holds both branches, and every node reads the branch's write
+    assert any(branch_head_of(cluster, node, "feature") == feature and branch_head_of(cluster, node, "pushed")
+               for node in old["followers"] if node in cluster.ids)
+    for node in cluster.ids:
+        assert request(cluster.urls[node] + "/api/assets/b.one?branch=feature", key=key)[0] == 200, node
+        assert request(cluster.urls[node] + "/api/assets/b.one", key=key)[0] == 404, node
+    cluster.kill(old["leader"])
+    try:
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+        assert branch_head_of(cluster, new["leader"], "feature") == feature
+        assert request(url + "/api/assets/b.one?branch=feature", key=key)[0] == 200
+        # the new leader merges and deletes branches like the old one, replicated the same way
+        assert request(url + "/api/branches/feature/merge", "POST", {}, key)[0] == 200
+        assert request(url + "/api/branches/pushed", "DELETE", key=key)[0] == 200
+        after = placement(cluster)
+        assert any(head_of(cluster, node) == after["head"] and not branch_head_of(cluster, node, "pushed")
+                   for node in after["followers"] if node in cluster.ids)
+        assert request(url + "/api/assets/b.one", key=key)[0] == 200
+    finally:
+        cluster.start_node(old["leader"])
+        cluster.wait_ready(old["leader"])
+    wait_until(lambda: branch_head_of(cluster, old["leader"], "pushed") == "" and
+               head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+
+
 @pytest.fixture(scope="module")
 def slow_recording(tmp_path_factory, seeded, zookeeper):
     """A cluster of its own whose leaders wait 1.5 s between replicating a write and recording it."""
