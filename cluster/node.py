@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 
 from storage.errors import Invalid
 from storage.git.refs import MAIN, RefMoved, check_branch_name
+from storage.project import Project
 from storage.store import PROJECT_ID, Store
 
 from .config import ClusterConfig
@@ -48,13 +49,16 @@ log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-LEADER_READS = ("/api/import/progress/",)
+# an import's progress lives where the import runs, and a project's webhooks where they were made (each node
+# keeps them in its DATA/webhooks): the leader, which made both
+LEADER_READS = ("/api/import/progress/", "/api/webhooks")
 SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
 RETRY_AFTER = "1"
+DELIVERY_LOOK_SECONDS = 0.25
 COMMIT_TEXT = re.compile(r"[0-9a-f]{40}")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization",
               "proxy-authenticate"}
@@ -99,6 +103,7 @@ class ClusterNode:
         self._states_lock = threading.Lock()
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
         self._copying: dict[str, threading.Lock] = {}
+        self._delivery_looks: dict[str, tuple[float, str | None]] = {}  # project -> (when, head to deliver to)
         self.ready = threading.Event()
         self.stopped = threading.Event()
         self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
@@ -188,6 +193,23 @@ class ClusterNode:
         with lock:
             copy_from(self.store, project, leader_url, refs, self.config.secret, pack)
 
+    def delivery_head(self, project: Project) -> bytes | None:
+        """Webhooks (app.webhooks): the recorded head of a project this node leads, once its copy holds it;
+        None for the others (their leader delivers) and while ZooKeeper is out of reach. A commit not yet
+        recorded, which may go back, is never delivered. Read at most every DELIVERY_LOOK_SECONDS."""
+        now = time.monotonic()
+        looked = self._delivery_looks.get(project.id)
+        if looked is None or now - looked[0] > DELIVERY_LOOK_SECONDS:
+            try:
+                leads = self.coordination.placement(project.id).leader == self.config.node
+                recorded = self.coordination.recorded(project.id).head if leads else None
+            except COORDINATION_ERRORS:
+                recorded = None
+            looked = (now, recorded)
+            self._delivery_looks[project.id] = looked
+        head = looked[1]
+        return head.encode("ascii") if head is not None and has_commit(self.store, project.id, head) else None
+
     # ----------------------------------------------------------------- requests
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         assert self.app is not None
@@ -200,7 +222,6 @@ class ClusterNode:
             project, write = _git_project(path), True
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
-            # an asynchronous import's progress lives where the import runs: the leader, which made it
             write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
         else:
             project, write = None, False

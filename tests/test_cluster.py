@@ -3,6 +3,7 @@ HAProxy, through their public surface: HTTP, `gloss cluster status`, the nodes' 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,10 +20,12 @@ from cluster.demo import LocalCluster, status
 from cluster.processes import ZooKeeper, missing_programs
 from storage.keys import KeyStore
 from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
+from tests.webhook_receiver import Receiver
 
 # one worker runs the whole module (make test: --dist loadgroup), so that its ZooKeeper and clusters start once
 pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]
 PROJECT = "acme-notes"
+HOOK_SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 SESSION = 2.0  # seconds: ZooKeeper takes a silent node for dead after this (the failover tests wait for it)
 
 
@@ -61,6 +64,14 @@ def zookeeper(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def hooks_to_loopback():
+    """The nodes (started with this environment) may deliver webhooks to the test's receiver on loopback."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GLOSS_WEBHOOK_ALLOW", "127.0.0.1/32")
+        yield
+
+
+@pytest.fixture(scope="module")
 def seeded(tmp_path_factory) -> tuple[Path, str]:
     directory = tmp_path_factory.mktemp("seed") / "data"
     return directory, seed_node_data(directory)
@@ -82,7 +93,7 @@ def start_cluster(directory: Path, seeded: tuple[Path, str], zookeeper: ZooKeepe
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory, seeded, zookeeper):
+def cluster(tmp_path_factory, seeded, zookeeper, hooks_to_loopback):
     started = start_cluster(tmp_path_factory.mktemp("cluster"), seeded, zookeeper, "/main")
     yield started
     started.stop()
@@ -232,6 +243,36 @@ def test_branch_writes_and_pushes_are_recorded_like_main_and_survive_the_leaders
         cluster.wait_ready(old["leader"])
     wait_until(lambda: branch_head_of(cluster, old["leader"], "pushed") == "" and
                head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+
+
+def test_each_commit_is_delivered_once_per_hook_by_the_projects_leader_alone(cluster, seeded):
+    key, url = seeded[1], cluster.balancer.url
+    receiver, hook = Receiver(HOOK_SECRET), {"id": "none"}
+    try:
+        code, _, made = request(url + "/api/webhooks", "POST", {"url": receiver.url, "secret": HOOK_SECRET}, key)
+        assert code == 201
+        hook = json.loads(made)
+        for _ in range(3):  # listed whichever node the balancer picks: the leader, which holds it, answers
+            code, _, listed = request(url + "/api/webhooks", key=key)
+            assert code == 200 and [entry["id"] for entry in json.loads(listed)] == [hook["id"]]
+        # every node knows the hook (as when hooks are copied to every node): the leader alone delivers
+        leader = placement(cluster)["leader"]
+        hooks_file = cluster.data_dir(leader) / "webhooks" / f"{PROJECT}.json"
+        for node in cluster.ids:
+            if node != leader:
+                (cluster.data_dir(node) / "webhooks").mkdir(exist_ok=True)
+                shutil.copyfile(hooks_file, cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json")
+        for number in range(3):
+            assert request(url + "/api/assets", "POST", {"id": f"h.{number}", "text": "Hooked"}, key)[0] == 201
+        wait_until(lambda: len(receiver.deliveries) >= 3, timeout=20)
+        time.sleep(1.0)  # time for any other node's deliverer to deliver again
+        assert all(delivery["valid"] for delivery in receiver.deliveries)
+        assert len(receiver.deliveries) == 3 and len({d["id"] for d in receiver.deliveries}) == 3
+    finally:
+        receiver.close()
+        request(url + f"/api/webhooks/{hook['id']}", "DELETE", key=key)
+        for node in cluster.ids:
+            (cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
