@@ -4,6 +4,7 @@
     /gloss/projects/<project>/placement   {"leader": node, "followers": [node, ...]}; its version fences leaders
     /gloss/projects/<project>/head        the recorded refs: main's head (40 hex digits), then one line
                                           `NAME COMMIT` per other branch; moved by compare-and-set
+    /gloss/jobs/<job id>                  {"node": node, "project": project}: where an asynchronous import runs
     /gloss/controller                     kazoo's Lock recipe: the one node that places projects (cluster.controller)
 
 A leader records a new head with one ZooKeeper transaction: the placement's version must still be the one it
@@ -30,6 +31,7 @@ NODES = f"{ROOT}/nodes"
 PROJECTS = f"{ROOT}/projects"
 CONTROLLER = f"{ROOT}/controller"
 SYSTEM_HEAD = f"{ROOT}/system/head"  # the system repository's recorded head (cluster.system)
+JOBS = f"{ROOT}/jobs"  # /gloss/jobs/<job id>: {"node", "project"}, the node running an asynchronous import
 CONNECT_SECONDS = 10.0
 ALIVE_CACHE_SECONDS = 0.5
 # What a ZooKeeper call may raise when the service is out of reach or refused the call (fencing included)
@@ -227,6 +229,19 @@ class Coordination:
             transaction.set_data(head_path(project), encode_refs(refs), version=recorded.version)
         results = transaction.commit()
         return not any(isinstance(result, Exception) for result in results)
+
+    def record_job(self, job_id: str, node: str, project: str) -> None:
+        """Note which node runs an asynchronous import, so that any node can answer for it (cluster.node)."""
+        self.zk.create(f"{JOBS}/{job_id}", json.dumps({"node": node, "project": project}).encode(), makepath=True)
+
+    def job_node(self, job_id: str, project: str) -> str | None:
+        """The node that runs (or ran) a job of `project`; None when the cluster has no record of it."""
+        try:
+            raw, _ = self._get(f"{JOBS}/{job_id}")
+        except NoNodeError:
+            return None
+        record = json.loads(raw or b"{}")
+        return record.get("node") if record.get("project") == project else None
 
     def system_head(self) -> Recorded:
         try:

@@ -13,6 +13,9 @@
   branch.
 - /cluster/v1/ is the node-to-node surface (replicate, has, git) behind the secret, and `ready`, HAProxy's
   health check.
+- An asynchronous import's progress is answered by the node running it (noted in ZooKeeper when it was
+  accepted); once that node is gone, any node settles it from the recorded history: finished when the import's
+  commit is there, failed otherwise.
 A background round every second re-registers the node after a lost session, lets each follower catch up by
 fetch, and has the leader record commits made outside a request (asynchronous imports).
 """
@@ -35,9 +38,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from storage.errors import Invalid
+from storage.history import commit_with_trailer
+from storage.jobs import COMMITTED, JOB_ID
 from storage.git.refs import MAIN, RefMoved, check_branch_name
 from storage.project import Project
 from storage.store import PROJECT_ID, Store
+from storage.trailers import Trailer
 
 from .config import ClusterConfig
 from .controller import Controller
@@ -59,6 +65,8 @@ REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
 RETRY_AFTER = "1"
 DELIVERY_LOOK_SECONDS = 0.25
+JOB_PROGRESS = "/api/import/progress/"
+NODE_GONE = "The node running the import stopped before its commit was recorded; nothing was imported"
 COMMIT_TEXT = re.compile(r"[0-9a-f]{40}")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization",
               "proxy-authenticate"}
@@ -240,7 +248,9 @@ class ClusterNode:
         answer: Answer | None
         try:
             placement = self.coordination.placement(project)
-            if write:
+            if path.startswith(JOB_PROGRESS) and JOB_ID.match(path[len(JOB_PROGRESS):]):
+                answer = self._job_progress(project, placement, environ, forwarded, path[len(JOB_PROGRESS):])
+            elif write:
                 answer = self._write(project, placement, environ, forwarded)
             else:
                 answer = self._read(project, placement, environ, forwarded)
@@ -277,7 +287,47 @@ class ClusterNode:
                 return self._unavailable("The leader went back to the recorded head during this write; it was "
                                          "not kept: retry")
             refused = self._record_locked(project, state)
-        return self._unavailable(refused) if refused else answer
+        if refused:
+            return self._unavailable(refused)
+        self._note_job(project, environ, answer)
+        return answer
+
+    def _note_job(self, project: str, environ: dict, answer: Answer) -> None:
+        """An asynchronous import accepted here: say in ZooKeeper that this node runs it (_job_progress)."""
+        if not (answer[0].startswith("201") and environ.get("PATH_INFO", "").startswith("/api/import/")):
+            return
+        try:
+            job_id = json.loads(answer[2]).get("id")
+            if isinstance(job_id, str) and JOB_ID.match(job_id):
+                self.coordination.record_job(job_id, self.config.node, project)
+        except (ValueError, AttributeError, *COORDINATION_ERRORS) as error:
+            log.warning("cluster: import job of %s not recorded (its progress is the leader's alone): %r",
+                        project, error)
+
+    def _job_progress(self, project: str, placement: Placement, environ: dict, forwarded: bool,
+                      job_id: str) -> Answer | None:
+        """An import's progress: answered by the node running it; when that node is gone, settled from the
+        recorded history (finished when its commit is there, failed otherwise), never left unknown."""
+        node = self.coordination.job_node(job_id, project)
+        if node is None:  # (not recorded: the leader answers, as it ran the import)
+            return self._write(project, placement, environ, forwarded)
+        if node == self.config.node:
+            return None
+        alive = self.coordination.alive_nodes(fresh=True)
+        if node in alive:
+            if forwarded:
+                return self._unavailable("The node running this import moved; retry")
+            return self._forward_to(alive[node], environ)
+        if placement.leader == self.config.node:
+            self._align(project, placement, self._state(project))
+        elif self._refs(project) != self.coordination.recorded(project).refs():
+            if forwarded or placement.leader is None:
+                return self._unavailable("This project has no leader at the moment (failover); retry shortly")
+            return self._forward(placement, environ)
+        committed = commit_with_trailer(self.store.project(project), Trailer.JOB, job_id) is not None
+        body = json.dumps({"progress": 100, "success": COMMITTED if committed else "",
+                           "error": "" if committed else NODE_GONE}).encode()
+        return "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body
 
     def _record_locked(self, project: str, state: ProjectState) -> str | None:
         """Under the project's state lock: replicate the local head and record it; the reason when it was not
@@ -443,6 +493,10 @@ class ClusterNode:
         leader = self.coordination.alive_nodes().get(placement.leader or "")
         if leader is None:
             return self._unavailable("The project's leader is not reachable (failover); retry shortly")
+        return self._forward_to(leader, environ)
+
+    def _forward_to(self, leader: NodeInfo, environ: dict) -> Answer:
+        """Another node's answer to this request (the project's leader, or the node running a job)."""
         headers = {name[5:].replace("_", "-").title(): value for name, value in environ.items()
                    if name.startswith("HTTP_") and name[5:].replace("_", "-").lower() not in HOP_BY_HOP}
         # the Host header is kept: the leader's answer names URLs as the client sees them (an import's Location)

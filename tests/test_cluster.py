@@ -435,6 +435,34 @@ def test_an_asynchronous_import_through_the_balancer_reports_its_progress_and_is
     assert recorded["leader"] in cluster.ids
 
 
+def test_an_asynchronous_import_whose_node_dies_is_reported_finished_or_failed_by_the_others(cluster, seeded):
+    key = seeded[1]
+    leader = placement(cluster)["leader"]
+    body = json.dumps({f"gone.{i}": f"Text {i}" for i in range(3000)}).encode()
+    answer = urllib.request.urlopen(urllib.request.Request(
+        cluster.urls[leader] + "/api/import/json?locale=en&async", data=body, method="POST",
+        headers={"Authorization": f"Loco {key}", "Content-Type": "application/json"}), timeout=60)
+    job = json.loads(answer.read())["id"]
+    cluster.kill(leader)  # while it imports (or just after: either way the job must end known)
+    try:
+        def settled() -> dict | None:
+            code, _, progress = request(cluster.balancer.url + f"/api/import/progress/{job}", key=key)
+            assert code in (200, 503), (code, progress)  # never 404: the cluster knows the job
+            return json.loads(progress) if code == 200 and json.loads(progress)["progress"] == 100 else None
+
+        final = wait_until(settled, timeout=30)
+        print("import job settled as", final)
+        assert bool(final["success"]) != bool(final["error"])
+        imported = request(cluster.balancer.url + "/api/assets/gone.2999", key=key)[0]
+        assert imported == (200 if final["success"] else 404)
+        for node in cluster.ids:  # every node answers alike
+            if node != leader:
+                assert json.loads(request(cluster.urls[node] + f"/api/import/progress/{job}", key=key)[2]) == final
+    finally:
+        cluster.start_node(leader)
+        cluster.wait_ready(leader)
+
+
 def test_dashboard_edits_are_refused_on_a_cluster_and_keyless_conversions_still_answer(cluster):
     code, _, body = request(cluster.balancer.url + "/edit/translation", "POST", {"asset": "home.title"})
     assert code == 501 and "dashboard" in json.loads(body)["error"]
