@@ -435,13 +435,31 @@ class ClusterNode:
             project, commit = query.get("project", [""])[0], query.get("commit", [""])[0]
             if not PROJECT_ID.match(project):
                 return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
-            return _json(start_response, 200, {"head": self._head(project),
-                                               "has": bool(commit) and has_commit(self.store, project, commit)})
+            head, has = self._holds(project, commit)
+            return _json(start_response, 200, {"head": head, "has": has})
         if path == "/cluster/v1/replicate" and environ.get("REQUEST_METHOD") == "POST":
             return self._take_copy(environ, start_response)
         if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
             return self._system_call(path, environ, start_response)
         return _json(start_response, 404, {"status": 404, "error": "No such node-to-node call"})
+
+    def _holds(self, project: str, commit: str) -> tuple[str | None, bool]:
+        """/cluster/v1/has, the controller's question before it gives this node the lead: the copy's main head
+        and whether it holds `commit`. Asked about the recorded head, every recorded branch counts: `has` needs
+        all their commits here, and the head is None unless every branch is at its recorded commit, so that a
+        copy with a stale branch is never taken for a current one."""
+        head = self._head(project)
+        has = bool(commit) and has_commit(self.store, project, commit)
+        try:
+            recorded = self.coordination.recorded(project)
+        except COORDINATION_ERRORS:
+            return head, has
+        if commit and commit == recorded.head:
+            wanted = recorded.refs()
+            has = has and all(has_commit(self.store, project, each) for each in wanted.values())
+            if head == recorded.head and self._refs(project) != wanted:
+                head = None
+        return head, has
 
     def _system_call(self, path: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
         """The controller taking a node's key changes, or a node fetching a system commit before it is recorded."""
