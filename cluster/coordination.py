@@ -243,6 +243,20 @@ class Coordination:
         record = json.loads(raw or b"{}")
         return record.get("node") if record.get("project") == project else None
 
+    def sweep_jobs(self, older_than: float) -> None:
+        """Forget the jobs noted more than `older_than` seconds ago (their records are gone from the nodes too)."""
+        try:
+            children = self.zk.get_children(JOBS)
+        except NoNodeError:
+            return
+        for job_id in children:
+            try:
+                _, stat = self.zk.get(f"{JOBS}/{job_id}")
+                if stat.ctime / 1000 < time.time() - older_than:
+                    self.zk.delete(f"{JOBS}/{job_id}")
+            except NoNodeError:
+                continue
+
     def system_head(self) -> Recorded:
         try:
             raw, stat = self._get(SYSTEM_HEAD)

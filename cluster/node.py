@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from limits import JOB_KEEP_SECONDS
 from storage.errors import Invalid
 from storage.history import commit_with_trailer
 from storage.jobs import COMMITTED, JOB_ID
@@ -66,6 +67,7 @@ SYNC_SECONDS = 1.0
 RETRY_AFTER = "1"
 DELIVERY_LOOK_SECONDS = 0.25
 JOB_PROGRESS = "/api/import/progress/"
+JOB_SWEEP_SECONDS = 3600.0
 NODE_GONE = "The node running the import stopped before its commit was recorded; nothing was imported"
 COMMIT_TEXT = re.compile(r"[0-9a-f]{40}")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization",
@@ -111,6 +113,7 @@ class ClusterNode:
         self._states_lock = threading.Lock()
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
         self._copying: dict[str, threading.Lock] = {}
+        self._jobs_swept = 0.0  # when the controller last forgot old jobs
         self._delivery_looks: dict[str, tuple[float, str | None]] = {}  # project -> (when, head to deliver to)
         self.ready = threading.Event()
         self.stopped = threading.Event()
@@ -155,6 +158,9 @@ class ClusterNode:
                 self._propose_new_projects()
                 for project in self.coordination.projects():
                     self._sync(project)
+                if self.controller.leading.is_set() and time.monotonic() > self._jobs_swept + JOB_SWEEP_SECONDS:
+                    self.coordination.sweep_jobs(JOB_KEEP_SECONDS)
+                    self._jobs_swept = time.monotonic()
             except COORDINATION_ERRORS as error:
                 self.ready.clear()
                 log.info("cluster: %r; trying again", error)
