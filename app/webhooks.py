@@ -11,7 +11,8 @@ only after a 2xx answer, and is saved durably at least every SAVE_EVERY_SECONDS:
 deliveries made since the last save are made again (with the same `webhook-id`s, in order), never skipped.
 A failure is retried after 1 s, 2 s, 4 s ... (capped), and a hook still failing after webhook_retry_seconds
 is marked failing (still tried once per cap). The writer's process stands aside for a while at the election,
-so that with several workers deliveries do not wait for the writes' GIL.
+so that with several workers deliveries do not wait for the writes' GIL. On a cluster, each node's deliverer
+delivers only the projects that node leads, up to the head recorded in ZooKeeper (cluster.node.delivery_head).
 
 No server-side request forgery: a hook's URL must resolve to public addresses only (not loopback, private,
 link-local, the cloud metadata address, multicast or reserved), unless $GLOSS_WEBHOOK_ALLOW lists networks
@@ -45,6 +46,7 @@ from limits import (MAX_CHANGES_PER_DELIVERY, MAX_COMMITS_PER_DELIVERY, MAX_WEBH
                     WEBHOOK_TIMEOUT_SECONDS, describe)
 from storage import history
 from storage.errors import NotFound, StorageError
+from storage.project import Project
 from storage.store import Store, iso_from_timestamp
 from storage.trailers import Trailer
 from storage.webhooks import EVENTS, EVENTS_OF_ACTION, TEXTS_CHANGED, Hook, HookStore, events_of
@@ -277,8 +279,12 @@ class Deliverer:
     """Delivers every project's hooks from one process (see the module's docstring)."""
 
     def __init__(self, store: Store, hooks: HookStore, clock: Callable[[], float] = time.time,
-                 send: Callable[[str, bytes, dict[str, str]], tuple[int | None, str]] = post):
+                 send: Callable[[str, bytes, dict[str, str]], tuple[int | None, str]] = post,
+                 head_of: Callable[[Project], bytes | None] | None = None):
         self.store, self.hooks, self.clock, self.send = store, hooks, clock, send
+        # the head to deliver up to; a cluster node (cluster.node) gives the recorded head of the projects it
+        # leads and None for the others, so that one node of the cluster delivers each commit
+        self.head_of: Callable[[Project], bytes | None] = head_of or (lambda project: project.repo.head())
         self._busy: set[str] = set()
         self._lock = threading.Lock()
         self._pending_since: dict[str, float] = {}  # hook id -> when the deliverer saw it behind (coalescing)
@@ -310,7 +316,7 @@ class Deliverer:
         """Start a delivery for every hook that is behind its project's head and due."""
         for project_id in self.hooks.projects():
             try:
-                head = self.store.project(project_id).repo.head()
+                head = self.head_of(self.store.project(project_id))
             except (StorageError, OSError):  # a project deleted from under its hooks, a disk gone: next turn
                 continue
             if head is None:
@@ -354,7 +360,7 @@ class Deliverer:
         """Deliver the hook's commits after its cursor up to the head, oldest first, until one fails."""
         project = self.store.project(project_id)
         hook = self.hooks.hook(project_id, hook_id)  # read afresh: the look that found it due may be outdated
-        head = project.repo.head()
+        head = self.head_of(project)
         if head is None or hook.cursor == head.decode() or self.clock() < hook.next_attempt:
             return
         commits = history.commits_since(project, hook.cursor.encode(), head)
@@ -428,5 +434,7 @@ def start_delivery(app: Any) -> None:
     """Stand for deliverer in this worker process of the Flask app (`gloss serve`, or `wsgi.py` under another
     server): one worker of the data directory delivers."""
     store, writer = app.extensions["gloss.store"], app.extensions["gloss.writer"]
-    Deliverer(store, app.extensions["gloss.webhooks"]).start_election(store.locks_dir / ".webhooks.lock",
+    node = app.extensions.get("gloss.cluster")
+    Deliverer(store, app.extensions["gloss.webhooks"],
+              head_of=node.delivery_head if node is not None else None).start_election(store.locks_dir / ".webhooks.lock",
                                                                        writer.is_writer.is_set)

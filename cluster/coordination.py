@@ -2,7 +2,9 @@
 
     /gloss/nodes/<node>                   ephemeral: the node is alive; {"url", "pid"}
     /gloss/projects/<project>/placement   {"leader": node, "followers": [node, ...]}; its version fences leaders
-    /gloss/projects/<project>/head        the recorded head (40 hex digits); moved by compare-and-set
+    /gloss/projects/<project>/head        the recorded refs: main's head (40 hex digits), then one line
+                                          `NAME COMMIT` per other branch; moved by compare-and-set
+    /gloss/jobs/<job id>                  {"node": node, "project": project}: where an asynchronous import runs
     /gloss/controller                     kazoo's Lock recipe: the one node that places projects (cluster.controller)
 
 A leader records a new head with one ZooKeeper transaction: the placement's version must still be the one it
@@ -22,11 +24,14 @@ from typing import Callable
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError, ZookeeperError
 
+from storage.git.refs import MAIN
+
 ROOT = "/gloss"
 NODES = f"{ROOT}/nodes"
 PROJECTS = f"{ROOT}/projects"
 CONTROLLER = f"{ROOT}/controller"
 SYSTEM_HEAD = f"{ROOT}/system/head"  # the system repository's recorded head (cluster.system)
+JOBS = f"{ROOT}/jobs"  # /gloss/jobs/<job id>: {"node", "project"}, the node running an asynchronous import
 CONNECT_SECONDS = 10.0
 ALIVE_CACHE_SECONDS = 0.5
 # What a ZooKeeper call may raise when the service is out of reach or refused the call (fencing included)
@@ -48,8 +53,26 @@ class Placement:
 
 @dataclass(frozen=True)
 class Recorded:
-    head: str | None  # None: nothing recorded yet
+    head: str | None  # None: nothing recorded yet (a project's: its main)
     version: int = -1
+    branches: tuple[tuple[str, str], ...] = ()  # a project's other branches: (name, commit), in name order
+
+    def refs(self) -> dict[str, str]:
+        """Every recorded branch of a project and its commit, main included."""
+        return {**({MAIN: self.head} if self.head else {}), **dict(self.branches)}
+
+
+def encode_refs(refs: dict[str, str]) -> bytes:
+    """A project's branches as recorded: main's head first (what `gloss cluster status` shows), then one line
+    `NAME COMMIT` per other branch in name order (Git refuses spaces in branch names)."""
+    lines = [refs.get(MAIN, "")] + [f"{name} {commit}" for name, commit in sorted(refs.items()) if name != MAIN]
+    return "\n".join(lines).encode()
+
+
+def decode_refs(raw: bytes, version: int) -> Recorded:
+    head, *others = raw.decode().split("\n")
+    branches = tuple(sorted((name, commit) for name, _, commit in (line.partition(" ") for line in others) if commit))
+    return Recorded(head or None, version, branches)
 
 
 @dataclass
@@ -183,17 +206,17 @@ class Coordination:
             raw, stat = self._get(head_path(project))
         except NoNodeError:
             return Recorded(None)
-        return Recorded(raw.decode() or None, stat.version)
+        return decode_refs(raw, stat.version)
 
-    def propose_project(self, project: str, head: str | None) -> None:
-        """Make a project known with this node's head, unless it is known already (a node starting up)."""
+    def propose_project(self, project: str, refs: dict[str, str]) -> None:
+        """Make a project known with this node's branches, unless it is known already (a node starting up)."""
         try:
-            self.zk.create(head_path(project), (head or "").encode(), makepath=True)
+            self.zk.create(head_path(project), encode_refs(refs), makepath=True)
         except NodeExistsError:
             pass
 
-    def record_head(self, project: str, head: str, placement: Placement, recorded: Recorded) -> bool:
-        """The compare-and-set of a write: True when `head` is now the recorded head.
+    def record_head(self, project: str, refs: dict[str, str], placement: Placement, recorded: Recorded) -> bool:
+        """The compare-and-set of a write: True when `refs` (every branch) are now the recorded ones.
 
         One transaction: the placement is still the one this leader leads under, and the head is still the
         one it read. False when either moved (fenced); raises when ZooKeeper is out of reach (unknown outcome).
@@ -201,11 +224,38 @@ class Coordination:
         transaction = self.zk.transaction()
         transaction.check(placement_path(project), placement.version)
         if recorded.version < 0:
-            transaction.create(head_path(project), head.encode())
+            transaction.create(head_path(project), encode_refs(refs))
         else:
-            transaction.set_data(head_path(project), head.encode(), version=recorded.version)
+            transaction.set_data(head_path(project), encode_refs(refs), version=recorded.version)
         results = transaction.commit()
         return not any(isinstance(result, Exception) for result in results)
+
+    def record_job(self, job_id: str, node: str, project: str) -> None:
+        """Note which node runs an asynchronous import, so that any node can answer for it (cluster.node)."""
+        self.zk.create(f"{JOBS}/{job_id}", json.dumps({"node": node, "project": project}).encode(), makepath=True)
+
+    def job_node(self, job_id: str, project: str) -> str | None:
+        """The node that runs (or ran) a job of `project`; None when the cluster has no record of it."""
+        try:
+            raw, _ = self._get(f"{JOBS}/{job_id}")
+        except NoNodeError:
+            return None
+        record = json.loads(raw or b"{}")
+        return record.get("node") if record.get("project") == project else None
+
+    def sweep_jobs(self, older_than: float) -> None:
+        """Forget the jobs noted more than `older_than` seconds ago (their records are gone from the nodes too)."""
+        try:
+            children = self.zk.get_children(JOBS)
+        except NoNodeError:
+            return
+        for job_id in children:
+            try:
+                _, stat = self.zk.get(f"{JOBS}/{job_id}")
+                if stat.ctime / 1000 < time.time() - older_than:
+                    self.zk.delete(f"{JOBS}/{job_id}")
+            except NoNodeError:
+                continue
 
     def system_head(self) -> Recorded:
         try:

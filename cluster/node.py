@@ -3,14 +3,19 @@
 - Writes (API writes, Git pushes) are made by the project's leader. Another node forwards them there over
   HTTP, marked with the cluster secret; a forwarded request that finds no leader here answers 503 with
   Retry-After (never forwarded twice). The leader makes the write as a single node does (one commit, durable
-  here), then has it fetched by its followers (at least one must have it on disk), then records the new head
-  in ZooKeeper (compare-and-set, cluster.coordination), and only then answers. When the record fails (the
-  leader was fenced, or ZooKeeper is out of reach) its branch goes back to the recorded head and the answer
-  is 503 with Retry-After.
-- Reads are served where the copy's head is the recorded head (or by the leader); a lagging or diverged
-  copy forwards them to the leader, so a client always reads its own acknowledged writes.
+  here), then has it fetched by its followers (at least one must have it on disk), then records the new
+  refs (main and every named branch: a write on ?branch=, a branch made, merged or deleted, a push to
+  refs/heads/NAME) in ZooKeeper (compare-and-set, cluster.coordination), and only then answers. When the
+  record fails (the leader was fenced, or ZooKeeper is out of reach) its branches go back to the recorded
+  refs and the answer is 503 with Retry-After.
+- Reads are served where every branch of the copy is at its recorded commit (or by the leader); a lagging or
+  diverged copy forwards them to the leader, so a client always reads its own acknowledged writes, on any
+  branch.
 - /cluster/v1/ is the node-to-node surface (replicate, has, git) behind the secret, and `ready`, HAProxy's
   health check.
+- An asynchronous import's progress is answered by the node running it (noted in ZooKeeper when it was
+  accepted); once that node is gone, any node settles it from the recorded history: finished when the import's
+  commit is there, failed otherwise.
 A background round every second re-registers the node after a lost session, lets each follower catch up by
 fetch, and has the leader record commits made outside a request (asynchronous imports).
 """
@@ -23,6 +28,7 @@ import http.client
 import io
 import json
 import logging
+import re
 import subprocess
 import threading
 import time
@@ -31,25 +37,39 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from limits import JOB_KEEP_SECONDS
+from storage.errors import Invalid
+from storage.history import commit_with_trailer
+from storage.jobs import COMMITTED, JOB_ID
+from storage.git.refs import MAIN, RefMoved, check_branch_name
+from storage.project import Project
 from storage.store import PROJECT_ID, Store
+from storage.trailers import Trailer
 
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
-from .replication import SECRET_HEADER, FetchFailed, UploadPack, copy_from, has_commit, pack_since
+from .replication import SECRET_HEADER, FetchFailed, UploadPack, adopt_refs, copy_from, has_commit, pack_since, refs_of
 from .system import KEYS_ROUND, KeysSync
 
 log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-LEADER_READS = ("/api/import/progress/",)
+# an import's progress lives where the import runs, and a project's webhooks where they were made (each node
+# keeps them in its DATA/webhooks): the leader, which made both
+LEADER_READS = ("/api/import/progress/", "/api/webhooks")
 SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
 RETRY_AFTER = "1"
+DELIVERY_LOOK_SECONDS = 0.25
+JOB_PROGRESS = "/api/import/progress/"
+JOB_SWEEP_SECONDS = 3600.0
+NODE_GONE = "The node running the import stopped before its commit was recorded; nothing was imported"
+COMMIT_TEXT = re.compile(r"[0-9a-f]{40}")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization",
               "proxy-authenticate"}
 
@@ -93,6 +113,8 @@ class ClusterNode:
         self._states_lock = threading.Lock()
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
         self._copying: dict[str, threading.Lock] = {}
+        self._jobs_swept = 0.0  # when the controller last forgot old jobs
+        self._delivery_looks: dict[str, tuple[float, str | None]] = {}  # project -> (when, head to deliver to)
         self.ready = threading.Event()
         self.stopped = threading.Event()
         self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
@@ -136,6 +158,9 @@ class ClusterNode:
                 self._propose_new_projects()
                 for project in self.coordination.projects():
                     self._sync(project)
+                if self.controller.leading.is_set() and time.monotonic() > self._jobs_swept + JOB_SWEEP_SECONDS:
+                    self.coordination.sweep_jobs(JOB_KEEP_SECONDS)
+                    self._jobs_swept = time.monotonic()
             except COORDINATION_ERRORS as error:
                 self.ready.clear()
                 log.info("cluster: %r; trying again", error)
@@ -147,8 +172,7 @@ class ClusterNode:
         known = set(self.coordination.projects())
         for project in self.store.project_ids():
             if project not in known:
-                head = self.store.project(project).repo.head()
-                self.coordination.propose_project(project, head.decode() if head else None)
+                self.coordination.propose_project(project, refs_of(self.store.project(project)))
 
     def _sync(self, project: str) -> None:
         """Catch up as a follower (fetch), or record as leader what was committed outside a request."""
@@ -162,11 +186,11 @@ class ClusterNode:
         if self.config.node not in placement.followers:
             return
         recorded = self.coordination.recorded(project)
-        local = self._head(project)
         leader = self.coordination.alive_nodes().get(placement.leader or "")
-        if recorded.head and local != recorded.head and leader is not None and not self._ahead(project, recorded.head):
+        if recorded.head and self._refs(project) != recorded.refs() and leader is not None \
+                and not self._ahead(project, recorded.head):
             try:
-                self._copy(project, leader.url, recorded.head)
+                self._copy(project, leader.url, recorded.refs())
             except (FetchFailed, OSError, KeyError) as error:
                 log.info("cluster: project %s: catching up from %s failed: %s", project, leader.id, error)
 
@@ -174,14 +198,31 @@ class ClusterNode:
         """Whether this copy went past the recorded head: a write the leader replicated and is recording
         now. Left alone: the leader records it, or rolls it back and says so at its next write."""
         local = self._head(project)
-        return local is not None and self.store.project(project).repo.is_ancestor(recorded.encode("ascii"),
+        return local is not None and local != recorded and self.store.project(project).repo.is_ancestor(recorded.encode("ascii"),
                                                                                    local.encode("ascii"))
 
-    def _copy(self, project: str, leader_url: str, head: str, pack: bytes | None = None) -> None:
+    def _copy(self, project: str, leader_url: str, refs: dict[str, str], pack: bytes | None = None) -> None:
         with self._states_lock:
             lock = self._copying.setdefault(project, threading.Lock())
         with lock:
-            copy_from(self.store, project, leader_url, head, self.config.secret, pack)
+            copy_from(self.store, project, leader_url, refs, self.config.secret, pack)
+
+    def delivery_head(self, project: Project) -> bytes | None:
+        """Webhooks (app.webhooks): the recorded head of a project this node leads, once its copy holds it;
+        None for the others (their leader delivers) and while ZooKeeper is out of reach. A commit not yet
+        recorded, which may go back, is never delivered. Read at most every DELIVERY_LOOK_SECONDS."""
+        now = time.monotonic()
+        looked = self._delivery_looks.get(project.id)
+        if looked is None or now - looked[0] > DELIVERY_LOOK_SECONDS:
+            try:
+                leads = self.coordination.placement(project.id).leader == self.config.node
+                recorded = self.coordination.recorded(project.id).head if leads else None
+            except COORDINATION_ERRORS:
+                recorded = None
+            looked = (now, recorded)
+            self._delivery_looks[project.id] = looked
+        head = looked[1]
+        return head.encode("ascii") if head is not None and has_commit(self.store, project.id, head) else None
 
     # ----------------------------------------------------------------- requests
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -195,7 +236,6 @@ class ClusterNode:
             project, write = _git_project(path), True
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
-            # an asynchronous import's progress lives where the import runs: the leader, which made it
             write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
         else:
             project, write = None, False
@@ -214,7 +254,9 @@ class ClusterNode:
         answer: Answer | None
         try:
             placement = self.coordination.placement(project)
-            if write:
+            if path.startswith(JOB_PROGRESS) and JOB_ID.match(path[len(JOB_PROGRESS):]):
+                answer = self._job_progress(project, placement, environ, forwarded, path[len(JOB_PROGRESS):])
+            elif write:
                 answer = self._write(project, placement, environ, forwarded)
             else:
                 answer = self._read(project, placement, environ, forwarded)
@@ -231,7 +273,8 @@ class ClusterNode:
             if placement.leader == self.config.node:
                 self._align(project, placement, self._state(project))
             return None
-        if self._head(project) == self.coordination.recorded(project).head:
+        # every branch at its recorded commit: a read of any branch (?branch=) is current here
+        if self._refs(project) == self.coordination.recorded(project).refs():
             return None
         return self._forward(placement, environ)
 
@@ -250,25 +293,65 @@ class ClusterNode:
                 return self._unavailable("The leader went back to the recorded head during this write; it was "
                                          "not kept: retry")
             refused = self._record_locked(project, state)
-        return self._unavailable(refused) if refused else answer
+        if refused:
+            return self._unavailable(refused)
+        self._note_job(project, environ, answer)
+        return answer
+
+    def _note_job(self, project: str, environ: dict, answer: Answer) -> None:
+        """An asynchronous import accepted here: say in ZooKeeper that this node runs it (_job_progress)."""
+        if not (answer[0].startswith("201") and environ.get("PATH_INFO", "").startswith("/api/import/")):
+            return
+        try:
+            job_id = json.loads(answer[2]).get("id")
+            if isinstance(job_id, str) and JOB_ID.match(job_id):
+                self.coordination.record_job(job_id, self.config.node, project)
+        except (ValueError, AttributeError, *COORDINATION_ERRORS) as error:
+            log.warning("cluster: import job of %s not recorded (its progress is the leader's alone): %r",
+                        project, error)
+
+    def _job_progress(self, project: str, placement: Placement, environ: dict, forwarded: bool,
+                      job_id: str) -> Answer | None:
+        """An import's progress: answered by the node running it; when that node is gone, settled from the
+        recorded history (finished when its commit is there, failed otherwise), never left unknown."""
+        node = self.coordination.job_node(job_id, project)
+        if node is None:  # (not recorded: the leader answers, as it ran the import)
+            return self._write(project, placement, environ, forwarded)
+        if node == self.config.node:
+            return None
+        alive = self.coordination.alive_nodes(fresh=True)
+        if node in alive:
+            if forwarded:
+                return self._unavailable("The node running this import moved; retry")
+            return self._forward_to(alive[node], environ)
+        if placement.leader == self.config.node:
+            self._align(project, placement, self._state(project))
+        elif self._refs(project) != self.coordination.recorded(project).refs():
+            if forwarded or placement.leader is None:
+                return self._unavailable("This project has no leader at the moment (failover); retry shortly")
+            return self._forward(placement, environ)
+        committed = commit_with_trailer(self.store.project(project), Trailer.JOB, job_id) is not None
+        body = json.dumps({"progress": 100, "success": COMMITTED if committed else "",
+                           "error": "" if committed else NODE_GONE}).encode()
+        return "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body
 
     def _record_locked(self, project: str, state: ProjectState) -> str | None:
         """Under the project's state lock: replicate the local head and record it; the reason when it was not
         (then the branch is back at the recorded head)."""
-        head = self._head(project)
+        refs = self._refs(project)
         placement = self.coordination.placement(project)
         recorded = self.coordination.recorded(project)
-        if head is None or head == recorded.head:
+        if MAIN not in refs or refs == recorded.refs():
             return None
         if placement.leader != self.config.node or placement.version != state.led_version:
             return self._roll_back(project, state, recorded, "This node no longer leads the project; retry")
-        if not self._replicate(project, head, recorded.head, placement):
+        if not self._replicate(project, refs, recorded, placement):
             return self._roll_back(project, state, recorded, "No follower could take a copy of this write; it "
                                                              "was not kept: retry shortly")
         if self.config.pause_before_record:
             time.sleep(self.config.pause_before_record)
         try:
-            recorded_now = self.coordination.record_head(project, head, placement, recorded)
+            recorded_now = self.coordination.record_head(project, refs, placement, recorded)
         except COORDINATION_ERRORS:
             recorded_now = False
         if not recorded_now:
@@ -282,8 +365,11 @@ class ClusterNode:
             recorded = self.coordination.recorded(project)
         except COORDINATION_ERRORS:
             pass
-        if recorded.head and has_commit(self.store, project, recorded.head):
-            self.store.project(project).adopt_head(recorded.head.encode("ascii"))
+        if recorded.head:
+            try:
+                adopt_refs(self.store.project(project), recorded.refs())
+            except (KeyError, RefMoved) as error:  # (the next write's alignment tries again)
+                log.warning("cluster: project %s: going back to the recorded refs failed: %r", project, error)
         state.epoch += 1
         state.led_version = -2  # align again before the next write
         log.warning("cluster: project %s: rolled back to %s: %s", project, recorded.head, reason)
@@ -298,36 +384,38 @@ class ClusterNode:
             if state.led_version == placement.version:
                 return
             recorded = self.coordination.recorded(project)
-            if recorded.head and self._head(project) != recorded.head:
-                if not has_commit(self.store, project, recorded.head):
+            wanted = recorded.refs()
+            if recorded.head and self._refs(project) != wanted:
+                if not all(has_commit(self.store, project, commit) for commit in wanted.values()):
                     alive = self.coordination.alive_nodes()
                     source = next((alive[n] for n in placement.followers if n in alive), None)
                     if source is None:
                         raise OSError("no copy of the recorded head is reachable")
-                    self._copy(project, source.url, recorded.head)
-                self.store.project(project).adopt_head(recorded.head.encode("ascii"))
+                    self._copy(project, source.url, wanted)
+                adopt_refs(self.store.project(project), wanted)
                 state.epoch += 1
             state.led_version = placement.version
 
-    def _replicate(self, project: str, head: str, base: str | None, placement: Placement) -> bool:
-        """Have every alive follower take `head` (the new objects sent along, or fetched); True when at least
-        one has it on disk."""
+    def _replicate(self, project: str, refs: dict[str, str], recorded: Recorded, placement: Placement) -> bool:
+        """Have every alive follower take `refs` (every branch; the new objects sent along, or fetched); True
+        when at least one has them on disk."""
         alive = self.coordination.alive_nodes()
         targets = [alive[n] for n in placement.followers if n in alive]
         if not targets:
             return False
-        pack = pack_since(self.store.project(project).path, head, base)
-        results = list(self._replicating.map(lambda node: self._replicate_to(node, project, head, pack), targets))
+        pack = pack_since(self.store.project(project).path, refs.values(), recorded.refs().values())
+        results = list(self._replicating.map(lambda node: self._replicate_to(node, project, refs, pack), targets))
         return any(results)
 
-    def _replicate_to(self, node: NodeInfo, project: str, head: str, pack: bytes | None) -> bool:
-        body = json.dumps({"project": project, "head": head, "leader": self.config.node,
+    def _replicate_to(self, node: NodeInfo, project: str, refs: dict[str, str], pack: bytes | None) -> bool:
+        head = refs[MAIN]
+        body = json.dumps({"project": project, "refs": refs, "leader": self.config.node,
                            "leader_url": self.config.url,
                            "pack": base64.b64encode(pack).decode() if pack else None}).encode()
         try:
             status, _, payload = self._call(node.url, "POST", "/cluster/v1/replicate", body,
                                             {"Content-Type": "application/json"}, REPLICATE_SECONDS)
-            if status.startswith("200 ") and json.loads(payload).get("head") == head:
+            if status.startswith("200 ") and json.loads(payload).get("refs") == refs:
                 return True
             log.warning("cluster: %s did not take %s of %s: %s %s", node.id, head, project, status, payload[:200])
             return False
@@ -353,13 +441,31 @@ class ClusterNode:
             project, commit = query.get("project", [""])[0], query.get("commit", [""])[0]
             if not PROJECT_ID.match(project):
                 return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
-            return _json(start_response, 200, {"head": self._head(project),
-                                               "has": bool(commit) and has_commit(self.store, project, commit)})
+            head, has = self._holds(project, commit)
+            return _json(start_response, 200, {"head": head, "has": has})
         if path == "/cluster/v1/replicate" and environ.get("REQUEST_METHOD") == "POST":
             return self._take_copy(environ, start_response)
         if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
             return self._system_call(path, environ, start_response)
         return _json(start_response, 404, {"status": 404, "error": "No such node-to-node call"})
+
+    def _holds(self, project: str, commit: str) -> tuple[str | None, bool]:
+        """/cluster/v1/has, the controller's question before it gives this node the lead: the copy's main head
+        and whether it holds `commit`. Asked about the recorded head, every recorded branch counts: `has` needs
+        all their commits here, and the head is None unless every branch is at its recorded commit, so that a
+        copy with a stale branch is never taken for a current one."""
+        head = self._head(project)
+        has = bool(commit) and has_commit(self.store, project, commit)
+        try:
+            recorded = self.coordination.recorded(project)
+        except COORDINATION_ERRORS:
+            return head, has
+        if commit and commit == recorded.head:
+            wanted = recorded.refs()
+            has = has and all(has_commit(self.store, project, each) for each in wanted.values())
+            if head == recorded.head and self._refs(project) != wanted:
+                head = None
+        return head, has
 
     def _system_call(self, path: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
         """The controller taking a node's key changes, or a node fetching a system commit before it is recorded."""
@@ -382,10 +488,14 @@ class ClusterNode:
     def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         try:
             request = json.loads(_read_body(environ))
-            project, head, leader = str(request["project"]), str(request["head"]), str(request["leader"])
-            leader_url = str(request["leader_url"])
+            project, leader, leader_url = str(request["project"]), str(request["leader"]), str(request["leader_url"])
+            refs = {str(name): str(commit) for name, commit in dict(request["refs"]).items()}
+            if MAIN not in refs or not all(COMMIT_TEXT.fullmatch(commit) for commit in refs.values()):
+                raise ValueError("bad refs")
+            for name in refs:
+                check_branch_name(name)
             pack = base64.b64decode(request["pack"], validate=True) if request.get("pack") else None
-        except (ValueError, KeyError, TypeError, binascii.Error):
+        except (ValueError, KeyError, TypeError, binascii.Error, Invalid):
             return _json(start_response, 400, {"status": 400, "error": "Bad replication request"})
         if not PROJECT_ID.match(project):
             return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
@@ -397,16 +507,20 @@ class ClusterNode:
         if placement.leader != leader or self.config.node not in placement.followers:
             return _json(start_response, 409, {"status": 409, "error": "Not a follower of that leader"})
         try:
-            self._copy(project, leader_url, head, pack)
-        except (FetchFailed, OSError, KeyError) as error:
+            self._copy(project, leader_url, refs, pack)
+        except (FetchFailed, OSError, KeyError, RefMoved) as error:
             return _json(start_response, 502, {"status": 502, "error": f"Fetch failed: {error}"})
-        return _json(start_response, 200, {"head": self._head(project)})
+        return _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
 
     def _forward(self, placement: Placement, environ: dict) -> Answer:
         """The leader's answer to this request, or 503 when the leader cannot be reached."""
         leader = self.coordination.alive_nodes().get(placement.leader or "")
         if leader is None:
             return self._unavailable("The project's leader is not reachable (failover); retry shortly")
+        return self._forward_to(leader, environ)
+
+    def _forward_to(self, leader: NodeInfo, environ: dict) -> Answer:
+        """Another node's answer to this request (the project's leader, or the node running a job)."""
         headers = {name[5:].replace("_", "-").title(): value for name, value in environ.items()
                    if name.startswith("HTTP_") and name[5:].replace("_", "-").lower() not in HOP_BY_HOP}
         # the Host header is kept: the leader's answer names URLs as the client sees them (an import's Location)
@@ -452,6 +566,13 @@ class ClusterNode:
         except Exception:  # (no copy here: NotFound)
             return None
         return head.decode("ascii") if head else None
+
+    def _refs(self, project: str) -> dict[str, str]:
+        """Every branch of this node's copy and its commit (none when there is no copy here)."""
+        try:
+            return refs_of(self.store.project(project))
+        except Exception:  # (no copy here: NotFound)
+            return {}
 
     def _unavailable(self, message: str) -> Answer:
         body = self.hooks.error_bytes(503, message)

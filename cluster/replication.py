@@ -2,7 +2,8 @@
 
 The leader serves `git upload-pack` to the other nodes under /cluster/v1/git/<project> (authenticated by the
 cluster secret, never by an API key: UploadPack below); the follower fetches `main` and the tags with objects
-and refs fsync'd (`core.fsync=committed`), then moves its own branch with Gloss's durable ref update
+and refs fsync'd (`core.fsync=committed`), then moves its own branches (main, and every named branch, which
+the leader's write may have made, moved or deleted) with Gloss's durable ref update
 (Project.adopt_head: the journal's round of fsync), so that a copy acknowledged to the leader survives a power
 loss of the follower as a single node's commit does.
 """
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from storage.errors import NotFound
+from storage.git.refs import HEADS, MAIN
+from storage.project import Project
 from storage.store import Store
 
 SECRET_HEADER = "X-Gloss-Cluster-Secret"
@@ -34,12 +37,13 @@ class FetchFailed(Exception):
     """The follower could not fetch from the leader (the message is git's)."""
 
 
-def fetch(repository: Path, leader_url: str, project: str, secret: str) -> None:
-    """Fetch `main`'s commits and the tags of `project` from the leader into `repository` (no ref but tags
-    moves: the caller moves `main` itself)."""
+def fetch(repository: Path, leader_url: str, project: str, secret: str, branches: Iterable[str] = (MAIN,)) -> None:
+    """Fetch the commits of `branches` and the tags of `project` from the leader into `repository` (no ref but
+    tags moves: the caller moves the branches itself, adopt_refs)."""
+    wanted = [HEADS + name for name in sorted(set(branches))]
     command = ["git", *FETCH_CONFIG, "-c", f"http.extraHeader={SECRET_HEADER}: {secret}",
                "fetch", "--quiet", "--no-write-fetch-head", "--force", "--no-auto-gc",
-               f"{leader_url}/cluster/v1/git/{project}", "refs/heads/main", "+refs/tags/*:refs/tags/*"]
+               f"{leader_url}/cluster/v1/git/{project}", *wanted, "+refs/tags/*:refs/tags/*"]
     try:
         result = subprocess.run(command, cwd=repository, capture_output=True, timeout=FETCH_SECONDS,
                                 env={"GIT_TERMINAL_PROMPT": "0", "PATH": "/usr/bin:/bin", "HOME": str(repository)})
@@ -49,10 +53,10 @@ def fetch(repository: Path, leader_url: str, project: str, secret: str) -> None:
         raise FetchFailed(result.stderr.decode("utf-8", "replace").strip()[-500:])
 
 
-def pack_since(repository: Path, head: str, base: str | None) -> bytes | None:
-    """A thin pack of the commits after `base` up to `head` (what a follower at `base` lacks), or None when it
-    would be larger than INLINE_PACK_BYTES (the follower fetches it instead)."""
-    revisions = f"{head}\n" + (f"^{base}\n" if base else "")
+def pack_since(repository: Path, heads: Iterable[str], bases: Iterable[str]) -> bytes | None:
+    """A thin pack of the commits after `bases` up to `heads` (what a follower at `bases` lacks), or None when
+    it would be larger than INLINE_PACK_BYTES (the follower fetches it instead)."""
+    revisions = "".join(f"{head}\n" for head in sorted(set(heads))) + "".join(f"^{base}\n" for base in sorted(set(bases)))
     result = subprocess.run(["git", "pack-objects", "--stdout", "--revs", "--thin", "-q"], cwd=repository,
                             input=revisions.encode(), capture_output=True, timeout=FETCH_SECONDS)
     if result.returncode != 0 or len(result.stdout) > INLINE_PACK_BYTES:
@@ -68,20 +72,51 @@ def take_pack(repository: Path, pack: bytes) -> bool:
     return result.returncode == 0
 
 
-def copy_from(store: Store, project: str, leader_url: str, head: str, secret: str, pack: bytes | None = None) -> None:
-    """Make this node's copy of `project` hold `head`: from the pack the leader sent, else fetched from the
-    leader, then adopted durably. A head the leader gives is authoritative: a copy that went past it (a write
-    replicated but never recorded) goes back."""
+def refs_of(project: Project) -> dict[str, str]:
+    """Every branch of a copy (main included) and its commit; a ref torn by a crash is left out."""
+    refs = {}
+    for name in project.repo.branch_names():
+        head = project.repo.named_branch(name).valid_head()
+        if head is not None:
+            refs[name] = head.decode("ascii")
+    return refs
+
+
+def adopt_refs(project: Project, refs: dict[str, str]) -> None:
+    """Bring every branch of a copy to `refs` (whose commits are here), durably: main by Project.adopt_head,
+    the others moved by compare-and-swap, made, or deleted when `refs` lacks them. Raises KeyError when a
+    commit is missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
+    for commit in refs.values():
+        project.repo.read_commit(commit.encode("ascii"))
+    if MAIN in refs:
+        project.adopt_head(refs[MAIN].encode("ascii"))
+    for name in project.repo.branch_names():
+        if name != MAIN and name not in refs:
+            branch = project.repo.named_branch(name)
+            current = branch.head()
+            if current is not None:
+                branch.delete(current)
+    for name, commit in refs.items():
+        if name != MAIN:
+            branch = project.repo.named_branch(name)
+            current = branch.head()
+            if current != commit.encode("ascii"):
+                branch.move_head(commit.encode("ascii"), current)
+
+
+def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str], secret: str,
+              pack: bytes | None = None) -> None:
+    """Make this node's copy of `project` hold `refs` (every branch): from the pack the leader sent, else
+    fetched from the leader, then adopted durably. Refs the leader gives are authoritative: a copy that went
+    past them (a write replicated but never recorded) goes back."""
     replica = store.replica(project)
-    target = head.encode("ascii")
-    if replica.repo.head() == target:
+    if refs_of(replica) == refs:
         return
-    try:
-        replica.repo.read_commit(target)
-    except KeyError:
-        if not (pack and take_pack(replica.path, pack) and has_commit(store, project, head)):
-            fetch(replica.path, leader_url, project, secret)
-    replica.adopt_head(target)
+    if not all(has_commit(store, project, commit) for commit in refs.values()):
+        if not (pack and take_pack(replica.path, pack)
+                and all(has_commit(store, project, commit) for commit in refs.values())):
+            fetch(replica.path, leader_url, project, secret, refs)
+    adopt_refs(replica, refs)
 
 
 def system_path(store: Store) -> Path:

@@ -3,6 +3,7 @@ HAProxy, through their public surface: HTTP, `gloss cluster status`, the nodes' 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,10 +20,12 @@ from cluster.demo import LocalCluster, status
 from cluster.processes import ZooKeeper, missing_programs
 from storage.keys import KeyStore
 from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
+from tests.webhook_receiver import Receiver
 
 # one worker runs the whole module (make test: --dist loadgroup), so that its ZooKeeper and clusters start once
 pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]
 PROJECT = "acme-notes"
+HOOK_SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 SESSION = 2.0  # seconds: ZooKeeper takes a silent node for dead after this (the failover tests wait for it)
 
 
@@ -61,6 +64,14 @@ def zookeeper(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def hooks_to_loopback():
+    """The nodes (started with this environment) may deliver webhooks to the test's receiver on loopback."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GLOSS_WEBHOOK_ALLOW", "127.0.0.1/32")
+        yield
+
+
+@pytest.fixture(scope="module")
 def seeded(tmp_path_factory) -> tuple[Path, str]:
     directory = tmp_path_factory.mktemp("seed") / "data"
     return directory, seed_node_data(directory)
@@ -82,7 +93,7 @@ def start_cluster(directory: Path, seeded: tuple[Path, str], zookeeper: ZooKeepe
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory, seeded, zookeeper):
+def cluster(tmp_path_factory, seeded, zookeeper, hooks_to_loopback):
     started = start_cluster(tmp_path_factory.mktemp("cluster"), seeded, zookeeper, "/main")
     yield started
     started.stop()
@@ -188,6 +199,80 @@ def test_a_killed_leader_is_replaced_by_a_current_follower_and_no_acknowledged_w
         assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
         exports.add(request(cluster.urls[node] + "/api/export/all.json", key=key)[2])
     assert len(exports) == 1
+
+
+def branch_head_of(cluster: LocalCluster, node: str, branch: str) -> str:
+    found = subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{branch}"], capture_output=True,
+                           text=True, cwd=cluster.data_dir(node) / "projects" / PROJECT)
+    return found.stdout.strip()
+
+
+def test_branch_writes_and_pushes_are_recorded_like_main_and_survive_the_leaders_death(cluster, seeded, tmp_path):
+    key, url = seeded[1], cluster.balancer.url
+    assert request(url + "/api/branches", "POST", {"name": "feature"}, key)[0] == 201
+    assert request(url + "/api/assets?branch=feature", "POST", {"id": "b.one", "text": "On a branch"}, key)[0] == 201
+    clone = tmp_path / "branches"
+    remote = cluster.urls["n1"].replace("http://", f"http://{key}:@") + f"/git/{PROJECT}.git"
+    assert subprocess.run(["git", "clone", "-q", remote, str(clone)], capture_output=True).returncode == 0
+    git(clone, "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-q", "--allow-empty", "-m", "x")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "HEAD:refs/heads/pushed"], cwd=clone, capture_output=True,
+                            text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    old = placement(cluster)
+    feature = branch_head_of(cluster, old["leader"], "feature")
+    # replicated before the answer: a follower holds both branches, and every node reads the branch's write
+    assert any(branch_head_of(cluster, node, "feature") == feature and branch_head_of(cluster, node, "pushed")
+               for node in old["followers"] if node in cluster.ids)
+    for node in cluster.ids:
+        assert request(cluster.urls[node] + "/api/assets/b.one?branch=feature", key=key)[0] == 200, node
+        assert request(cluster.urls[node] + "/api/assets/b.one", key=key)[0] == 404, node
+    cluster.kill(old["leader"])
+    try:
+        new = wait_until(lambda: (p := placement(cluster))["leader"] != old["leader"] and p, timeout=30)
+        assert branch_head_of(cluster, new["leader"], "feature") == feature
+        assert request(url + "/api/assets/b.one?branch=feature", key=key)[0] == 200
+        # the new leader merges and deletes branches like the old one, replicated the same way
+        assert request(url + "/api/branches/feature/merge", "POST", {}, key)[0] == 200
+        assert request(url + "/api/branches/pushed", "DELETE", key=key)[0] == 200
+        after = placement(cluster)
+        assert any(head_of(cluster, node) == after["head"] and not branch_head_of(cluster, node, "pushed")
+                   for node in after["followers"] if node in cluster.ids)
+        assert request(url + "/api/assets/b.one", key=key)[0] == 200
+    finally:
+        cluster.start_node(old["leader"])
+        cluster.wait_ready(old["leader"])
+    wait_until(lambda: branch_head_of(cluster, old["leader"], "pushed") == "" and
+               head_of(cluster, old["leader"]) == placement(cluster)["head"], timeout=30)
+
+
+def test_each_commit_is_delivered_once_per_hook_by_the_projects_leader_alone(cluster, seeded):
+    key, url = seeded[1], cluster.balancer.url
+    receiver, hook = Receiver(HOOK_SECRET), {"id": "none"}
+    try:
+        code, _, made = request(url + "/api/webhooks", "POST", {"url": receiver.url, "secret": HOOK_SECRET}, key)
+        assert code == 201
+        hook = json.loads(made)
+        for _ in range(3):  # listed whichever node the balancer picks: the leader, which holds it, answers
+            code, _, listed = request(url + "/api/webhooks", key=key)
+            assert code == 200 and [entry["id"] for entry in json.loads(listed)] == [hook["id"]]
+        # every node knows the hook (as when hooks are copied to every node): the leader alone delivers
+        leader = placement(cluster)["leader"]
+        hooks_file = cluster.data_dir(leader) / "webhooks" / f"{PROJECT}.json"
+        for node in cluster.ids:
+            if node != leader:
+                (cluster.data_dir(node) / "webhooks").mkdir(exist_ok=True)
+                shutil.copyfile(hooks_file, cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json")
+        for number in range(3):
+            assert request(url + "/api/assets", "POST", {"id": f"h.{number}", "text": "Hooked"}, key)[0] == 201
+        wait_until(lambda: len(receiver.deliveries) >= 3, timeout=20)
+        time.sleep(1.0)  # time for any other node's deliverer to deliver again
+        assert all(delivery["valid"] for delivery in receiver.deliveries)
+        assert len(receiver.deliveries) == 3 and len({d["id"] for d in receiver.deliveries}) == 3
+    finally:
+        receiver.close()
+        request(url + f"/api/webhooks/{hook['id']}", "DELETE", key=key)
+        for node in cluster.ids:
+            (cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
@@ -351,6 +436,34 @@ def test_an_asynchronous_import_through_the_balancer_reports_its_progress_and_is
     for _ in range(6):
         assert request(cluster.balancer.url + "/api/assets/bulk.499", key=key)[0] == 200
     assert recorded["leader"] in cluster.ids
+
+
+def test_an_asynchronous_import_whose_node_dies_is_reported_finished_or_failed_by_the_others(cluster, seeded):
+    key = seeded[1]
+    leader = placement(cluster)["leader"]
+    body = json.dumps({f"gone.{i}": f"Text {i}" for i in range(3000)}).encode()
+    answer = urllib.request.urlopen(urllib.request.Request(
+        cluster.urls[leader] + "/api/import/json?locale=en&async", data=body, method="POST",
+        headers={"Authorization": f"Loco {key}", "Content-Type": "application/json"}), timeout=60)
+    job = json.loads(answer.read())["id"]
+    cluster.kill(leader)  # while it imports (or just after: either way the job must end known)
+    try:
+        def settled() -> dict | None:
+            code, _, progress = request(cluster.balancer.url + f"/api/import/progress/{job}", key=key)
+            assert code in (200, 503), (code, progress)  # never 404: the cluster knows the job
+            return json.loads(progress) if code == 200 and json.loads(progress)["progress"] == 100 else None
+
+        final = wait_until(settled, timeout=30)
+        print("import job settled as", final)
+        assert bool(final["success"]) != bool(final["error"])
+        imported = request(cluster.balancer.url + "/api/assets/gone.2999", key=key)[0]
+        assert imported == (200 if final["success"] else 404)
+        for node in cluster.ids:  # every node answers alike
+            if node != leader:
+                assert json.loads(request(cluster.urls[node] + f"/api/import/progress/{job}", key=key)[2]) == final
+    finally:
+        cluster.start_node(leader)
+        cluster.wait_ready(leader)
 
 
 def test_dashboard_edits_are_refused_on_a_cluster_and_keyless_conversions_still_answer(cluster):

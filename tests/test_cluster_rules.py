@@ -3,7 +3,7 @@ key merge rule of the system repository. The real thing runs in tests/test_clust
 from __future__ import annotations
 
 from cluster.controller import Controller
-from cluster.coordination import NodeInfo, Placement, Recorded
+from cluster.coordination import NodeInfo, Placement, Recorded, decode_refs, encode_refs
 from cluster.system import merge_change
 
 HEAD = "a" * 40
@@ -77,3 +77,13 @@ def test_a_revoked_key_stays_revoked_whatever_a_stale_copy_sends():
     assert [r["id"] for r in kept] == ["k2"] and revoked == {"k1"}
     kept, revoked = merge_change(kept, revoked, [{"id": "k1"}, {"id": "k3"}], [])  # a stale node sends k1 again
     assert [r["id"] for r in kept] == ["k2", "k3"] and revoked == {"k1"}
+
+
+def test_a_projects_recorded_refs_hold_main_first_and_every_other_branch_and_read_back_the_same():
+    refs = {"main": HEAD, "release/1.0": "b" * 40, "feature": "c" * 40}
+    raw = encode_refs(refs)
+    assert raw.decode().splitlines()[0] == HEAD  # what a recorded head was before branches: still read alike
+    recorded = decode_refs(raw, 4)
+    assert recorded.head == HEAD and recorded.version == 4 and recorded.refs() == refs
+    assert decode_refs(HEAD.encode(), 1).refs() == {"main": HEAD}
+    assert decode_refs(b"", 0) == Recorded(None, 0)
