@@ -15,7 +15,7 @@ from quality import CheckResult, Glossary, checks_for
 from quality.checks import plural_checks
 from storage import AssetRecord, TranslationRecord
 from storage.progress import status_of
-from storage.snapshot import GLOSSARY_FILE, Snapshot
+from storage.snapshot import Snapshot
 
 CHECKS_KEPT = "quality-checks"  # the name a locale chunk keeps its results under (Chunk.keep)
 CHECKS_PART = "quality-checks"  # the storage.derived part that persists them
@@ -23,7 +23,7 @@ CHECKS_PART = "quality-checks"  # the storage.derived part that persists them
 
 def project_glossary(snapshot: Snapshot) -> Glossary:
     """The snapshot's glossary, compiled once per snapshot."""
-    return snapshot.remember(("glossary", snapshot.files.get(GLOSSARY_FILE)),
+    return snapshot.remember(("glossary", snapshot.glossary_blob),
                              lambda: Glossary(snapshot.glossary_terms()))
 
 
@@ -95,7 +95,7 @@ def _chunk_errors(snapshot: Snapshot, locale: str, number: int) -> list[dict[str
     source_locale = snapshot.source_locale
     blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
     key = None if blobs is None else (CHECKS_KEPT, (locale, source_locale),
-                                      (blobs[0], *blobs[1], snapshot.files.get(GLOSSARY_FILE)))
+                                      (blobs[0], *blobs[1], snapshot.glossary_blob))
     kept = chunk.kept(CHECKS_KEPT)
     if key is not None and kept is not None and kept[0] == key:
         records, plural_ids = kept[1], kept[2]

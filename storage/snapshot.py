@@ -229,6 +229,12 @@ class Snapshot:
         return snapshot
 
     # ----------------------------------------------------------------- glossary
+    @property
+    def glossary_blob(self) -> bytes | None:
+        """The blob id of glossary.json (None: no glossary): what is derived from the glossary is the same for
+        the same blob, in whatever snapshot or process."""
+        return self.files.get(GLOSSARY_FILE)
+
     def glossary_terms(self) -> dict[str, dict[str, Any]]:
         """The glossary: term -> {"translations": {locale: text}, "note", "forbidden"}, in the file's order."""
         return dict(self.glossary.items())
