@@ -433,21 +433,21 @@ class ClusterNode:
             ready = self.ready.is_set() and self.coordination.connected()
             return _json(start_response, 200 if ready else 503, {"node": self.config.node, "ready": ready})
         if not self._authenticated(environ):
-            return _json(start_response, 403, {"status": 403, "error": "Node-to-node calls need the cluster secret"})
+            return self._error(start_response, 403, "Node-to-node calls need the cluster secret")
         if path.startswith("/cluster/v1/git/"):
             return self.upload_pack(environ, start_response)
         query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
         if path == "/cluster/v1/has":
             project, commit = query.get("project", [""])[0], query.get("commit", [""])[0]
             if not PROJECT_ID.match(project):
-                return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
+                return self._error(start_response, 400, "Bad project id")
             head, has = self._holds(project, commit)
             return _json(start_response, 200, {"head": head, "has": has})
         if path == "/cluster/v1/replicate" and environ.get("REQUEST_METHOD") == "POST":
             return self._take_copy(environ, start_response)
         if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
             return self._system_call(path, environ, start_response)
-        return _json(start_response, 404, {"status": 404, "error": "No such node-to-node call"})
+        return self._error(start_response, 404, "No such node-to-node call")
 
     def _holds(self, project: str, commit: str) -> tuple[str | None, bool]:
         """/cluster/v1/has, the controller's question before it gives this node the lead: the copy's main head
@@ -480,9 +480,9 @@ class ClusterNode:
                 self.keys.fetch_objects(str(request["source"]))
                 head = None
         except (ValueError, KeyError, TypeError):
-            return _json(start_response, 400, {"status": 400, "error": "Bad system request"})
+            return self._error(start_response, 400, "Bad system request")
         except (FetchFailed, subprocess.SubprocessError, *COORDINATION_ERRORS) as error:
-            return _json(start_response, 503, {"status": 503, "error": str(error)})
+            return self._error(start_response, 503, str(error))
         return _json(start_response, 200, {"head": head})
 
     def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -496,20 +496,20 @@ class ClusterNode:
                 check_branch_name(name)
             pack = base64.b64decode(request["pack"], validate=True) if request.get("pack") else None
         except (ValueError, KeyError, TypeError, binascii.Error, Invalid):
-            return _json(start_response, 400, {"status": 400, "error": "Bad replication request"})
+            return self._error(start_response, 400, "Bad replication request")
         if not PROJECT_ID.match(project):
-            return _json(start_response, 400, {"status": 400, "error": "Bad project id"})
+            return self._error(start_response, 400, "Bad project id")
         try:
             placement = self.coordination.placement(project)
         except COORDINATION_ERRORS:
-            return _json(start_response, 503, {"status": 503, "error": "No coordination service"})
+            return self._error(start_response, 503, "No coordination service")
         # a fenced leader's copy never overwrites the new leader's, nor reaches a follower of another leader
         if placement.leader != leader or self.config.node not in placement.followers:
-            return _json(start_response, 409, {"status": 409, "error": "Not a follower of that leader"})
+            return self._error(start_response, 409, "Not a follower of that leader")
         try:
             self._copy(project, leader_url, refs, pack)
         except (FetchFailed, OSError, KeyError, RefMoved) as error:
-            return _json(start_response, 502, {"status": 502, "error": f"Fetch failed: {error}"})
+            return self._error(start_response, 502, f"Fetch failed: {error}")
         return _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
 
     def _forward(self, placement: Placement, environ: dict) -> Answer:
@@ -574,6 +574,10 @@ class ClusterNode:
         except Exception:  # (no copy here: NotFound)
             return {}
 
+    def _error(self, start_response: Callable, status: int, message: str) -> list[bytes]:
+        """A node-to-node call refused, in Gloss's one JSON error body (app.errors, through the hooks)."""
+        return _answer(start_response, status, self.hooks.error_bytes(status, message))
+
     def _unavailable(self, message: str) -> Answer:
         body = self.hooks.error_bytes(503, message)
         return "503 SERVICE UNAVAILABLE", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
@@ -594,7 +598,10 @@ def _read_body(environ: dict) -> bytes:
 
 
 def _json(start_response: Callable, status: int, data: dict) -> list[bytes]:
-    body = json.dumps(data).encode()
+    return _answer(start_response, status, json.dumps(data).encode())
+
+
+def _answer(start_response: Callable, status: int, body: bytes) -> list[bytes]:
     reason = http.client.responses.get(status, "")
     start_response(f"{status} {reason.upper()}", [("Content-Type", "application/json"),
                                                   ("Content-Length", str(len(body)))])

@@ -20,6 +20,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
+from storage.git.refs import BRANCH_REF
 from storage.gitrepo import GitRepo
 from storage.keys import KeyStore
 
@@ -59,7 +60,7 @@ class SystemRepository:
                 pass
 
     def head(self) -> str | None:
-        result = self._git("rev-parse", "--verify", "-q", "refs/heads/main", check=False)
+        result = self._git("rev-parse", "--verify", "-q", BRANCH_REF, check=False)
         return result.stdout.decode().strip() or None
 
     def has(self, commit: str) -> bool:
@@ -92,12 +93,12 @@ class SystemRepository:
         return commit
 
     def move(self, commit: str, expected: str | None) -> None:
-        self._git("update-ref", "refs/heads/main", commit, expected or "")
+        self._git("update-ref", BRANCH_REF, commit, expected or "")
 
     def fetch(self, source_url: str, secret: str) -> None:
         result = self._git(*FETCH_CONFIG, "-c", f"http.extraHeader={SECRET_HEADER}: {secret}", "fetch", "--quiet",
                            "--no-write-fetch-head", "--no-auto-gc", f"{source_url}/cluster/v1/git/{SYSTEM}",
-                           "refs/heads/main", check=False)
+                           BRANCH_REF, check=False)
         if result.returncode != 0:
             raise FetchFailed(result.stderr.decode("utf-8", "replace").strip()[-500:])
 
