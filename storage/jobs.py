@@ -24,25 +24,33 @@ INTERRUPTED = "The import was interrupted (the server process stopped) before it
 COMMITTED = "The import was committed; the server process stopped before it could report the details"
 
 
-def process_token(pid: int) -> str:
-    """`pid:start-time`, unique to one process even when the pid is reused (start time from /proc)."""
+def _stat_fields(pid: int) -> list[bytes]:
+    """The fields of /proc/<pid>/stat after the command name (state first, start time at index 19); [] when
+    there is no such process (or no /proc)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-        start = stat.rsplit(b")", 1)[1].split()[19].decode()
+            return handle.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
-        start = ""
-    return f"{pid}:{start}"
+        return []
+
+
+def process_token(pid: int) -> str:
+    """`pid:start-time`, unique to one process even when the pid is reused (start time from /proc)."""
+    fields = _stat_fields(pid)
+    return f"{pid}:{fields[19].decode() if len(fields) > 19 else ''}"
 
 
 def process_alive(token: str) -> bool:
-    """Whether the process a token names still runs."""
+    """Whether the process a token names still runs. A zombie does not: a worker killed with its master is
+    reparented, and until something reaps it (a container's first process may never) its /proc entry stays,
+    start time and all; its job would be reported running forever."""
     pid_text, _, start = token.partition(":")
     if not pid_text.isdigit():
         return False
     pid = int(pid_text)
     if start:
-        return process_token(pid) == token
+        fields = _stat_fields(pid)
+        return len(fields) > 19 and fields[19].decode() == start and fields[0] not in (b"Z", b"X")
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

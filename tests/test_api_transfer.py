@@ -327,6 +327,31 @@ def test_async_import_failure_is_reported_in_the_job(client, demo):
     assert "line 2" in progress["error"] and progress["success"] == ""
 
 
+def test_a_job_whose_process_died_is_reported_interrupted_even_while_that_process_is_an_unreaped_zombie(
+        client, demo, store):
+    """A worker killed with its master is reparented; until something reaps it (a container's first process may
+    never), /proc still lists it as a zombie with its start time: the job must not be reported running forever."""
+    import subprocess
+
+    from storage.jobs import INTERRUPTED, JobStore, process_token
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        jobs = JobStore(store.jobs_dir)
+        job = jobs.create(demo[0].id)
+        job.owner = process_token(child.pid)
+        jobs.update(job, progress=30)
+        api = Api(client, demo[1].full)
+        assert api.get(f"/api/import/progress/{job.id}")[1]["progress"] == 30  # its process runs: still running
+        child.kill()  # not waited for: a zombie until reaped below
+        wait_until(lambda: open(f"/proc/{child.pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z", timeout=10)
+        status, progress = api.get(f"/api/import/progress/{job.id}")
+        assert status == 200 and progress["progress"] == 100 and progress["error"] == INTERRUPTED
+    finally:
+        child.kill()
+        child.wait()
+
+
 def test_progress_of_unknown_or_empty_job(client, demo):
     api = Api(client, demo[1].full)
     assert api.get("/api/import/progress/" + "0" * 32)[0] == 404
