@@ -10,7 +10,6 @@ import hmac
 import json
 import os
 import secrets
-import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -19,6 +18,7 @@ from filelock import FileLock
 
 from .errors import Invalid, NotFound
 from .operations import Actor
+from .watched import WatchedJson
 
 # What each type of key may do, the one statement of it (the API, the dashboard, Git over HTTP and the
 # OpenAPI document ask here): "read" project data, "export" files (build pipelines hold export keys), "write".
@@ -68,29 +68,12 @@ class KeyStore:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = FileLock(str(self.path) + ".lock", thread_local=False)
-        self._cache: tuple[tuple[int, int, int], list[ApiKey]] | None = None
-        self._cache_lock = threading.Lock()
+        self._file: WatchedJson[list[ApiKey]] = WatchedJson(
+            self.path, lambda data: [ApiKey(**record) for record in data.get("keys", [])], [])
 
     # ----------------------------------------------------------------- reading
-    def _stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
-
     def all(self) -> list[ApiKey]:
-        stamp = self._stamp()
-        if stamp is None:
-            return []
-        cached = self._cache
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        with self._cache_lock:
-            records = json.loads(self.path.read_text("utf-8")).get("keys", [])
-            keys = [ApiKey(**record) for record in records]
-            self._cache = (stamp, keys)
-        return keys
+        return self._file.read()
 
     def verify(self, key: str) -> ApiKey | None:
         """The record of a presented key, or None; constant time in the key's content."""

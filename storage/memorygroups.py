@@ -9,9 +9,7 @@ without opening every repository.
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 from pathlib import Path
 
 from filelock import FileLock
@@ -20,6 +18,7 @@ from limits import MAX_MEMORY_GROUP_CHARS, describe
 
 from .derived import write_atomically
 from .errors import Invalid
+from .watched import WatchedJson
 
 FILE = "memory-groups.json"  # in the data directory
 GROUP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -43,28 +42,11 @@ class MemoryGroups:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = FileLock(str(self.path) + ".lock", thread_local=False)
-        self._cache: tuple[tuple[int, int, int], dict[str, str]] | None = None
-        self._cache_lock = threading.Lock()
-
-    def _stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        self._file: WatchedJson[dict[str, str]] = WatchedJson(self.path, lambda data: data.get("groups", {}), {})
 
     def all(self) -> dict[str, str]:
         """project id -> its group."""
-        stamp = self._stamp()
-        if stamp is None:
-            return {}
-        cached = self._cache
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        with self._cache_lock:
-            groups = json.loads(self.path.read_text("utf-8")).get("groups", {})
-            self._cache = (stamp, groups)
-        return groups
+        return self._file.read()
 
     def group(self, project_id: str) -> str | None:
         return self.all().get(project_id)

@@ -98,6 +98,15 @@ def git(repo: Path | str, *args: str) -> str:
     return result.stdout
 
 
+def clone_as_tester(project_path: Path, tmp_path: Path) -> Path:
+    """A clone of a project repository (by path, not over HTTP) with a committer set, as a developer edits one."""
+    target = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(project_path), str(target))
+    git(target, "config", "user.name", "Tester")
+    git(target, "config", "user.email", "tester@example.com")
+    return target
+
+
 def assert_fsck_clean(repo: Path | str) -> None:
     """`git fsck --strict` finds nothing wrong with `repo`.
 

@@ -11,7 +11,7 @@ from storage.checks import CommitChecker
 from storage.errors import Invalid
 from storage.gitrepo import GitRepo
 from tests.formats.samples import run_tool
-from tests.support import SHARED, git, require_module, require_tool
+from tests.support import SHARED, clone_as_tester, git, require_module, require_tool
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 TBX_SCHEMA = "TBXcoreStructV03_TBX-Basic_integrated.rng"  # LTAC-Global/TBX-Basic_dialect, DCA/
@@ -180,12 +180,7 @@ def test_a_broken_or_hostile_tbx_file_is_a_json_4xx(api, data):
 
 @pytest.fixture
 def clone(demo, tmp_path) -> Path:
-    project, _ = demo
-    target = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(project.path), str(target))
-    git(target, "config", "user.name", "Tester")
-    git(target, "config", "user.email", "tester@example.com")
-    return target
+    return clone_as_tester(demo[0].path, tmp_path)
 
 
 def _push_check(clone: Path, content: str) -> None:

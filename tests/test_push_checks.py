@@ -11,19 +11,14 @@ import pytest
 from storage.checks import CommitChecker
 from storage.errors import Invalid
 from storage.gitrepo import GitRepo
-from tests.support import edit_line as edit, git
+from tests.support import clone_as_tester, edit_line as edit, git
 
 LIVE_KEY = "A" * 16 + "b_-" + "c" * 13  # 32 URL-safe characters, like a Gloss key
 
 
 @pytest.fixture
 def clone(demo, tmp_path) -> Path:
-    project, _ = demo
-    target = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(project.path), str(target))
-    git(target, "config", "user.name", "Tester")
-    git(target, "config", "user.email", "tester@example.com")
-    return target
+    return clone_as_tester(demo[0].path, tmp_path)
 
 
 def check(clone: Path, full: bool) -> None:
