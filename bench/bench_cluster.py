@@ -40,12 +40,17 @@ from storage.store import Store  # noqa: E402
 PROJECT = "acme-notes"
 
 
-def post(base: str, path: str, fields: dict, key: str, timeout: float = 60) -> int:
+def call(base: str, method: str, path: str, key: str, fields: dict | None = None, timeout: float = 60) -> int:
+    """The status of one request (0: no answer), form fields for a POST."""
     parsed = urllib.parse.urlsplit(base)
     connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout)
+    headers = {"Authorization": f"Loco {key}"}
+    body = None
+    if fields is not None:
+        body = urllib.parse.urlencode(fields)
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
     try:
-        connection.request("POST", path, urllib.parse.urlencode(fields),
-                           {"Authorization": f"Loco {key}", "Content-Type": "application/x-www-form-urlencoded"})
+        connection.request(method, path, body, headers)
         response = connection.getresponse()
         response.read()
         return response.status
@@ -53,20 +58,14 @@ def post(base: str, path: str, fields: dict, key: str, timeout: float = 60) -> i
         return 0
     finally:
         connection.close()
+
+
+def post(base: str, path: str, fields: dict, key: str, timeout: float = 60) -> int:
+    return call(base, "POST", path, key, fields, timeout)
 
 
 def get(base: str, path: str, key: str) -> int:
-    parsed = urllib.parse.urlsplit(base)
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
-    try:
-        connection.request("GET", path, headers={"Authorization": f"Loco {key}"})
-        response = connection.getresponse()
-        response.read()
-        return response.status
-    except (OSError, http.client.HTTPException):
-        return 0
-    finally:
-        connection.close()
+    return call(base, "GET", path, key)
 
 
 def percentile(values: list[float], share: float) -> float:
