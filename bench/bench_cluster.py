@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import os
 import signal
 import statistics
