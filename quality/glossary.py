@@ -47,6 +47,9 @@ class Found:
                 "forbidden": self.term.forbidden}
 
 
+_WORD = re.compile(r"\w+")
+
+
 class _Matcher:
     """Words (terms) found in texts, case-insensitively: (the words as the text spells them, start, end)."""
 
@@ -55,6 +58,12 @@ class _Matcher:
         self.lower = re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(word.lower()) for word in ordered)})(?!\w)")
         self.any_case = re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(word) for word in ordered)})(?!\w)",
                                    re.IGNORECASE)
+        # The words that are one run of word characters, lower-cased: found exactly as a text's words (below).
+        self.single = {word.lower() for word in words if _WORD.fullmatch(word.lower())}
+        # The leading word-run of every other word: a text without it as a word cannot hold that word.
+        others = [word.lower() for word in words if word.lower() not in self.single]
+        leads = [_WORD.match(word) for word in others]
+        self.leads: set[str] | None = None if not all(leads) else {lead.group(0) for lead in leads if lead}
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         lower = text.lower()
@@ -65,7 +74,15 @@ class _Matcher:
         """The words found, lower-cased (no spans: what most callers need, at the cost of one findall)."""
         lower = text.lower()
         if len(lower) == len(text):
-            return self.lower.findall(lower)
+            if self.leads is None:  # a word starting with no word character: only the expression finds it
+                return self.lower.findall(lower)
+            tokens = _WORD.findall(lower)
+            if not self.leads.isdisjoint(tokens):
+                return self.lower.findall(lower)
+            # No word of several runs can match: a match is then a whole word of the text, preceded and followed
+            # by no word character, and every such word is one (the expression over 200 terms costs 4x more).
+            single = self.single
+            return [token for token in tokens if token in single]
         return [found.lower() for found in self.any_case.findall(text)]
 
 
