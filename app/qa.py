@@ -9,11 +9,12 @@ changes one chunk, so checking the locale again recomputes that chunk and reuses
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from quality import CheckResult, Glossary, checks_for
 from quality.checks import plural_checks
 from storage import AssetRecord, TranslationRecord
+from storage.canonical import Chunk
 from storage.progress import status_of
 from storage.snapshot import Snapshot
 
@@ -115,23 +116,60 @@ def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> tuple[list[dic
     """(records of the chunk's translations that fail a check, ids of its assets with plural forms)."""
     source_locale = snapshot.source_locale
     is_source = locale == source_locale
-    assets = snapshot.asset_entries(number)
-    sources = snapshot.translation_entries(source_locale, number)
+    targets = snapshot.locale_chunk(locale, number)
+    if targets is None:
+        return [], []
+    assets = snapshot.asset_chunk(number)
+    sources = snapshot.locale_chunk(source_locale, number)
     glossary = project_glossary(snapshot)
     records: list[dict[str, Any]] = []
     plural_ids = []
-    for asset_id, entry in snapshot.translation_entries(locale, number).items():
-        asset = assets.get(asset_id)
+    # Only the texts are read of the translations (the whole entry of a failing one): decoding every entry
+    # made 200,000 dicts per 100k translations, a third of the time with the collections they set off.
+    target_texts = targets.leading_strings("text")
+    source_texts = sources.leading_strings("text") if sources is not None else {}
+    for asset_id in targets.keys():
+        asset = _checked_fields(assets, asset_id)
         if asset is None:
             continue
         if asset.get("plurals") and not is_source:
             plural_ids.append(asset_id)
-        source_entry = sources.get(asset_id)
-        source = source_entry["text"] if source_entry else None
-        results = checks_for(asset, source, entry["text"], locale, glossary, source_locale=source_locale)
+        source = source_texts.get(asset_id)
+        if source is None and sources is not None:
+            source = _text(sources, asset_id)
+        target = target_texts.get(asset_id)
+        if target is None:
+            target = _text(targets, asset_id)
+        if target is None:
+            continue
+        results = checks_for(asset, source, target, locale, glossary, source_locale=source_locale)
         if results:
+            entry = targets.peek(asset_id)
+            assert entry is not None
             records.append(_record(asset_id, entry, source, is_source, results))
     return records, plural_ids
+
+
+def _checked_fields(assets: Chunk[AssetRecord], asset_id: str) -> Mapping[str, Any] | None:
+    """What the checks read of an asset (`printf`, `type`, `max_length`, `plurals`: see checks_for), its two
+    strings decoded alone when its line allows, else the whole entry (None: no such asset)."""
+    if asset_id not in assets:
+        return None
+    line = assets.line(asset_id)
+    if '"max_length"' not in line and '"plurals"' not in line:
+        printf, kind = assets.string_field(asset_id, "printf"), assets.string_field(asset_id, "type")
+        if (printf is not None or '"printf"' not in line) and (kind is not None or '"type"' not in line):
+            return {"printf": printf or "", "type": kind}
+    return assets.peek(asset_id)
+
+
+def _text(chunk: Chunk[TranslationRecord], asset_id: str) -> str | None:
+    """The text of a translation in a chunk, decoded alone when its line allows (None: no such entry)."""
+    text = chunk.string_field(asset_id, "text")
+    if text is None:
+        entry = chunk.peek(asset_id)
+        text = entry["text"] if entry else None
+    return text
 
 
 def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str, Any]],

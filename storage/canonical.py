@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from typing import Any, Callable, Generic, Iterable, Iterator, Mapping, TypeVar
 
@@ -44,6 +45,20 @@ def _field_marker(field: str, after: str) -> str:
 def dump_key(key: str) -> str:
     """A key as its line starts with it (json.dumps(key, ensure_ascii=False))."""
     return _encoder.encode(key)
+
+
+_JSON_STRING = r'([^"\\\n]*(?:\\.[^"\\\n]*)*)"'  # a JSON string's body and its closing quote (linear: unrolled)
+
+
+@functools.lru_cache(maxsize=8)
+def _leading_string(field: str) -> re.Pattern[str]:
+    """A line `"key": {"field": "value"...` after a newline: its key and value as JSON spells them."""
+    return re.compile('\n"' + _JSON_STRING + ": {" + re.escape(_field_marker(field, ': "')) + _JSON_STRING)
+
+
+def _unescaped(body: str) -> str:
+    """A JSON string's body decoded (itself when it has no escape: the usual case)."""
+    return scanstring(body + '"', 0)[0] if "\\" in body else body
 
 
 def _key_and_value_start(line: str) -> tuple[str, int]:
@@ -288,6 +303,16 @@ class Chunk(Generic[E]):
         if found < 0 or line.find("{", start, found) >= 0 or line.find("[", start, found) >= 0:
             return None
         return scanstring(line, found + len(marker))[0]
+
+    def leading_strings(self, field: str) -> dict[str, str]:
+        """key -> the value of `field` for every entry whose line starts with it as a string (a translation's
+        text, as canonical lines write it): one match a line, no entry decoded; an entry missing here (another
+        spelling, as a push may write it) is read with string_field or peek."""
+        text = "\n" + "\n".join(self._lines.values())  # no line holds a newline: JSON escapes them
+        pairs = _leading_string(field).findall(text)
+        if "\\" not in text:
+            return dict(pairs)  # nothing escaped (the usual case): the C scanner's strings as they are
+        return {_unescaped(key): _unescaped(value) for key, value in pairs}
 
     def may_have_field(self, key: str, field: str) -> bool:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""

@@ -86,6 +86,18 @@ def test_a_string_field_read_off_its_line_is_the_parsed_value_or_none_when_the_l
     assert chunk.string_field("absent", field) is None
 
 
+def test_the_leading_strings_of_a_chunk_are_its_entries_values_where_the_field_comes_first():
+    entries = {"plain": {"text": "Hello", "rev": 1}, "esc\\ \"key\"": {"text": 'Say "hi" \\ é\n\t\u2028', "rev": 2},
+               "later": {"rev": 1, "text": "Hello"}, "empty": {"text": "", "rev": 1},
+               "nested": {"meta": {"text": "no"}, "rev": 1}, "other": {"context": "x", "text": "y"}}
+    chunk = Chunk.parse(Chunk({}).with_changes(entries, lambda key: 0).to_bytes())
+    found = chunk.leading_strings("text")
+    assert found == {"plain": "Hello", "esc\\ \"key\"": 'Say "hi" \\ é\n\t\u2028', "empty": ""}
+    assert all(chunk.get(key)["text"] == value for key, value in found.items())
+    assert chunk_of(BASE).leading_strings("text") == {"a": "A", "b": "B", "c": "C"}  # nothing escaped
+    assert Chunk({}).leading_strings("text") == {}
+
+
 def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
     chunk = chunk_of({"a": {"text": "Hello", "rev": 1}, "b": {"rev": 1, "text": "Hello"}})
     assert chunk.starts_with("a", "text", "Hello")

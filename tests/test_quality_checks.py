@@ -184,3 +184,29 @@ def test_terms_are_found_with_their_spans_in_texts_whose_lower_case_is_longer():
     text = "İstanbul BUG report"  # "İ".lower() is two characters: the spans must still be the text's
     assert [(found.term.term, text[found.start:found.end]) for found in glossary.found_in(text)] == [("Bug", "BUG")]
     assert [(found.start, found.end) for found in glossary.found_in("a bug")] == [(2, 5)]
+
+
+# Glossaries whose terms are single words, several words, overlapping, or start with punctuation; and texts that
+# hold them whole, inside longer words, in other cases and scripts (the word fast path must find what the
+# expression over every term finds).
+GLOSSARIES = [
+    ["bug", "widget7", "Straße", "naïve", "log"],
+    ["pull", "pull request", "request", "merge-request", "C++"],
+    [".NET", "bug", "e-mail"],
+    [f"widget{n}" for n in range(30)],
+]
+TEXTS = [
+    "", "bug", "A bug!", "debug the login log", "BUG-report: pull  request", "Open the Pull Request, then pull.",
+    "widget7 widget70 widget3x x_widget3 widget3", "STRASSE straße Straße's", "a naïve NAÏVE e-mail E-MAIL email",
+    "Use C++ or .NET (.net) with C", "merge-request merge request", "İstanbul bug ﬁle log", "\tbug\nlog\n",
+    "Delete %d widget1 files from %s?", "<b>Save</b> the widget2 &amp; quit.", "Le widget9fr numéro 9 est prêt.",
+]
+
+
+@pytest.mark.parametrize("terms", GLOSSARIES)
+def test_the_terms_found_in_a_text_are_those_the_spans_show_for_every_kind_of_term(terms):
+    glossary = Glossary({term: {"translations": {}, "forbidden": True} for term in terms})
+    for text in TEXTS:
+        spans = list(dict.fromkeys(found.term.term for found in glossary.found_in(text)))
+        assert [term.term for term in glossary.terms_in(text)] == spans, text
+        assert [term.term for term, _ in glossary.forbidden_in(text, "fr")] == spans, text
