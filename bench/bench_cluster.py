@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_storage import scratch_directory  # noqa: E402
+from bench.bench_storage import percentile, scratch_directory  # noqa: E402
 from cluster.demo import LocalCluster, status  # noqa: E402
 from cluster.processes import free_port, signal_group, stop  # noqa: E402
 from app.cli import seed_node_data  # noqa: E402
@@ -65,11 +65,6 @@ def post(base: str, path: str, fields: dict, key: str, timeout: float = 60) -> i
 
 def get(base: str, path: str, key: str) -> int:
     return call(base, "GET", path, key)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def latencies(base: str, key: str, count: int, prefix: str) -> list[float]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Callable
 from filelock import FileLock
 
 from .errors import Invalid, NotFound
+from .git.durable import replace_durably
 from .operations import Actor
 from .watched import WatchedJson
 
@@ -149,10 +149,8 @@ class KeyStore:
             return []
 
     def _save_records(self, records: list[dict]) -> None:
-        temp = self.path.with_suffix(".tmp")
-        temp.write_text(json.dumps({"keys": records}, indent=2) + "\n", "utf-8")
-        os.chmod(temp, 0o600)
-        os.replace(temp, self.path)
+        # durable, and readable by the owner only from the temp file's creation on
+        replace_durably(self.path, (json.dumps({"keys": records}, indent=2) + "\n").encode("utf-8"), 0o600)
 
 
 def _new_secret() -> str:

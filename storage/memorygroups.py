@@ -16,8 +16,8 @@ from filelock import FileLock
 
 from limits import MAX_MEMORY_GROUP_CHARS, describe
 
-from .derived import write_atomically
 from .errors import Invalid
+from .git.durable import replace_durably
 from .watched import WatchedJson
 
 FILE = "memory-groups.json"  # in the data directory
@@ -69,4 +69,4 @@ class MemoryGroups:
             else:
                 groups[project_id] = group
             data = json.dumps({"groups": dict(sorted(groups.items()))}, indent=2) + "\n"
-            write_atomically(self.path, data.encode("utf-8"))
+            replace_durably(self.path, data.encode("utf-8"))  # an operator's decision, not derived data
