@@ -39,6 +39,9 @@ class WatchedJson(Generic[T]):
         if cached is not None and cached[0] == stamp:
             return cached[1]
         with self._lock:
-            value = self._parse(json.loads(self.path.read_text("utf-8")))
+            try:
+                value = self._parse(json.loads(self.path.read_text("utf-8")))
+            except FileNotFoundError:  # removed since its stamp was taken
+                return self._empty
             self._cache = (stamp, value)
         return value

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 import secrets
 import threading
 from dataclasses import asdict, dataclass, field, fields
@@ -27,6 +26,7 @@ from limits import MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_DELIVERIES_KEPT, describe
 from .errors import Invalid, NotFound
 from .git import durable
 from .trailers import Action
+from .watched import WatchedJson
 
 TEXTS_CHANGED = "translation.changed"
 BRANCH_MERGED = "branch.merged"
@@ -123,7 +123,7 @@ class HookStore:
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._cache: dict[str, tuple[tuple[int, int, int], list[Hook]]] = {}
+        self._watched: dict[str, WatchedJson[list[Hook]]] = {}  # the deliverer's cached looks, per project
         self._cache_lock = threading.Lock()
 
     def _path(self, project: str) -> Path:
@@ -141,17 +141,11 @@ class HookStore:
         path = self._path(project)
         if not cached:
             return self._load(path)
-        try:
-            stat = os.stat(path)
-        except FileNotFoundError:
-            return []
-        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        kept = self._cache.get(project)
-        if kept is None or kept[0] != stamp:
+        watched = self._watched.get(project)
+        if watched is None:
             with self._cache_lock:
-                kept = (stamp, self._load(path))
-                self._cache[project] = kept
-        return [Hook.from_record(asdict(hook)) for hook in kept[1]]
+                watched = self._watched.setdefault(project, WatchedJson(path, _hooks_in, []))
+        return [Hook.from_record(asdict(hook)) for hook in watched.read()]
 
     def hook(self, project: str, hook_id: str) -> Hook:
         found = next((hook for hook in self.hooks(project) if hook.id == hook_id), None)
@@ -209,15 +203,19 @@ class HookStore:
     @staticmethod
     def _load(path: Path) -> list[Hook]:
         try:
-            records = json.loads(path.read_bytes()).get("hooks", [])
+            return _hooks_in(json.loads(path.read_bytes()))
         except FileNotFoundError:
             return []
-        return [Hook.from_record(record) for record in records]
 
     def _save(self, path: Path, hooks: list[Hook]) -> None:
         """Replace the file atomically and durably: a crash leaves the old file or the new one, whole."""
         data = json.dumps({"hooks": [asdict(hook) for hook in hooks]}, ensure_ascii=False).encode("utf-8")
         durable.replace_durably(path, data, 0o600)
+
+
+def _hooks_in(data: Any) -> list[Hook]:
+    """The hooks a project's file holds."""
+    return [Hook.from_record(record) for record in data.get("hooks", [])]
 
 
 SECRET_PREFIX = "whsec_"
