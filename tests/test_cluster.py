@@ -456,7 +456,9 @@ def test_an_asynchronous_import_whose_node_dies_is_reported_finished_or_failed_b
         final = wait_until(settled, timeout=30)
         print("import job settled as", final)
         assert bool(final["success"]) != bool(final["error"])
-        imported = request(cluster.balancer.url + "/api/assets/gone.2999", key=key)[0]
+        # the job may settle before a new leader is in place: until then a read is a 503 (the failover window)
+        imported = wait_until(lambda: (code := request(cluster.balancer.url + "/api/assets/gone.2999", key=key)[0])
+                              != 503 and code, timeout=30)
         assert imported == (200 if final["success"] else 404)
         for node in cluster.ids:  # every node answers alike
             if node != leader:
