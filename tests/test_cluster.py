@@ -456,13 +456,17 @@ def test_an_asynchronous_import_whose_node_dies_is_reported_finished_or_failed_b
         final = wait_until(settled, timeout=30)
         print("import job settled as", final)
         assert bool(final["success"]) != bool(final["error"])
-        # the job may settle before a new leader is in place: until then a read is a 503 (the failover window)
-        imported = wait_until(lambda: (code := request(cluster.balancer.url + "/api/assets/gone.2999", key=key)[0])
-                              != 503 and code, timeout=30)
+        def past_failover(url: str) -> tuple[int, str]:
+            """The answer at `url` once it is not a 503: the job may settle before a new leader is in place, and
+            until then a node that would forward answers 503 (the failover window)."""
+            return wait_until(lambda: (answer := request(url, key=key))[0] != 503 and (answer[0], answer[2]),
+                              timeout=30)
+
+        imported = past_failover(cluster.balancer.url + "/api/assets/gone.2999")[0]
         assert imported == (200 if final["success"] else 404)
         for node in cluster.ids:  # every node answers alike
             if node != leader:
-                assert json.loads(request(cluster.urls[node] + f"/api/import/progress/{job}", key=key)[2]) == final
+                assert json.loads(past_failover(cluster.urls[node] + f"/api/import/progress/{job}")[1]) == final
     finally:
         cluster.start_node(leader)
         cluster.wait_ready(leader)
