@@ -78,7 +78,7 @@ def wire_cluster(app: Flask, config_file: str, store: Store, keys: KeyStore) -> 
     from .relay import call_application
 
     node = ClusterNode(ClusterConfig.load(Path(config_file)), store,
-                       Hooks(project_of_key(keys), call_application, error_bytes))
+                       Hooks(project_of_key(keys), call_application, error_bytes), app.extensions["gloss.webhooks"])
     app.extensions["gloss.cluster"] = node
     app.wsgi_app = node.wrap(app.wsgi_app)  # type: ignore[method-assign]
 

@@ -45,19 +45,21 @@ from storage.git.refs import MAIN, RefMoved, check_branch_name
 from storage.project import Project
 from storage.store import PROJECT_ID, Store
 from storage.trailers import Trailer
+from storage.webhooks import HookStore
 
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
 from .replication import SECRET_HEADER, FetchFailed, UploadPack, adopt_refs, copy_from, has_commit, pack_since, refs_of
 from .system import KEYS_ROUND, KeysSync
+from .webhooks import PATH as HOOKS_PATH, HookCopies
 
 log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-# an import's progress lives where the import runs, and a project's webhooks where they were made (each node
-# keeps them in its DATA/webhooks): the leader, which made both
+# an import's progress lives where the import runs; a project's webhooks are copied to every node
+# (cluster.webhooks), but their latest attempts are the leader's, which delivers
 LEADER_READS = ("/api/import/progress/", "/api/webhooks")
 SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
@@ -101,7 +103,7 @@ def _git_project(path: str) -> str | None:
 
 
 class ClusterNode:
-    def __init__(self, config: ClusterConfig, store: Store, hooks: Hooks):
+    def __init__(self, config: ClusterConfig, store: Store, hooks: Hooks, webhooks: HookStore | None = None):
         self.config = config
         self.store = store
         self.hooks = hooks
@@ -120,6 +122,9 @@ class ClusterNode:
         self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
                              store.data_dir, lambda url, method, path, body: self._call(
                                  url, method, path, body, {"Content-Type": "application/json"}, REPLICATE_SECONDS))
+        self.webhooks = HookCopies(webhooks, self.coordination, config.node, lambda url, method, path, body, timeout:
+                                   self._call(url, method, path, body, {"Content-Type": "application/json"}, timeout)
+                                   ) if webhooks is not None else None
 
     def wrap(self, app: WsgiApp) -> "ClusterNode":
         self.app = app
@@ -156,8 +161,11 @@ class ClusterNode:
                     self.coordination.register(self.config.node, self.config.url)
                 self.ready.set()
                 self._propose_new_projects()
-                for project in self.coordination.projects():
+                projects = self.coordination.projects()
+                for project in projects:
                     self._sync(project)
+                if self.webhooks is not None:
+                    self.webhooks.round(projects)
                 if self.controller.leading.is_set() and time.monotonic() > self._jobs_swept + JOB_SWEEP_SECONDS:
                     self.coordination.sweep_jobs(JOB_KEEP_SECONDS)
                     self._jobs_swept = time.monotonic()
@@ -447,6 +455,8 @@ class ClusterNode:
             return self._take_copy(environ, start_response)
         if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
             return self._system_call(path, environ, start_response)
+        if path == HOOKS_PATH and self.webhooks is not None:
+            return self._hooks_call(environ, query, start_response)
         return self._error(start_response, 404, "No such node-to-node call")
 
     def _holds(self, project: str, commit: str) -> tuple[str | None, bool]:
@@ -484,6 +494,25 @@ class ClusterNode:
         except (FetchFailed, subprocess.SubprocessError, *COORDINATION_ERRORS) as error:
             return self._error(start_response, 503, str(error))
         return _json(start_response, 200, {"head": head})
+
+    def _hooks_call(self, environ: dict, query: dict, start_response: Callable) -> Iterable[bytes]:
+        """A project's webhooks between nodes (cluster.webhooks): the leader's copy given (GET) or taken (POST)."""
+        assert self.webhooks is not None
+        try:
+            if environ.get("REQUEST_METHOD") == "POST":
+                status, answer = self.webhooks.take(json.loads(_read_body(environ)))
+            else:
+                project = query.get("project", [""])[0]
+                if not PROJECT_ID.match(project):
+                    return self._error(start_response, 400, "Bad project id")
+                status, answer = self.webhooks.answer(project, query.get("digest", [""])[0])
+        except ValueError:
+            return self._error(start_response, 400, "Bad webhooks request")
+        except COORDINATION_ERRORS:
+            return self._error(start_response, 503, "No coordination service")
+        if "error" in answer:
+            return self._error(start_response, status, answer["error"])
+        return _json(start_response, status, answer)
 
     def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         try:
