@@ -62,7 +62,9 @@ WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 # (cluster.webhooks), but their latest attempts are the leader's, which delivers
 LEADER_READS = ("/api/import/progress/", "/api/webhooks")
 SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
+DASHBOARD_FILES = "/ui/static/"  # the dashboard's files: the same on every node, served here
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
+SIGNED_IN_HEADER = "X-Gloss-Signed-In"  # a forwarded dashboard request's key id (believed with the secret only)
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
@@ -83,6 +85,8 @@ class Hooks:
     project_of: Callable[[dict], str | None]  # the project an API request's key names (None: no valid key)
     call_application: Callable[[WsgiApp, dict, bytes], Answer]  # run a WSGI app on a request; its whole answer
     error_bytes: Callable[[int, str], bytes]  # Gloss's JSON error body
+    session_of: Callable[[dict], tuple[str, str] | None]  # a dashboard request's (project, key id); None: signed out
+    trust_session: Callable[[dict, str], None]  # a forwarded dashboard request: signed in with that key id
 
 
 @dataclass
@@ -245,17 +249,11 @@ class ClusterNode:
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
             write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
-        else:
+        elif path.startswith("/api/") or path in SESSION_PATHS or path.startswith(DASHBOARD_FILES):
             project, write = None, False
-            if environ.get("REQUEST_METHOD") in WRITE_METHODS and not path.startswith("/api/") \
-                    and path not in SESSION_PATHS:
-                # the dashboard's edits would commit on whichever node the browser reached: refused until they
-                # are routed like the API's (its sessions are each node's own: HAProxy keeps a browser on one)
-                body = self.hooks.error_bytes(501, "Editing in the dashboard is not available on a cluster yet; "
-                                                   "use the API or a Git push")
-                start_response("501 NOT IMPLEMENTED", [("Content-Type", "application/json"),
-                                                       ("Content-Length", str(len(body)))])
-                return [body]
+        else:
+            project = self._dashboard_project(environ)
+            write = environ.get("REQUEST_METHOD") in WRITE_METHODS
         if project is None or not PROJECT_ID.match(project):
             return self.app(environ, start_response)
         forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))
@@ -274,6 +272,21 @@ class ClusterNode:
             return self.app(environ, start_response)
         start_response(answer[0], answer[1])
         return [answer[2]]
+
+    def _dashboard_project(self, environ: dict) -> str | None:
+        """A dashboard page or edit: the project of its session's key (None: signed out, answered here). Its
+        edits are made by the project's leader and its pages read where the copy is current, as the API's;
+        sessions are each node's own (HAProxy keeps a browser on one), so the node holding the session names
+        its key to the leader, which believes it only with the cluster secret. The cookie and its form token
+        are every node's (app.wire_cluster): the leader checks the form token as a single node does."""
+        named = environ.pop("HTTP_" + SIGNED_IN_HEADER.upper().replace("-", "_"), None)
+        if named and environ.get("HTTP_X_GLOSS_FORWARDED_BY") and self._authenticated(environ):
+            self.hooks.trust_session(environ, named)
+        signed_in = self.hooks.session_of(environ)
+        if signed_in is None:
+            return None
+        environ["HTTP_" + SIGNED_IN_HEADER.upper().replace("-", "_")] = signed_in[1]  # (for the leader)
+        return signed_in[0]
 
     def _read(self, project: str, placement: Placement, environ: dict, forwarded: bool) -> Answer | None:
         """None: serve here (this copy is current, or this node leads); else the leader's answer."""
