@@ -269,10 +269,14 @@ def test_hooks_are_on_every_node_and_the_new_leader_delivers_every_commit_in_ord
         for _ in range(3):  # listed whichever node the balancer picks
             code, _, listed = request(url + "/api/webhooks", key=key)
             assert code == 200 and [entry["id"] for entry in json.loads(listed)] == [hook["id"]]
-        # copied to every node before it was answered, the secret with it (outside every repository)
-        for node in cluster.ids:
-            copy = cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json"
-            assert [h["secret"] for h in json.loads(copy.read_bytes())["hooks"]] == [HOOK_SECRET], node
+        # copied to the leader's followers before it was answered, and to every node, the secret with it
+        # (outside every repository, as on a single node)
+        def copies() -> list[Path]:
+            return [cluster.data_dir(node) / "webhooks" / f"{PROJECT}.json" for node in cluster.ids]
+
+        wait_until(lambda: all(copy.exists() for copy in copies()), timeout=20)
+        for copy in copies():
+            assert [h["secret"] for h in json.loads(copy.read_bytes())["hooks"]] == [HOOK_SECRET], copy
             assert copy.stat().st_mode & 0o077 == 0
         for number in range(3):
             assert request(url + "/api/assets", "POST", {"id": f"h.{number}", "text": "Hooked"}, key)[0] == 201
