@@ -1,6 +1,8 @@
 """The Flask application: thin routes over `storage/` (projects in Git) and `formats/` (file readers/writers)."""
 from __future__ import annotations
 
+import hashlib
+import hmac
 from pathlib import Path
 from typing import Callable
 
@@ -69,6 +71,26 @@ def project_of_key(keys: KeyStore) -> Callable[[dict], str | None]:
     return project
 
 
+def session_of(app: Flask) -> Callable[[dict], tuple[str, str] | None]:
+    """The project and key id of the dashboard session a raw WSGI request carries (None: signed out)."""
+
+    def signed_in(environ: dict) -> tuple[str, str] | None:
+        from .web.session import signed_in_key
+
+        with app.request_context(dict(environ)):  # (a copy: the request itself is served afterwards)
+            record = signed_in_key()
+        return (record.project, record.id) if record is not None else None
+
+    return signed_in
+
+
+def trust_session(environ: dict, key_id: str) -> None:
+    """A dashboard request forwarded by the node holding its session: signed in with that key (app.web.session)."""
+    from .web.session import TRUSTED_KEY
+
+    environ[TRUSTED_KEY] = key_id
+
+
 def wire_cluster(app: Flask, config_file: str, store: Store, keys: KeyStore) -> None:
     """Put a cluster node in front of everything (cluster.node); `gloss serve` starts it in the worker."""
     from cluster.config import ClusterConfig
@@ -77,8 +99,12 @@ def wire_cluster(app: Flask, config_file: str, store: Store, keys: KeyStore) -> 
     from .errors import error_bytes
     from .relay import call_application
 
-    node = ClusterNode(ClusterConfig.load(Path(config_file)), store,
-                       Hooks(project_of_key(keys), call_application, error_bytes))
+    config = ClusterConfig.load(Path(config_file))
+    # the dashboard's cookie is every node's: its form token and messages travel with an edit forwarded to the
+    # project's leader, so it is signed with a key of the cluster secret's, not with each node's web-secret
+    app.secret_key = hmac.new(config.secret.encode(), b"gloss dashboard sessions", hashlib.sha256).hexdigest()
+    node = ClusterNode(config, store, Hooks(project_of_key(keys), call_application, error_bytes, session_of(app),
+                                            trust_session), app.extensions["gloss.webhooks"])
     app.extensions["gloss.cluster"] = node
     app.wsgi_app = node.wrap(app.wsgi_app)  # type: ignore[method-assign]
 

@@ -374,6 +374,8 @@ class Deliverer:
         progress = Progress()
         try:
             for batch in batches(commits, size):
+                if progress.cursor is not None and self.head_of(project) is None:
+                    return  # this node no longer leads the project (a cluster's): its new leader goes on
                 wanted = [(digest, hook.wants(events_of(digest.info.trailers.get(Trailer.ACTION, ""),
                                                         bool(digest.pairs)))) for digest in batch]
                 wanted = [(digest, events) for digest, events in wanted if events]

@@ -45,22 +45,26 @@ from storage.git.refs import MAIN, RefMoved, check_branch_name
 from storage.project import Project
 from storage.store import PROJECT_ID, Store
 from storage.trailers import Trailer
+from storage.webhooks import HookStore
 
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
 from .replication import SECRET_HEADER, FetchFailed, UploadPack, adopt_refs, copy_from, has_commit, pack_since, refs_of
 from .system import KEYS_ROUND, KeysSync
+from .webhooks import PATH as HOOKS_PATH, HookCopies
 
 log = logging.getLogger("gloss.cluster")
 WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-# an import's progress lives where the import runs, and a project's webhooks where they were made (each node
-# keeps them in its DATA/webhooks): the leader, which made both
+# an import's progress lives where the import runs; a project's webhooks are copied to every node
+# (cluster.webhooks), but their latest attempts are the leader's, which delivers
 LEADER_READS = ("/api/import/progress/", "/api/webhooks")
 SESSION_PATHS = ("/sign-in", "/sign-out")  # the dashboard's writes that touch no project (sessions are per node)
+DASHBOARD_FILES = "/ui/static/"  # the dashboard's files: the same on every node, served here
 FORWARDED_HEADER = "X-Gloss-Forwarded-By"
+SIGNED_IN_HEADER = "X-Gloss-Signed-In"  # a forwarded dashboard request's key id (believed with the secret only)
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
@@ -81,6 +85,8 @@ class Hooks:
     project_of: Callable[[dict], str | None]  # the project an API request's key names (None: no valid key)
     call_application: Callable[[WsgiApp, dict, bytes], Answer]  # run a WSGI app on a request; its whole answer
     error_bytes: Callable[[int, str], bytes]  # Gloss's JSON error body
+    session_of: Callable[[dict], tuple[str, str] | None]  # a dashboard request's (project, key id); None: signed out
+    trust_session: Callable[[dict, str], None]  # a forwarded dashboard request: signed in with that key id
 
 
 @dataclass
@@ -101,7 +107,7 @@ def _git_project(path: str) -> str | None:
 
 
 class ClusterNode:
-    def __init__(self, config: ClusterConfig, store: Store, hooks: Hooks):
+    def __init__(self, config: ClusterConfig, store: Store, hooks: Hooks, webhooks: HookStore | None = None):
         self.config = config
         self.store = store
         self.hooks = hooks
@@ -120,6 +126,9 @@ class ClusterNode:
         self.keys = KeysSync(self.coordination, self.controller, config.node, config.url, config.secret,
                              store.data_dir, lambda url, method, path, body: self._call(
                                  url, method, path, body, {"Content-Type": "application/json"}, REPLICATE_SECONDS))
+        self.webhooks = HookCopies(webhooks, self.coordination, config.node, lambda url, method, path, body, timeout:
+                                   self._call(url, method, path, body, {"Content-Type": "application/json"}, timeout)
+                                   ) if webhooks is not None else None
 
     def wrap(self, app: WsgiApp) -> "ClusterNode":
         self.app = app
@@ -156,8 +165,11 @@ class ClusterNode:
                     self.coordination.register(self.config.node, self.config.url)
                 self.ready.set()
                 self._propose_new_projects()
-                for project in self.coordination.projects():
+                projects = self.coordination.projects()
+                for project in projects:
                     self._sync(project)
+                if self.webhooks is not None:
+                    self.webhooks.round(projects)
                 if self.controller.leading.is_set() and time.monotonic() > self._jobs_swept + JOB_SWEEP_SECONDS:
                     self.coordination.sweep_jobs(JOB_KEEP_SECONDS)
                     self._jobs_swept = time.monotonic()
@@ -237,17 +249,11 @@ class ClusterNode:
         elif path.startswith("/api/") and not path.startswith("/api/convert"):
             project = self.hooks.project_of(environ)
             write = environ.get("REQUEST_METHOD") in WRITE_METHODS or path.startswith(LEADER_READS)
-        else:
+        elif path.startswith("/api/") or path in SESSION_PATHS or path.startswith(DASHBOARD_FILES):
             project, write = None, False
-            if environ.get("REQUEST_METHOD") in WRITE_METHODS and not path.startswith("/api/") \
-                    and path not in SESSION_PATHS:
-                # the dashboard's edits would commit on whichever node the browser reached: refused until they
-                # are routed like the API's (its sessions are each node's own: HAProxy keeps a browser on one)
-                body = self.hooks.error_bytes(501, "Editing in the dashboard is not available on a cluster yet; "
-                                                   "use the API or a Git push")
-                start_response("501 NOT IMPLEMENTED", [("Content-Type", "application/json"),
-                                                       ("Content-Length", str(len(body)))])
-                return [body]
+        else:
+            project = self._dashboard_project(environ)
+            write = environ.get("REQUEST_METHOD") in WRITE_METHODS
         if project is None or not PROJECT_ID.match(project):
             return self.app(environ, start_response)
         forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))
@@ -266,6 +272,21 @@ class ClusterNode:
             return self.app(environ, start_response)
         start_response(answer[0], answer[1])
         return [answer[2]]
+
+    def _dashboard_project(self, environ: dict) -> str | None:
+        """A dashboard page or edit: the project of its session's key (None: signed out, answered here). Its
+        edits are made by the project's leader and its pages read where the copy is current, as the API's;
+        sessions are each node's own (HAProxy keeps a browser on one), so the node holding the session names
+        its key to the leader, which believes it only with the cluster secret. The cookie and its form token
+        are every node's (app.wire_cluster): the leader checks the form token as a single node does."""
+        named = environ.pop("HTTP_" + SIGNED_IN_HEADER.upper().replace("-", "_"), None)
+        if named and environ.get("HTTP_X_GLOSS_FORWARDED_BY") and self._authenticated(environ):
+            self.hooks.trust_session(environ, named)
+        signed_in = self.hooks.session_of(environ)
+        if signed_in is None:
+            return None
+        environ["HTTP_" + SIGNED_IN_HEADER.upper().replace("-", "_")] = signed_in[1]  # (for the leader)
+        return signed_in[0]
 
     def _read(self, project: str, placement: Placement, environ: dict, forwarded: bool) -> Answer | None:
         """None: serve here (this copy is current, or this node leads); else the leader's answer."""
@@ -447,6 +468,8 @@ class ClusterNode:
             return self._take_copy(environ, start_response)
         if path in ("/cluster/v1/keys", "/cluster/v1/system") and environ.get("REQUEST_METHOD") == "POST":
             return self._system_call(path, environ, start_response)
+        if path == HOOKS_PATH and self.webhooks is not None:
+            return self._hooks_call(environ, query, start_response)
         return self._error(start_response, 404, "No such node-to-node call")
 
     def _holds(self, project: str, commit: str) -> tuple[str | None, bool]:
@@ -484,6 +507,25 @@ class ClusterNode:
         except (FetchFailed, subprocess.SubprocessError, *COORDINATION_ERRORS) as error:
             return self._error(start_response, 503, str(error))
         return _json(start_response, 200, {"head": head})
+
+    def _hooks_call(self, environ: dict, query: dict, start_response: Callable) -> Iterable[bytes]:
+        """A project's webhooks between nodes (cluster.webhooks): the leader's copy given (GET) or taken (POST)."""
+        assert self.webhooks is not None
+        try:
+            if environ.get("REQUEST_METHOD") == "POST":
+                status, answer = self.webhooks.take(json.loads(_read_body(environ)))
+            else:
+                project = query.get("project", [""])[0]
+                if not PROJECT_ID.match(project):
+                    return self._error(start_response, 400, "Bad project id")
+                status, answer = self.webhooks.answer(project, query.get("digest", [""])[0])
+        except ValueError:
+            return self._error(start_response, 400, "Bad webhooks request")
+        except COORDINATION_ERRORS:
+            return self._error(start_response, 503, "No coordination service")
+        if "error" in answer:
+            return self._error(start_response, status, answer["error"])
+        return _json(start_response, status, answer)
 
     def _take_copy(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         try:

@@ -7,6 +7,7 @@ the head when it was made). Delivery (app/webhooks.py) walks the first-parent hi
 moves the cursor only once the receiver accepted a delivery, so nothing a hook should hear of is lost by a
 crash: a commit is delivered again at worst. The secrets are here, never in a repository (like DATA/keys.json);
 the file is replaced atomically (temp file, fsync, rename, directory fsync) under a lock every process shares.
+On a cluster, `HookStore.mirror` copies every change to the other nodes before it is saved here (cluster.webhooks).
 """
 from __future__ import annotations
 
@@ -117,6 +118,9 @@ class Hook:
         return cls(**{name: value for name, value in record.items() if name in known})
 
 
+ANY = object()  # HookStore.replace whatever the file holds
+
+
 class HookStore:
     """The hooks of every project, one file per project, re-read only when it changes on disk."""
 
@@ -125,6 +129,10 @@ class HookStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._watched: dict[str, WatchedJson[list[Hook]]] = {}  # the deliverer's cached looks, per project
         self._cache_lock = threading.Lock()
+        # Called with every change before it is saved here: (project, the file's new bytes or None when the
+        # project has no hook left, whether the change must reach the other copies). A cluster node sets it
+        # (cluster.webhooks); raising refuses the change, nothing saved.
+        self.mirror: Callable[[str, bytes | None, bool], None] | None = None
 
     def _path(self, project: str) -> Path:
         return self.directory / f"{project}.json"
@@ -163,7 +171,7 @@ class HookStore:
                 raise Invalid(f"Too many webhooks in this project {describe('max_webhooks_per_project')}")
             hooks.append(hook)
 
-        self._change(project, add_one)
+        self._change(project, add_one, required=True)
         return hook
 
     def remove(self, project: str, hook_id: str) -> None:
@@ -173,10 +181,11 @@ class HookStore:
                 raise NotFound("No such webhook")
             hooks[:] = kept
 
-        self._change(project, remove_one)
+        self._change(project, remove_one, required=True)
 
     def update(self, project: str, hook_id: str, change: Callable[[Hook], None]) -> Hook:
-        """Apply `change` to the stored hook (NotFound when it was deleted meanwhile); the hook as saved."""
+        """Apply `change` to the stored hook (NotFound when it was deleted meanwhile); the hook as saved. The
+        deliverer's changes (cursor, failures): a copy elsewhere that misses one only delivers again."""
         changed: list[Hook] = []
 
         def update_one(hooks: list[Hook]) -> None:
@@ -189,16 +198,44 @@ class HookStore:
         self._change(project, update_one)
         return changed[0]
 
+    def raw(self, project: str) -> bytes | None:
+        """The project's file as stored (None: no hook): what a cluster node copies to the others."""
+        try:
+            return self._path(project).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def replace(self, project: str, data: bytes | None, expected: bytes | None | object = ANY) -> bool:
+        """Take another copy's file whole (a cluster node, from the project's leader), checked and durable;
+        with `expected`, only if the file here still holds that (False otherwise)."""
+        if data is not None:
+            _hooks_in(json.loads(data))  # (a file this store could not read is refused before it is kept)
+        path = self._path(project)
+        with FileLock(str(path) + ".lock"):
+            if expected is not ANY and self.raw(project) != expected:
+                return False
+            self._write(path, data)
+        return True
+
     # ----------------------------------------------------------------- the file
-    def _change(self, project: str, change: Callable[[list[Hook]], None]) -> None:
+    def _change(self, project: str, change: Callable[[list[Hook]], None], required: bool = False) -> None:
         path = self._path(project)
         with FileLock(str(path) + ".lock"):
             hooks = self._load(path)
             change(hooks)
-            if hooks:
-                self._save(path, hooks)
-            else:
-                durable.unlink_quietly(path)
+            data = _encode(hooks) if hooks else None
+            if self.mirror is not None:
+                self.mirror(project, data, required)
+            self._write(path, data)
+
+    @staticmethod
+    def _write(path: Path, data: bytes | None) -> None:
+        """Replace the file atomically and durably (a crash leaves the old file or the new one, whole), or
+        remove it."""
+        if data is None:
+            durable.unlink_quietly(path)
+        else:
+            durable.replace_durably(path, data, 0o600)
 
     @staticmethod
     def _load(path: Path) -> list[Hook]:
@@ -207,10 +244,10 @@ class HookStore:
         except FileNotFoundError:
             return []
 
-    def _save(self, path: Path, hooks: list[Hook]) -> None:
-        """Replace the file atomically and durably: a crash leaves the old file or the new one, whole."""
-        data = json.dumps({"hooks": [asdict(hook) for hook in hooks]}, ensure_ascii=False).encode("utf-8")
-        durable.replace_durably(path, data, 0o600)
+
+
+def _encode(hooks: list[Hook]) -> bytes:
+    return json.dumps({"hooks": [asdict(hook) for hook in hooks]}, ensure_ascii=False).encode("utf-8")
 
 
 def _hooks_in(data: Any) -> list[Hook]:

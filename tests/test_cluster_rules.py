@@ -87,3 +87,43 @@ def test_a_projects_recorded_refs_hold_main_first_and_every_other_branch_and_rea
     assert recorded.head == HEAD and recorded.version == 4 and recorded.refs() == refs
     assert decode_refs(HEAD.encode(), 1).refs() == {"main": HEAD}
     assert decode_refs(b"", 0) == Recorded(None, 0)
+
+
+def hook_copies(tmp_path, node: str, answers: dict[str, str], leader: str = "n1"):
+    """`node`'s HookCopies of project p (led by `leader`, followed by n2) whose calls get `answers` (node -> status)."""
+    from cluster.webhooks import HookCopies
+    from storage.webhooks import HookStore
+
+    coordination = FakeCoordination(["n1", "n2", "n3"], {"p": Placement(leader, ("n2",), 1)})
+    sent: list[str] = []
+
+    def call(url: str, method: str, target: str, body: bytes, timeout: float):
+        sent.append(url)
+        return answers[url.removeprefix("http://")], [], b"{}"
+
+    store = HookStore(tmp_path / node)
+    return HookCopies(store, coordination, node, call), store, sent  # type: ignore[arg-type]
+
+
+def test_a_hook_made_on_the_leader_is_refused_and_kept_nowhere_unless_every_alive_follower_took_it(tmp_path):
+    import pytest
+
+    from storage.errors import Busy
+
+    copies, store, sent = hook_copies(tmp_path, "n1", {"n2": "503 SERVICE UNAVAILABLE", "n3": "200 OK"})
+    with pytest.raises(Busy):
+        store.add("p", "https://example.com/hook", ["*"], "whsec_x", HEAD, "now")
+    assert store.hooks("p") == [] and sorted(sent) == ["http://n2", "http://n3"]
+    copies.push("p", b"{}", required=False)  # the deliverer's cursor: as well as it can, never refused
+
+
+def test_a_copy_of_the_hooks_is_taken_from_the_projects_leader_only(tmp_path):
+    copies, store, _ = hook_copies(tmp_path, "n2", {})
+    data = b'{"hooks": []}'
+    assert copies.take({"project": "p", "leader": "n3", "data": "e30="})[0] == 409  # (a fenced leader's)
+    assert copies.take({"project": "../p", "leader": "n1", "data": None})[0] == 400
+    assert store.raw("p") is None
+    assert copies.take({"project": "p", "leader": "n1", "data": "eyJob29rcyI6IFtdfQ=="})[0] == 200
+    assert store.raw("p") == data
+    # a leader's answer read before a copy that came meanwhile never takes that copy back
+    assert not store.replace("p", None, expected=b"{}") and store.raw("p") == data

@@ -172,6 +172,24 @@ def test_a_deleted_hook_is_gone_and_unknown_hooks_are_json_404s(blank, loopback_
     assert blank.get("/api/webhooks/wh0000/deliveries")[0] == 404
 
 
+def test_a_hook_change_its_mirror_refuses_is_a_503_and_saves_nothing(app, blank, loopback_allowed):
+    from storage.errors import Busy
+
+    hooks, seen = app.extensions["gloss.webhooks"], []
+    kept = make_hook(blank, "http://127.0.0.1:9/")
+
+    def mirror(project: str, data: bytes | None, required: bool) -> None:  # a cluster node's copy (cluster.webhooks)
+        seen.append((project, required))
+        raise Busy("The project's followers could not take the webhook change")
+
+    hooks.mirror = mirror
+    assert blank.post("/api/webhooks", data={"url": "http://127.0.0.1:9/"})[0] == 503
+    assert blank.delete(f"/api/webhooks/{kept['id']}")[0] == 503
+    hooks.mirror = None
+    assert [hook["id"] for hook in blank.get("/api/webhooks")[1]] == [kept["id"]]
+    assert [required for _, required in seen] == [True, True]
+
+
 def test_read_only_and_export_keys_may_not_see_or_make_hooks(client, demo, loopback_allowed):
     from tests.api import Api
 
