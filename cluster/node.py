@@ -403,7 +403,7 @@ class ClusterNode:
         targets = [alive[n] for n in placement.followers if n in alive]
         if not targets:
             return False
-        pack = pack_since(self.store.project(project).path, refs.values(), recorded.refs().values())
+        pack = pack_since(self.store.project(project), refs.values(), recorded.refs().values())
         results = list(self._replicating.map(lambda node: self._replicate_to(node, project, refs, pack), targets))
         return any(results)
 

@@ -1,0 +1,64 @@
+"""A write's objects go from a leader's copy to a follower's as one Git pack built and stored in process
+(cluster.replication.pack_since, GitRepo.take_pack), checked through Git itself."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from cluster.replication import adopt_refs, pack_since, refs_of
+from storage import operations as ops
+from storage.gitrepo import Person
+from storage.git.objects import pack_of
+from storage.store import Store, utc_now
+from tests.support import assert_fsck_clean, git
+
+ALICE = Person("Alice Martin", "alice@example.com")
+ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
+
+
+def create(project, asset_id: str, text: str) -> None:
+    with project.transaction(ALICE, f"Add {asset_id}", "create-asset", [("Asset", asset_id)]) as tx:
+        ops.create_asset(tx, asset_id, utc_now(), text=text, actor=ACTOR)
+
+
+@pytest.fixture
+def copies(tmp_path):
+    """A leader's project and a follower's byte-identical copy of it."""
+    leader = Store(tmp_path / "leader").create_project("Shop", "en", "English")
+    create(leader, "home.title", "Welcome")
+    shutil.copytree(tmp_path / "leader", tmp_path / "follower")
+    return leader, Store(tmp_path / "follower").project(leader.id)
+
+
+def test_a_follower_takes_the_leaders_new_commits_from_the_pack_alone_and_git_finds_it_whole(copies):
+    leader, follower = copies
+    recorded = refs_of(leader)
+    create(leader, "home.subtitle", "Hello")
+    create(leader, "cart.total", "Total")
+    pack = pack_since(leader, refs_of(leader).values(), recorded.values())
+    assert pack is not None and follower.repo.take_pack(pack)
+    adopt_refs(follower, refs_of(leader))
+    assert git(follower.path, "rev-parse", "main") == git(leader.path, "rev-parse", "main")
+    assert_fsck_clean(follower.path)
+
+
+def test_a_pack_leaning_on_objects_the_follower_lacks_is_refused_and_nothing_is_stored(copies):
+    leader, follower = copies
+    create(leader, "home.subtitle", "Hello")
+    middle = refs_of(leader)
+    create(leader, "cart.total", "Total")
+    pack = pack_since(leader, refs_of(leader).values(), middle.values())  # the follower lacks `middle`
+    assert pack is not None and not follower.repo.take_pack(pack)
+    assert not follower.repo.objects.has(refs_of(leader)["main"].encode())
+
+
+def test_a_torn_pack_is_refused(copies):
+    leader, follower = copies
+    recorded = refs_of(leader)
+    create(leader, "home.subtitle", "Hello")
+    pack = pack_since(leader, refs_of(leader).values(), recorded.values())
+    assert pack is not None
+    assert not follower.repo.take_pack(pack[:-30] + pack[-20:])
+    assert not follower.repo.take_pack(b"PACK")
+    assert follower.repo.take_pack(pack_of({}))  # (an empty pack stores nothing and breaks nothing)
