@@ -46,6 +46,7 @@ from storage.project import Project
 from storage.store import PROJECT_ID, Store
 from storage.trailers import Trailer
 
+from .calls import Connections
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
@@ -111,6 +112,7 @@ class ClusterNode:
         self.app: WsgiApp | None = None
         self._states: dict[str, ProjectState] = {}
         self._states_lock = threading.Lock()
+        self._connections = Connections()  # kept-alive node-to-node connections (forwards, replication)
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
         self._copying: dict[str, threading.Lock] = {}
         self._jobs_swept = 0.0  # when the controller last forgot old jobs
@@ -539,21 +541,14 @@ class ClusterNode:
 
     def _call(self, base_url: str, method: str, target: str, body: bytes, headers: dict[str, str],
               timeout: float) -> Answer:
-        parsed = urllib.parse.urlsplit(base_url)
-        connection_class = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-        connection = connection_class(parsed.hostname or "127.0.0.1", parsed.port, timeout=timeout)
-        try:
-            connection.request(method, target, body=body,
-                               headers={**headers, SECRET_HEADER: self.config.secret,
-                                        "Content-Length": str(len(body))})
-            response = connection.getresponse()
-            payload = response.read()
-            kept = [(name, value) for name, value in response.getheaders() if name.lower() not in HOP_BY_HOP]
-            kept = [(name, value) for name, value in kept if name.lower() != "content-length"]
-            kept.append(("Content-Length", str(len(payload))))
-            return f"{response.status} {response.reason}", kept, payload
-        finally:
-            connection.close()
+        response = self._connections.call(base_url, method, target, body,
+                                          {**headers, SECRET_HEADER: self.config.secret,
+                                           "Content-Length": str(len(body))}, timeout)
+        payload = response.read()
+        kept = [(name, value) for name, value in response.getheaders() if name.lower() not in HOP_BY_HOP]
+        kept = [(name, value) for name, value in kept if name.lower() != "content-length"]
+        kept.append(("Content-Length", str(len(payload))))
+        return f"{response.status} {response.reason}", kept, payload
 
     # ----------------------------------------------------------------- helpers
     def _state(self, project: str) -> ProjectState:
