@@ -8,8 +8,9 @@ the leader's write may have made, moved or deleted) with Gloss's durable ref upd
 loss of the follower as a single node's commit does.
 
 A write's own objects travel with the leader's replication request instead, as a Git pack built in the
-leader's process (pack_since) and stored by the follower's (GitRepo.take_pack: checked as fsck checks them,
-flushed to disk before visible); a follower lacking what that pack leans on fetches as above.
+leader's process (pack_since) and taken by the follower's (GitRepo.unpacked: checked as fsck checks them),
+stored with the branch's move in its one round of fsync (adopt_refs); a follower lacking what that pack
+leans on fetches as above.
 """
 from __future__ import annotations
 
@@ -77,14 +78,18 @@ def refs_of(project: Project) -> dict[str, str]:
     return refs
 
 
-def adopt_refs(project: Project, refs: dict[str, str]) -> None:
-    """Bring every branch of a copy to `refs` (whose commits are here), durably: main by Project.adopt_head,
-    the others moved by compare-and-swap, made, or deleted when `refs` lacks them. Raises KeyError when a
-    commit is missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
+def adopt_refs(project: Project, refs: dict[str, str], objects: dict[str, tuple[int, bytes]] | None = None) -> None:
+    """Bring every branch of a copy to `refs` (whose commits are here or among `objects`), durably: main by
+    Project.adopt_head, the others moved by compare-and-swap, made, or deleted when `refs` lacks them; the
+    first branch that moves stores `objects` in its own round of fsync. Raises KeyError when a commit is
+    missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
     for commit in refs.values():
-        project.repo.read_commit(commit.encode("ascii"))
+        if objects is None or commit not in objects:
+            project.repo.read_commit(commit.encode("ascii"))
     if MAIN in refs:
-        project.adopt_head(refs[MAIN].encode("ascii"))
+        moves = project.repo.head() != refs[MAIN].encode("ascii")
+        project.adopt_head(refs[MAIN].encode("ascii"), objects=objects if moves else None)
+        objects = None if moves else objects
     for name in project.repo.branch_names():
         if name != MAIN and name not in refs:
             branch = project.repo.named_branch(name)
@@ -96,7 +101,8 @@ def adopt_refs(project: Project, refs: dict[str, str]) -> None:
             branch = project.repo.named_branch(name)
             current = branch.head()
             if current != commit.encode("ascii"):
-                branch.move_head(commit.encode("ascii"), current)
+                branch.move_head(commit.encode("ascii"), current, objects=objects)
+                objects = None
 
 
 def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str], secret: str,
@@ -107,11 +113,14 @@ def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str],
     replica = store.replica(project)
     if refs_of(replica) == refs:
         return
+    objects = None
     if not all(has_commit(store, project, commit) for commit in refs.values()):
-        if not (pack and replica.repo.take_pack(pack)
-                and all(has_commit(store, project, commit) for commit in refs.values())):
+        objects = replica.repo.unpacked(pack) if pack else None
+        if objects is None or not all(commit in objects or has_commit(store, project, commit)
+                                      for commit in refs.values()):
+            objects = None
             fetch(replica.path, leader_url, project, secret, refs)
-    adopt_refs(replica, refs)
+    adopt_refs(replica, refs, objects)
 
 
 def system_path(store: Store) -> Path:

@@ -113,18 +113,14 @@ class GitRepo:
         objects = self.objects.objects_since(heads, bases, max_commits)
         return None if objects is None else pack_of(objects)
 
-    def take_pack(self, pack: bytes) -> bool:
-        """Store a pack_since pack durably (flushed before it is visible), its objects checked as git fsck
-        checks them; False, and nothing stored, when it does not parse or leans on objects this copy lacks."""
+    def unpacked(self, pack: bytes) -> dict[str, tuple[int, bytes]] | None:
+        """The objects of a pack_since pack, checked as git fsck checks them, for move_head to store with the
+        ref in its one round of fsync; None when it does not parse or leans on objects this copy lacks."""
         try:
             objects = unpack(pack)
         except BadPack:
-            return False
-        if self.objects.lacks_links(objects):
-            return False
-        if objects:
-            self.objects.write_pack(objects)
-        return True
+            return None
+        return None if self.objects.lacks_links(objects) else objects
 
     def missing_objects(self, object_ids: Iterable[bytes]) -> set[bytes]:
         return self.commands.missing_objects(object_ids)

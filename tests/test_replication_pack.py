@@ -1,5 +1,5 @@
 """A write's objects go from a leader's copy to a follower's as one Git pack built and stored in process
-(cluster.replication.pack_since, GitRepo.take_pack), checked through Git itself."""
+(cluster.replication.pack_since, GitRepo.unpacked, adopt_refs), checked through Git itself."""
 from __future__ import annotations
 
 import shutil
@@ -37,19 +37,20 @@ def test_a_follower_takes_the_leaders_new_commits_from_the_pack_alone_and_git_fi
     create(leader, "home.subtitle", "Hello")
     create(leader, "cart.total", "Total")
     pack = pack_since(leader, refs_of(leader).values(), recorded.values())
-    assert pack is not None and follower.repo.take_pack(pack)
-    adopt_refs(follower, refs_of(leader))
+    objects = follower.repo.unpacked(pack) if pack is not None else None
+    assert objects is not None
+    adopt_refs(follower, refs_of(leader), objects)
     assert git(follower.path, "rev-parse", "main") == git(leader.path, "rev-parse", "main")
     assert_fsck_clean(follower.path)
 
 
-def test_a_pack_leaning_on_objects_the_follower_lacks_is_refused_and_nothing_is_stored(copies):
+def test_a_pack_leaning_on_objects_the_follower_lacks_is_refused(copies):
     leader, follower = copies
     create(leader, "home.subtitle", "Hello")
     middle = refs_of(leader)
     create(leader, "cart.total", "Total")
     pack = pack_since(leader, refs_of(leader).values(), middle.values())  # the follower lacks `middle`
-    assert pack is not None and not follower.repo.take_pack(pack)
+    assert pack is not None and follower.repo.unpacked(pack) is None
     assert not follower.repo.objects.has(refs_of(leader)["main"].encode())
 
 
@@ -59,6 +60,6 @@ def test_a_torn_pack_is_refused(copies):
     create(leader, "home.subtitle", "Hello")
     pack = pack_since(leader, refs_of(leader).values(), recorded.values())
     assert pack is not None
-    assert not follower.repo.take_pack(pack[:-30] + pack[-20:])
-    assert not follower.repo.take_pack(b"PACK")
-    assert follower.repo.take_pack(pack_of({}))  # (an empty pack stores nothing and breaks nothing)
+    assert follower.repo.unpacked(pack[:-30] + pack[-20:]) is None
+    assert follower.repo.unpacked(b"PACK") is None
+    assert follower.repo.unpacked(pack_of({})) == {}
