@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kazoo.client import KazooClient, KazooState
+from kazoo.protocol.states import EventType, WatchedEvent, ZnodeStat
 from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError, ZookeeperError
 
 from storage.git.refs import MAIN
@@ -102,11 +103,65 @@ class Coordination:
                                         command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
         self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
         self._alive: tuple[float, dict[str, NodeInfo]] | None = None
+        # the write path's placements and heads, kept current by ZooKeeper's watches (see _watched)
+        self._watched: dict[str, tuple[bytes, ZnodeStat]] = {}
+        self._watched_lock = threading.Lock()
+        self._generation = 0  # bumped when the connection is suspended or lost: the watches may be gone
         self.zk.add_listener(self._on_state)
 
     def _on_state(self, state: str) -> None:
+        if state != KazooState.CONNECTED:
+            with self._watched_lock:
+                self._watched.clear()
+                self._generation += 1
         if state == KazooState.LOST:
             self.session_lost.set()
+
+    def _watched_get(self, path: str) -> tuple[bytes, ZnodeStat]:
+        """A znode's data and stat, from the cache that ZooKeeper's watch keeps current, else read now (and
+        watched from then on). What the cache answers may lag a change by a notification's travel (ms):
+        the write path alone reads it, where the compare-and-set transaction still checks both versions, so a
+        stale answer costs a 503 at worst, never a wrong acknowledgement. Raises NoNodeError."""
+        cached = self._watched.get(path)
+        if cached is not None:
+            return cached
+        generation = self._generation
+        data, stat = self.zk.retry(self.zk.get, path, watch=self._on_change)
+        self._remember(path, data, stat, generation)
+        return data, stat
+
+    def _remember(self, path: str, data: bytes, stat: ZnodeStat, generation: int) -> None:
+        """Keep a znode's newest data (never an older version over a newer one), unless the session was
+        suspended since it was read (its watch may be gone)."""
+        with self._watched_lock:
+            if generation != self._generation:
+                return
+            cached = self._watched.get(path)
+            if cached is None or cached[1].version <= stat.version:
+                self._watched[path] = (data, stat)
+
+    def _on_change(self, event: WatchedEvent) -> None:
+        """A watched znode changed: read it again, watched again, without blocking kazoo's event thread."""
+        generation = self._generation
+        if event.type != EventType.CHANGED:
+            with self._watched_lock:
+                self._watched.pop(event.path, None)
+            return
+
+        def read(result) -> None:
+            try:
+                data, stat = result.get_nowait()
+            except Exception:  # (NoNodeError, connection loss: the next read reads it directly)
+                with self._watched_lock:
+                    self._watched.pop(event.path, None)
+                return
+            self._remember(event.path, data, stat, generation)
+
+        try:
+            self.zk.get_async(event.path, watch=self._on_change).rawlink(read)
+        except COORDINATION_ERRORS:  # (the client is closing)
+            with self._watched_lock:
+                self._watched.pop(event.path, None)
 
     def start(self) -> None:
         self.zk.start(timeout=CONNECT_SECONDS)
@@ -178,9 +233,10 @@ class Coordination:
     def projects(self) -> list[str]:
         return sorted(self.zk.retry(self.zk.get_children, PROJECTS))
 
-    def placement(self, project: str) -> Placement:
+    def placement(self, project: str, watched: bool = False) -> Placement:
+        """A project's placement, read now, or `watched`: from the write path's cache (see _watched_get)."""
         try:
-            raw, stat = self._get(placement_path(project))
+            raw, stat = (self._watched_get if watched else self._get)(placement_path(project))
         except NoNodeError:
             return Placement(None)
         data = json.loads(raw or b"{}")
@@ -201,9 +257,10 @@ class Coordination:
                 return False
             raise
 
-    def recorded(self, project: str) -> Recorded:
+    def recorded(self, project: str, watched: bool = False) -> Recorded:
+        """A project's recorded refs, read now, or `watched`: from the write path's cache (see _watched_get)."""
         try:
-            raw, stat = self._get(head_path(project))
+            raw, stat = (self._watched_get if watched else self._get)(head_path(project))
         except NoNodeError:
             return Recorded(None)
         return decode_refs(raw, stat.version)
@@ -227,8 +284,13 @@ class Coordination:
             transaction.create(head_path(project), encode_refs(refs))
         else:
             transaction.set_data(head_path(project), encode_refs(refs), version=recorded.version)
+        generation = self._generation
         results = transaction.commit()
-        return not any(isinstance(result, Exception) for result in results)
+        if any(isinstance(result, Exception) for result in results):
+            return False
+        if isinstance(results[-1], ZnodeStat):  # the head's new version: the next write compares with it
+            self._remember(head_path(project), encode_refs(refs), results[-1], generation)
+        return True
 
     def record_job(self, job_id: str, node: str, project: str) -> None:
         """Note which node runs an asynchronous import, so that any node can answer for it (cluster.node)."""

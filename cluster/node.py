@@ -255,7 +255,8 @@ class ClusterNode:
         forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))
         answer: Answer | None
         try:
-            placement = self.coordination.placement(project)
+            # a write's placement may come from the watched cache: its compare-and-set checks the version
+            placement = self.coordination.placement(project, watched=write)
             if path.startswith(JOB_PROGRESS) and JOB_ID.match(path[len(JOB_PROGRESS):]):
                 answer = self._job_progress(project, placement, environ, forwarded, path[len(JOB_PROGRESS):])
             elif write:
@@ -341,8 +342,9 @@ class ClusterNode:
         """Under the project's state lock: replicate the local head and record it; the reason when it was not
         (then the branch is back at the recorded head)."""
         refs = self._refs(project)
-        placement = self.coordination.placement(project)
-        recorded = self.coordination.recorded(project)
+        # from the watched cache: a stale answer fails the compare-and-set below (503), never acknowledges
+        placement = self.coordination.placement(project, watched=True)
+        recorded = self.coordination.recorded(project, watched=True)
         if MAIN not in refs or refs == recorded.refs():
             return None
         if placement.leader != self.config.node or placement.version != state.led_version:
