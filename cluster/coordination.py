@@ -103,6 +103,8 @@ class Coordination:
                                         command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
         self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
         self._alive: tuple[float, dict[str, NodeInfo]] | None = None
+        self._alive_watched = False  # a watch on the nodes' list is armed and saw no change since _alive was read
+        self._nodes_changes = 0  # that watch's events
         # the write path's placements and heads, kept current by ZooKeeper's watches (see _watched)
         self._watched: dict[str, tuple[bytes, ZnodeStat]] = {}
         self._watched_lock = threading.Lock()
@@ -114,6 +116,7 @@ class Coordination:
             with self._watched_lock:
                 self._watched.clear()
                 self._generation += 1
+                self._alive_watched = False
         if state == KazooState.LOST:
             self.session_lost.set()
 
@@ -209,18 +212,30 @@ class Coordination:
         return self.zk.retry(self.zk.get, path)
 
     def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
-        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago (a write's replication and a
-        forward each need them: a node gone meanwhile just fails its call); `fresh` reads them now."""
+        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago or since when a watch on the
+        list saw no change (a write's replication and a forward each need them: a node gone meanwhile just
+        fails its call); `fresh` reads them now."""
         cached = self._alive
-        if not fresh and cached is not None and time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS:
+        if not fresh and cached is not None and (self._alive_watched
+                                                 or time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS):
             return dict(cached[1])
+        generation, changes = self._generation, self._nodes_changes
+        self._alive_watched = False
         nodes = self._read_alive_nodes()
-        self._alive = (time.monotonic(), nodes)
+        with self._watched_lock:
+            self._alive = (time.monotonic(), nodes)
+            self._alive_watched = generation == self._generation and changes == self._nodes_changes
         return dict(nodes)
+
+    def _on_nodes_change(self, event: WatchedEvent) -> None:
+        """A node came or went (or re-registered): the next alive_nodes() reads the list again."""
+        with self._watched_lock:
+            self._nodes_changes += 1
+            self._alive_watched = False
 
     def _read_alive_nodes(self) -> dict[str, NodeInfo]:
         nodes: dict[str, NodeInfo] = {}
-        for name in self.zk.retry(self.zk.get_children, NODES):
+        for name in self.zk.retry(self.zk.get_children, NODES, watch=self._on_nodes_change):
             try:
                 raw, _ = self._get(f"{NODES}/{name}")
             except NoNodeError:
