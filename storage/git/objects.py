@@ -459,7 +459,7 @@ class ObjectStore:
         after `bases` and the trees and blobs each changed from its parents (whole objects). None when more
         than `max_commits` commits lie between (a branch made from an old commit, a long absence): fetch."""
         known = set(bases)
-        commits: dict[bytes, Commit] = {}
+        commits: dict[bytes, tuple[bytes, Commit]] = {}  # id -> (its raw bytes, as stored; parsed)
         todo = [head for head in heads if head not in known]
         while todo:
             commit_id = todo.pop()
@@ -467,12 +467,13 @@ class ObjectStore:
                 continue
             if len(commits) >= max_commits:
                 return None
-            commits[commit_id] = self.read_commit(commit_id)
-            todo.extend(commits[commit_id].parents)
+            raw = self.read_raw(commit_id)
+            commits[commit_id] = (raw, parse_commit(raw))
+            todo.extend(commits[commit_id][1].parents)
         found: dict[str, tuple[int, bytes]] = {}
-        for commit_id, commit in commits.items():
-            found[commit_id.decode("ascii")] = (PACK_TYPES[b"commit"], commit.as_raw_string())
-            parent_trees = [commits[p].tree if p in commits else self.read_commit(p).tree for p in commit.parents]
+        for commit_id, (raw, commit) in commits.items():
+            found[commit_id.decode("ascii")] = (PACK_TYPES[b"commit"], raw)
+            parent_trees = [commits[p][1].tree if p in commits else self.read_commit(p).tree for p in commit.parents]
             self._tree_changes(commit.tree, parent_trees, found)
         return found
 
