@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kazoo.client import KazooClient, KazooState
+from kazoo.protocol.states import EventType, WatchedEvent, ZnodeStat
 from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError, ZookeeperError
 
 from storage.git.refs import MAIN
@@ -102,11 +103,68 @@ class Coordination:
                                         command_retry={"max_tries": 4, "delay": 0.05, "max_delay": 0.4})
         self.session_lost = threading.Event()  # set when a session ends (the node re-registers itself)
         self._alive: tuple[float, dict[str, NodeInfo]] | None = None
+        self._alive_watched = False  # a watch on the nodes' list is armed and saw no change since _alive was read
+        self._nodes_changes = 0  # that watch's events
+        # the write path's placements and heads, kept current by ZooKeeper's watches (see _watched)
+        self._watched: dict[str, tuple[bytes, ZnodeStat]] = {}
+        self._watched_lock = threading.Lock()
+        self._generation = 0  # bumped when the connection is suspended or lost: the watches may be gone
         self.zk.add_listener(self._on_state)
 
     def _on_state(self, state: str) -> None:
+        if state != KazooState.CONNECTED:
+            with self._watched_lock:
+                self._watched.clear()
+                self._generation += 1
+                self._alive_watched = False
         if state == KazooState.LOST:
             self.session_lost.set()
+
+    def _watched_get(self, path: str) -> tuple[bytes, ZnodeStat]:
+        """A znode's data and stat, from the cache that ZooKeeper's watch keeps current, else read now (and
+        watched from then on). What the cache answers may lag a change by a notification's travel (ms):
+        the write path alone reads it, where the compare-and-set transaction still checks both versions, so a
+        stale answer costs a 503 at worst, never a wrong acknowledgement. Raises NoNodeError."""
+        cached = self._watched.get(path)
+        if cached is not None:
+            return cached
+        generation = self._generation
+        data, stat = self.zk.retry(self.zk.get, path, watch=self._on_change)
+        self._remember(path, data, stat, generation)
+        return data, stat
+
+    def _remember(self, path: str, data: bytes, stat: ZnodeStat, generation: int) -> None:
+        """Keep a znode's newest data (never an older version over a newer one), unless the session was
+        suspended since it was read (its watch may be gone)."""
+        with self._watched_lock:
+            if generation != self._generation:
+                return
+            cached = self._watched.get(path)
+            if cached is None or cached[1].version <= stat.version:
+                self._watched[path] = (data, stat)
+
+    def _on_change(self, event: WatchedEvent) -> None:
+        """A watched znode changed: read it again, watched again, without blocking kazoo's event thread."""
+        generation = self._generation
+        if event.type != EventType.CHANGED:
+            with self._watched_lock:
+                self._watched.pop(event.path, None)
+            return
+
+        def read(result) -> None:
+            try:
+                data, stat = result.get_nowait()
+            except Exception:  # (NoNodeError, connection loss: the next read reads it directly)
+                with self._watched_lock:
+                    self._watched.pop(event.path, None)
+                return
+            self._remember(event.path, data, stat, generation)
+
+        try:
+            self.zk.get_async(event.path, watch=self._on_change).rawlink(read)
+        except COORDINATION_ERRORS:  # (the client is closing)
+            with self._watched_lock:
+                self._watched.pop(event.path, None)
 
     def start(self) -> None:
         self.zk.start(timeout=CONNECT_SECONDS)
@@ -154,18 +212,30 @@ class Coordination:
         return self.zk.retry(self.zk.get, path)
 
     def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
-        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago (a write's replication and a
-        forward each need them: a node gone meanwhile just fails its call); `fresh` reads them now."""
+        """The nodes holding a session, as read at most ALIVE_CACHE_SECONDS ago or since when a watch on the
+        list saw no change (a write's replication and a forward each need them: a node gone meanwhile just
+        fails its call); `fresh` reads them now."""
         cached = self._alive
-        if not fresh and cached is not None and time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS:
+        if not fresh and cached is not None and (self._alive_watched
+                                                 or time.monotonic() - cached[0] < ALIVE_CACHE_SECONDS):
             return dict(cached[1])
+        generation, changes = self._generation, self._nodes_changes
+        self._alive_watched = False
         nodes = self._read_alive_nodes()
-        self._alive = (time.monotonic(), nodes)
+        with self._watched_lock:
+            self._alive = (time.monotonic(), nodes)
+            self._alive_watched = generation == self._generation and changes == self._nodes_changes
         return dict(nodes)
+
+    def _on_nodes_change(self, event: WatchedEvent) -> None:
+        """A node came or went (or re-registered): the next alive_nodes() reads the list again."""
+        with self._watched_lock:
+            self._nodes_changes += 1
+            self._alive_watched = False
 
     def _read_alive_nodes(self) -> dict[str, NodeInfo]:
         nodes: dict[str, NodeInfo] = {}
-        for name in self.zk.retry(self.zk.get_children, NODES):
+        for name in self.zk.retry(self.zk.get_children, NODES, watch=self._on_nodes_change):
             try:
                 raw, _ = self._get(f"{NODES}/{name}")
             except NoNodeError:
@@ -178,9 +248,10 @@ class Coordination:
     def projects(self) -> list[str]:
         return sorted(self.zk.retry(self.zk.get_children, PROJECTS))
 
-    def placement(self, project: str) -> Placement:
+    def placement(self, project: str, watched: bool = False) -> Placement:
+        """A project's placement, read now, or `watched`: from the write path's cache (see _watched_get)."""
         try:
-            raw, stat = self._get(placement_path(project))
+            raw, stat = (self._watched_get if watched else self._get)(placement_path(project))
         except NoNodeError:
             return Placement(None)
         data = json.loads(raw or b"{}")
@@ -201,9 +272,10 @@ class Coordination:
                 return False
             raise
 
-    def recorded(self, project: str) -> Recorded:
+    def recorded(self, project: str, watched: bool = False) -> Recorded:
+        """A project's recorded refs, read now, or `watched`: from the write path's cache (see _watched_get)."""
         try:
-            raw, stat = self._get(head_path(project))
+            raw, stat = (self._watched_get if watched else self._get)(head_path(project))
         except NoNodeError:
             return Recorded(None)
         return decode_refs(raw, stat.version)
@@ -227,8 +299,13 @@ class Coordination:
             transaction.create(head_path(project), encode_refs(refs))
         else:
             transaction.set_data(head_path(project), encode_refs(refs), version=recorded.version)
+        generation = self._generation
         results = transaction.commit()
-        return not any(isinstance(result, Exception) for result in results)
+        if any(isinstance(result, Exception) for result in results):
+            return False
+        if isinstance(results[-1], ZnodeStat):  # the head's new version: the next write compares with it
+            self._remember(head_path(project), encode_refs(refs), results[-1], generation)
+        return True
 
     def record_job(self, job_id: str, node: str, project: str) -> None:
         """Note which node runs an asynchronous import, so that any node can answer for it (cluster.node)."""

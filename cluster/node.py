@@ -47,6 +47,7 @@ from storage.store import PROJECT_ID, Store
 from storage.trailers import Trailer
 from storage.webhooks import HookStore
 
+from .calls import Connections
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
@@ -117,6 +118,7 @@ class ClusterNode:
         self.app: WsgiApp | None = None
         self._states: dict[str, ProjectState] = {}
         self._states_lock = threading.Lock()
+        self._connections = Connections()  # kept-alive node-to-node connections (forwards, replication)
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
         self._copying: dict[str, threading.Lock] = {}
         self._jobs_swept = 0.0  # when the controller last forgot old jobs
@@ -259,7 +261,8 @@ class ClusterNode:
         forwarded = self._authenticated(environ) and bool(environ.get("HTTP_X_GLOSS_FORWARDED_BY"))
         answer: Answer | None
         try:
-            placement = self.coordination.placement(project)
+            # a write's placement may come from the watched cache: its compare-and-set checks the version
+            placement = self.coordination.placement(project, watched=write)
             if path.startswith(JOB_PROGRESS) and JOB_ID.match(path[len(JOB_PROGRESS):]):
                 answer = self._job_progress(project, placement, environ, forwarded, path[len(JOB_PROGRESS):])
             elif write:
@@ -360,8 +363,9 @@ class ClusterNode:
         """Under the project's state lock: replicate the local head and record it; the reason when it was not
         (then the branch is back at the recorded head)."""
         refs = self._refs(project)
-        placement = self.coordination.placement(project)
-        recorded = self.coordination.recorded(project)
+        # from the watched cache: a stale answer fails the compare-and-set below (503), never acknowledges
+        placement = self.coordination.placement(project, watched=True)
+        recorded = self.coordination.recorded(project, watched=True)
         if MAIN not in refs or refs == recorded.refs():
             return None
         if placement.leader != self.config.node or placement.version != state.led_version:
@@ -424,7 +428,7 @@ class ClusterNode:
         targets = [alive[n] for n in placement.followers if n in alive]
         if not targets:
             return False
-        pack = pack_since(self.store.project(project).path, refs.values(), recorded.refs().values())
+        pack = pack_since(self.store.project(project), refs.values(), recorded.refs().values())
         results = list(self._replicating.map(lambda node: self._replicate_to(node, project, refs, pack), targets))
         return any(results)
 
@@ -581,21 +585,14 @@ class ClusterNode:
 
     def _call(self, base_url: str, method: str, target: str, body: bytes, headers: dict[str, str],
               timeout: float) -> Answer:
-        parsed = urllib.parse.urlsplit(base_url)
-        connection_class = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-        connection = connection_class(parsed.hostname or "127.0.0.1", parsed.port, timeout=timeout)
-        try:
-            connection.request(method, target, body=body,
-                               headers={**headers, SECRET_HEADER: self.config.secret,
-                                        "Content-Length": str(len(body))})
-            response = connection.getresponse()
-            payload = response.read()
-            kept = [(name, value) for name, value in response.getheaders() if name.lower() not in HOP_BY_HOP]
-            kept = [(name, value) for name, value in kept if name.lower() != "content-length"]
-            kept.append(("Content-Length", str(len(payload))))
-            return f"{response.status} {response.reason}", kept, payload
-        finally:
-            connection.close()
+        response = self._connections.call(base_url, method, target, body,
+                                          {**headers, SECRET_HEADER: self.config.secret,
+                                           "Content-Length": str(len(body))}, timeout)
+        payload = response.read()
+        kept = [(name, value) for name, value in response.getheaders() if name.lower() not in HOP_BY_HOP]
+        kept = [(name, value) for name, value in kept if name.lower() != "content-length"]
+        kept.append(("Content-Length", str(len(payload))))
+        return f"{response.status} {response.reason}", kept, payload
 
     # ----------------------------------------------------------------- helpers
     def _state(self, project: str) -> ProjectState:

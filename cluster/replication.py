@@ -6,6 +6,11 @@ and refs fsync'd (`core.fsync=committed`), then moves its own branches (main, an
 the leader's write may have made, moved or deleted) with Gloss's durable ref update
 (Project.adopt_head: the journal's round of fsync), so that a copy acknowledged to the leader survives a power
 loss of the follower as a single node's commit does.
+
+A write's own objects travel with the leader's replication request instead, as a Git pack built in the
+leader's process (pack_since) and taken by the follower's (GitRepo.unpacked: checked as fsck checks them),
+stored with the branch's move in its one round of fsync (adopt_refs); a follower lacking what that pack
+leans on fetches as above.
 """
 from __future__ import annotations
 
@@ -23,9 +28,10 @@ from storage.store import Store
 
 SECRET_HEADER = "X-Gloss-Cluster-Secret"
 FETCH_SECONDS = 120.0
-# A write's new objects travel with the replication request up to this size (one round trip, two git
-# processes); beyond, the follower fetches them (an import's big commit)
+# A write's new objects travel with the replication request up to this size and this many commits (one round
+# trip, no process forked); beyond, the follower fetches them (an import's big commit, a long-absent follower)
 INLINE_PACK_BYTES = 4 * 1024 * 1024
+INLINE_PACK_COMMITS = 64
 GIT_PATH = re.compile(r"^/cluster/v1/git/([a-z0-9][a-z0-9-]{0,62}|_system)(/info/refs|/git-upload-pack)$")
 SYSTEM = "_system"  # the system repository's name on that path (no project id starts with "_")
 # fetched packs stay packs; objects and refs are flushed before git reports success; no gc in the middle
@@ -53,23 +59,13 @@ def fetch(repository: Path, leader_url: str, project: str, secret: str, branches
         raise FetchFailed(result.stderr.decode("utf-8", "replace").strip()[-500:])
 
 
-def pack_since(repository: Path, heads: Iterable[str], bases: Iterable[str]) -> bytes | None:
-    """A thin pack of the commits after `bases` up to `heads` (what a follower at `bases` lacks), or None when
-    it would be larger than INLINE_PACK_BYTES (the follower fetches it instead)."""
-    revisions = "".join(f"{head}\n" for head in sorted(set(heads))) + "".join(f"^{base}\n" for base in sorted(set(bases)))
-    result = subprocess.run(["git", "pack-objects", "--stdout", "--revs", "--thin", "-q"], cwd=repository,
-                            input=revisions.encode(), capture_output=True, timeout=FETCH_SECONDS)
-    if result.returncode != 0 or len(result.stdout) > INLINE_PACK_BYTES:
-        return None
-    return result.stdout
-
-
-def take_pack(repository: Path, pack: bytes) -> bool:
-    """Store a pack sent by the leader, its objects flushed to disk (missing bases completed from this copy);
-    False when this copy lacks what the thin pack leans on."""
-    result = subprocess.run(["git", "-c", "core.fsync=committed", "index-pack", "--stdin", "--fix-thin", "--strict"],
-                            cwd=repository, input=pack, capture_output=True, timeout=FETCH_SECONDS)
-    return result.returncode == 0
+def pack_since(project: Project, heads: Iterable[str], bases: Iterable[str]) -> bytes | None:
+    """A pack of the commits after `bases` up to `heads` and the objects they changed (what a follower at
+    `bases` lacks), built in this process (a `git pack-objects` fork was 6-16 ms of every write); None when
+    it would be larger than INLINE_PACK_BYTES or span more than INLINE_PACK_COMMITS (the follower fetches)."""
+    pack = project.repo.pack_since([head.encode("ascii") for head in set(heads)],
+                                   [base.encode("ascii") for base in set(bases)], INLINE_PACK_COMMITS)
+    return pack if pack is not None and len(pack) <= INLINE_PACK_BYTES else None
 
 
 def refs_of(project: Project) -> dict[str, str]:
@@ -82,14 +78,18 @@ def refs_of(project: Project) -> dict[str, str]:
     return refs
 
 
-def adopt_refs(project: Project, refs: dict[str, str]) -> None:
-    """Bring every branch of a copy to `refs` (whose commits are here), durably: main by Project.adopt_head,
-    the others moved by compare-and-swap, made, or deleted when `refs` lacks them. Raises KeyError when a
-    commit is missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
+def adopt_refs(project: Project, refs: dict[str, str], objects: dict[str, tuple[int, bytes]] | None = None) -> None:
+    """Bring every branch of a copy to `refs` (whose commits are here or among `objects`), durably: main by
+    Project.adopt_head, the others moved by compare-and-swap, made, or deleted when `refs` lacks them; the
+    first branch that moves stores `objects` in its own round of fsync. Raises KeyError when a commit is
+    missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
     for commit in refs.values():
-        project.repo.read_commit(commit.encode("ascii"))
+        if objects is None or commit not in objects:
+            project.repo.read_commit(commit.encode("ascii"))
     if MAIN in refs:
-        project.adopt_head(refs[MAIN].encode("ascii"))
+        moves = project.repo.head() != refs[MAIN].encode("ascii")
+        project.adopt_head(refs[MAIN].encode("ascii"), objects=objects if moves else None)
+        objects = None if moves else objects
     for name in project.repo.branch_names():
         if name != MAIN and name not in refs:
             branch = project.repo.named_branch(name)
@@ -101,7 +101,8 @@ def adopt_refs(project: Project, refs: dict[str, str]) -> None:
             branch = project.repo.named_branch(name)
             current = branch.head()
             if current != commit.encode("ascii"):
-                branch.move_head(commit.encode("ascii"), current)
+                branch.move_head(commit.encode("ascii"), current, objects=objects)
+                objects = None
 
 
 def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str], secret: str,
@@ -112,11 +113,14 @@ def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str],
     replica = store.replica(project)
     if refs_of(replica) == refs:
         return
+    objects = None
     if not all(has_commit(store, project, commit) for commit in refs.values()):
-        if not (pack and take_pack(replica.path, pack)
-                and all(has_commit(store, project, commit) for commit in refs.values())):
+        objects = replica.repo.unpacked(pack) if pack else None
+        if objects is None or not all(commit in objects or has_commit(store, project, commit)
+                                      for commit in refs.values()):
+            objects = None
             fetch(replica.path, leader_url, project, secret, refs)
-    adopt_refs(replica, refs)
+    adopt_refs(replica, refs, objects)
 
 
 def system_path(store: Store) -> Path:
@@ -125,9 +129,10 @@ def system_path(store: Store) -> Path:
 
 
 def has_commit(store: Store, project: str, head: str) -> bool:
+    """Whether this node's copy holds the commit (a presence check: reading a missing object waits 10 ms for
+    a concurrent repack before it gives up, which every replicated write paid)."""
     try:
-        store.project(project).repo.read_commit(head.encode("ascii"))
-        return True
+        return store.project(project).repo.objects.has(head.encode("ascii"))
     except (NotFound, KeyError, ValueError):
         return False
 

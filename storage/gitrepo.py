@@ -18,7 +18,7 @@ from dulwich.objects import Commit
 from dulwich.repo import Repo
 
 from .git.maintenance import Maintenance, remove_stale_dirs
-from .git.objects import FILE_MODE, TREE_MODE, ObjectStore, Person, parse_commit
+from .git.objects import FILE_MODE, TREE_MODE, BadPack, ObjectStore, Person, pack_of, parse_commit, unpack
 from .git.queries import CommitPatch, GitCommandError, GitCommands
 from .git.refs import ANY, BRANCH, HEADS, MAIN, ZERO_ID, Branch, Recovery, check_branch_name
 from .git.worktree import WorkTree, parent_dir
@@ -106,6 +106,21 @@ class GitRepo:
 
     def objects_new_from(self, tips: list[bytes]) -> set[bytes]:
         return self.commands.objects_new_from(tips)
+
+    def pack_since(self, heads: Iterable[bytes], bases: Iterable[bytes], max_commits: int) -> bytes | None:
+        """A pack of what a copy at `bases` lacks to hold `heads` (whole objects, built in this process);
+        None when more than `max_commits` commits lie between."""
+        objects = self.objects.objects_since(heads, bases, max_commits)
+        return None if objects is None else pack_of(objects)
+
+    def unpacked(self, pack: bytes) -> dict[str, tuple[int, bytes]] | None:
+        """The objects of a pack_since pack, checked as git fsck checks them, for move_head to store with the
+        ref in its one round of fsync; None when it does not parse or leans on objects this copy lacks."""
+        try:
+            objects = unpack(pack)
+        except BadPack:
+            return None
+        return None if self.objects.lacks_links(objects) else objects
 
     def missing_objects(self, object_ids: Iterable[bytes]) -> set[bytes]:
         return self.commands.missing_objects(object_ids)

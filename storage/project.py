@@ -468,20 +468,23 @@ class Project:
             finally:
                 group.done.set()
 
-    def adopt_head(self, commit: bytes, expected: bytes | None | object = ANY) -> None:
+    def adopt_head(self, commit: bytes, expected: bytes | None | object = ANY,
+                   objects: dict[str, tuple[int, bytes]] | None = None) -> None:
         """Under the write lock: move `main` to a commit whose objects are already here, durably (the journal's
         round of fsync). For a cluster (cluster.replication): a follower takes the commit it fetched from the
         leader, and a leader whose head could not be recorded goes back to the recorded one. Reads follow the
         branch at once; the working tree and the index follow at the next write's repair, as after a crash
         (a resync per replicated commit cost a follower 55-60 ms of the write's answer). Raises RefMoved when
-        the branch is not at `expected`, KeyError when the commit is not here."""
-        self.repo.read_commit(commit)  # the commit must be whole before the branch names it
+        the branch is not at `expected`, KeyError when the commit is not here. `objects` (checked, e.g.
+        GitRepo.unpacked) are stored with the move, in its round of fsync."""
+        if objects is None or commit.decode("ascii") not in objects:
+            self.repo.read_commit(commit)  # the commit must be whole before the branch names it
         with self._thread_lock:
             if self._group is not None:  # (commits of this process still on their way to the disk)
                 self._publish(self._group)
             with self._file_lock:
                 if self.repo.head() != commit:
-                    self.repo.move_head(commit, expected)
+                    self.repo.move_head(commit, expected, objects=objects)
 
     def repair(self) -> None:
         """Under the write lock: bring the branch, the working tree and the index to the latest durable

@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
-from typing import BinaryIO, Iterator, Mapping, Sequence, cast
+from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, cast
 
 from dulwich.object_store import DiskObjectStore, OverlayObjectStore
-from dulwich.objects import Commit, ObjectID, RawObjectID, Tag, Tree
+from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile, Tag, Tree
 from dulwich.pack import Pack
 from dulwich.repo import Repo
 
@@ -26,6 +26,7 @@ from . import durable
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
+GITLINK_MODE = 0o160000  # a submodule's commit, which lives in another repository
 # Compression of the objects a commit writes: level 1 is several times faster than the default, and the
 # periodic full repack stores most of them as deltas anyway.
 LOOSE_COMPRESSION = 1
@@ -103,6 +104,84 @@ def _pack_header(type_num: int, size: int) -> bytes:
         size >>= 7
     out.append(byte)
     return bytes(out)
+
+
+def _pack_with_entries(objects: Mapping[str, tuple[int, bytes]]) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+    """A version-2 pack of whole (undeltified) objects, and its index entries (binary sha, crc32, offset)."""
+    body = [b"PACK", struct.pack(">II", 2, len(objects))]
+    offset = 12
+    entries = []
+    for hex_id, (type_num, content) in objects.items():
+        packed = _pack_header(type_num, len(content)) + zlib.compress(content, LOOSE_COMPRESSION)
+        entries.append((bytes.fromhex(hex_id), zlib.crc32(packed), offset))
+        body.append(packed)
+        offset += len(packed)
+    pack = b"".join(body)
+    return pack + sha1(pack).digest(), entries
+
+
+def pack_of(objects: Mapping[str, tuple[int, bytes]]) -> bytes:
+    """Objects as one Git pack (version 2, whole objects: nothing in it leans on objects outside it)."""
+    return _pack_with_entries(objects)[0]
+
+
+class BadPack(ValueError):
+    """A pack this reader does not take: torn, deltified, or an object that does not parse."""
+
+
+def unpack(pack: bytes) -> dict[str, tuple[int, bytes]]:
+    """The objects of a pack of whole objects (pack_of's), each checked as Git's fsck checks its format, by
+    id; raises BadPack otherwise (a pack with deltas included: the caller fetches instead)."""
+    if len(pack) < 32 or pack[:4] != b"PACK" or sha1(pack[:-20]).digest() != pack[-20:]:
+        raise BadPack("not a whole pack")
+    version, count = struct.unpack(">II", pack[4:12])
+    if version != 2:
+        raise BadPack(f"pack version {version}")
+    objects: dict[str, tuple[int, bytes]] = {}
+    offset, end = 12, len(pack) - 20
+    names = {number: name for name, number in PACK_TYPES.items()}
+    for _ in range(count):
+        if offset >= end:
+            raise BadPack("pack shorter than its count")
+        byte = pack[offset]
+        type_num, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
+        offset += 1
+        while byte & 0x80:
+            if offset >= end:
+                raise BadPack("torn object header")
+            byte = pack[offset]
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            offset += 1
+        if type_num not in names:
+            raise BadPack(f"object type {type_num} (deltas are fetched instead)")
+        content, offset = _inflate(pack, offset, end, size)
+        hex_id = sha1(names[type_num] + b" " + str(size).encode() + b"\0" + content).hexdigest()
+        try:
+            ShaFile.from_raw_string(type_num, content).check()
+        except Exception as error:  # dulwich's ObjectFormatException and the parse errors under it
+            raise BadPack(f"object {hex_id}: {error}") from None
+        objects[hex_id] = (type_num, content)
+    if offset != end:
+        raise BadPack("bytes after the last object")
+    return objects
+
+
+def _inflate(pack: bytes, offset: int, end: int, size: int) -> tuple[bytes, int]:
+    """The `size` bytes deflated at `offset`, and the offset after them. Deflate grows a stream by a few bytes
+    per 64 KiB at worst, so a bounded slice is tried first (the whole rest copied per object was quadratic)."""
+    view = memoryview(pack)
+    for stop in (min(end, offset + size + size // 1000 + 64), end):
+        inflater = zlib.decompressobj()
+        try:
+            content = inflater.decompress(view[offset:stop], size + 1)
+        except zlib.error as error:
+            raise BadPack(str(error)) from None
+        if inflater.eof:
+            if len(content) != size:
+                raise BadPack("object size differs from its header")
+            return content, stop - len(inflater.unused_data)
+    raise BadPack("torn object")
 
 
 class ObjectStore:
@@ -225,17 +304,8 @@ class ObjectStore:
         """Write a version-2 pack and its version-2 index under temp names (which git ignores, and which
         sweep_temp_files removes when a crash leaves them); returns the open files, for the caller to flush
         with the rest of its round, and [temp pack, temp index, final name] for publish_pack."""
-        body = [b"PACK", struct.pack(">II", 2, len(objects))]
-        offset = 12
-        entries = []  # (binary sha, crc32, offset)
-        for hex_id, (type_num, content) in objects.items():
-            packed = _pack_header(type_num, len(content)) + zlib.compress(content, LOOSE_COMPRESSION)
-            entries.append((bytes.fromhex(hex_id), zlib.crc32(packed), offset))
-            body.append(packed)
-            offset += len(packed)
-        pack = b"".join(body)
-        pack_sha = sha1(pack).digest()
-        pack += pack_sha
+        pack, entries = _pack_with_entries(objects)
+        pack_sha = pack[-20:]
         entries.sort()
         fanout = [0] * 256
         for binary, _, _ in entries:
@@ -377,6 +447,76 @@ class ObjectStore:
                 _keep_only_mappings(pack)
                 return found
         return None
+
+    def has(self, hex_id: bytes) -> bool:
+        """Whether the object is here (packed or loose)."""
+        with self._store_lock:
+            return ObjectID(hex_id) in self._dulwich.object_store
+
+    def objects_since(self, heads: Iterable[bytes], bases: Iterable[bytes],
+                      max_commits: int) -> dict[str, tuple[int, bytes]] | None:
+        """The objects a copy holding `bases` (and everything they reach) lacks to hold `heads`: the commits
+        after `bases` and the trees and blobs each changed from its parents (whole objects). None when more
+        than `max_commits` commits lie between (a branch made from an old commit, a long absence): fetch."""
+        known = set(bases)
+        commits: dict[bytes, tuple[bytes, Commit]] = {}  # id -> (its raw bytes, as stored; parsed)
+        todo = [head for head in heads if head not in known]
+        while todo:
+            commit_id = todo.pop()
+            if commit_id in known or commit_id in commits:
+                continue
+            if len(commits) >= max_commits:
+                return None
+            raw = self.read_raw(commit_id)
+            commits[commit_id] = (raw, parse_commit(raw))
+            todo.extend(commits[commit_id][1].parents)
+        found: dict[str, tuple[int, bytes]] = {}
+        for commit_id, (raw, commit) in commits.items():
+            found[commit_id.decode("ascii")] = (PACK_TYPES[b"commit"], raw)
+            parent_trees = [commits[p][1].tree if p in commits else self.read_commit(p).tree for p in commit.parents]
+            self._tree_changes(commit.tree, parent_trees, found)
+        return found
+
+    def _tree_changes(self, tree_id: bytes, olds: list[bytes], found: dict[str, tuple[int, bytes]]) -> None:
+        """Into `found`: the tree and what it reaches that none of the `olds` trees (at the same path) has."""
+        hex_id = tree_id.decode("ascii")
+        if tree_id in olds or hex_id in found:
+            return
+        raw = self.read_raw(tree_id)
+        found[hex_id] = (PACK_TYPES[b"tree"], raw)
+        entries = cast(Tree, Tree.from_raw_string(Tree.type_num, raw))
+        old_entries = [self.read_tree(old) for old in olds]
+        for entry in entries.iteritems():
+            name, mode, sha = entry.path.decode("utf-8"), entry.mode, entry.sha
+            if mode == GITLINK_MODE:
+                continue  # (a submodule's commit lives in another repository)
+            same = [old[name] for old in old_entries if name in old]
+            if any(old_sha == sha for _, old_sha in same):
+                continue
+            if stat.S_ISDIR(mode):
+                self._tree_changes(sha, [old_sha for old_mode, old_sha in same if stat.S_ISDIR(old_mode)], found)
+            elif sha.decode("ascii") not in found:
+                found[sha.decode("ascii")] = (PACK_TYPES[b"blob"], self.read_raw(sha))
+
+    def lacks_links(self, objects: Mapping[str, tuple[int, bytes]]) -> bool:
+        """Whether an object of `objects` names one that is neither among them nor here (parents, trees,
+        blobs, a tag's target): such objects are not stored (a copy never holds a commit it cannot read)."""
+        def present(sha: bytes) -> bool:
+            return sha.decode("ascii") in objects or self.has(sha)
+
+        for type_num, content in objects.values():
+            parsed = ShaFile.from_raw_string(type_num, content)
+            if isinstance(parsed, Commit):
+                links = [parsed.tree, *parsed.parents]
+            elif isinstance(parsed, Tree):
+                links = [entry.sha for entry in parsed.iteritems() if entry.mode != GITLINK_MODE]
+            elif isinstance(parsed, Tag):
+                links = [parsed.object[1]]
+            else:
+                links = []
+            if not all(present(sha) for sha in links):
+                return True
+        return False
 
     def read_raw_type(self, hex_id: bytes) -> bytes:
         """The type of an object: b"commit", b"tree", b"blob" or b"tag"."""
