@@ -298,7 +298,11 @@ class Deliverer:
             time.sleep(STAND_ASIDE_SECONDS / 4)  # (the writer's election is under way meanwhile)
             if is_writer():
                 time.sleep(STAND_ASIDE_SECONDS)
-            elect(lock_path)
+            try:
+                elect(lock_path)
+            except FileNotFoundError:  # the data directory went away meanwhile (a test's, torn down): no one to serve
+                print(f"gloss: webhooks: {lock_path.parent} is gone; this process delivers nothing", file=sys.stderr)
+                return
             self.run()
 
         threading.Thread(target=stand, name="gloss-webhooks", daemon=True).start()
