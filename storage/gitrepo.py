@@ -270,6 +270,13 @@ class GitRepo:
     def recover(self, ours: Callable[[str], bool] = lambda path: True, thorough: bool = False) -> list[str]:
         return self.recovery.recover(ours, thorough)
 
+    def make_spares(self) -> None:
+        """This process's spares of the temp files a durable step fills (ref lock, pack, index): made after one
+        step, once the project's lock is released, for the next (see storage.git.durable.make_spare)."""
+        self.branch.make_spares()
+        self.objects.make_spares()
+        self.worktree.make_spares()
+
     # ----------------------------------------------------------------- working tree, index (storage.git.worktree)
     def checked_out_commit(self) -> bytes | None:
         return self.worktree.checked_out_commit()

@@ -11,7 +11,7 @@ import json
 import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from filelock import FileLock
 
@@ -62,35 +62,45 @@ def digest_of(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+class KeyTable(NamedTuple):
+    """The key file's records, and the same by digest (a host with thousands of keys compared a presented key
+    with each of them, at every request)."""
+
+    records: list[ApiKey]
+    by_digest: dict[str, ApiKey]
+
+
+def key_table(data: dict) -> KeyTable:
+    records = [ApiKey(**record) for record in data.get("keys", [])]
+    return KeyTable(records, {record.digest: record for record in records})  # (the last of equal digests wins)
+
+
 class KeyStore:
     """The key file, re-read only when it changes on disk (another process may have written it)."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = FileLock(str(self.path) + ".lock", thread_local=False)
-        self._file: WatchedJson[list[ApiKey]] = WatchedJson(
-            self.path, lambda data: [ApiKey(**record) for record in data.get("keys", [])], [])
+        self._file: WatchedJson[KeyTable] = WatchedJson(self.path, key_table, KeyTable([], {}))
 
     # ----------------------------------------------------------------- reading
     def all(self) -> list[ApiKey]:
-        return self._file.read()
+        return self._file.read().records
 
     def verify(self, key: str) -> ApiKey | None:
-        """The record of a presented key, or None; constant time in the key's content."""
+        """The record of a presented key, or None. The digest finds the one candidate record (a look-up keyed
+        by the SHA-256 of the key, which tells an attacker nothing of a stored key); the comparison that decides
+        stays constant-time."""
         if not key or len(key) > 256:
             return None
         presented = digest_of(key)
-        found: ApiKey | None = None
-        for record in self.all():
-            if hmac.compare_digest(record.digest, presented):
-                found = record
-        return found
+        found = self._file.read().by_digest.get(presented)
+        return found if found is not None and hmac.compare_digest(found.digest, presented) else None
 
     def is_live(self, candidate: str) -> bool:
         """Whether `candidate` is a key in force: texts holding one are refused, by pushes and API writes alike
         (storage.fields.refuse_keys)."""
-        presented = digest_of(candidate)
-        return any(record.digest == presented for record in self.all())
+        return digest_of(candidate) in self._file.read().by_digest
 
     def by_id(self, key_id: str) -> ApiKey | None:
         """The record of a live key named by its public id (what a dashboard session remembers)."""

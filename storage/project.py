@@ -467,6 +467,8 @@ class Project:
                     keep_out_of_collector(group.tip)
             finally:
                 group.done.set()
+            if group.commits and group.error is None:
+                self.repo.make_spares()  # for this thread's next durable step, now that its writers are answered
 
     def adopt_head(self, commit: bytes, expected: bytes | None | object = ANY,
                    objects: dict[str, tuple[int, bytes]] | None = None) -> None:

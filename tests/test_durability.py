@@ -398,3 +398,22 @@ def test_a_recovery_that_fails_at_start_leaves_reads_working_and_the_next_write_
     with reopened.transaction(WRITER, "later", "translate") as tx:
         ops.translate(tx, "a", "en", "later", None, utc_now())
     _assert_consistent(project)
+
+
+def _spares(project) -> list[str]:
+    return sorted(path.name for path in (project.path / ".git").glob("gloss-spare-*"))
+
+
+def test_a_commit_leaves_spare_temp_files_that_the_next_one_takes_and_a_killed_writers_spares_are_swept(tmp_path):
+    store, project = _project_with(tmp_path, "Spares", ["a"])
+    dead = project.path / ".git" / "gloss-spare-999999999-pack.tmp"  # a writer killed with its spares
+    dead.touch()
+    project = _reopened(store, project)
+    _create_assets(project, ["b"])  # a process's first write sweeps what dead writers left
+    made = _spares(project)
+    assert dead.name not in made and len(made) == 4  # the ref lock's, the pack's two, the index's
+    with project.transaction(WRITER, "next", "translate") as tx:
+        ops.translate(tx, "a", "en", "next", None, utc_now())
+    assert _spares(project) == made  # taken by that commit, made again after it
+    assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "next"
+    _assert_consistent(project)

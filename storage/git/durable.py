@@ -33,6 +33,33 @@ def close_quietly(closable) -> None:
         pass
 
 
+# Spare files: a durable step's temp files (ref lock, pack, index) made empty ahead, after the previous step and
+# outside the project's lock, then moved to their temp names by a rename when used. Creating a file (a new
+# inode) cost 0.1-0.8 ms on the reference machine's ext4 under load, a rename of one some 20 us: the creations
+# leave the critical section. One spare per process and role (durable steps of a repository take turns under
+# its lock): `.git/gloss-spare-<pid>-<role>.tmp`, swept as any `gloss-*.tmp`. A spare is always empty.
+def _spare(git_dir: Path, role: str) -> Path:
+    return git_dir / f"gloss-spare-{os.getpid()}-{role}.tmp"
+
+
+def make_spare(git_dir: Path, role: str, mode: int = 0o644) -> None:
+    """Create this process's empty spare for `role` unless it is there. Never raises: without a spare, the
+    temp file is created when it is needed, as before."""
+    try:
+        os.close(os.open(_spare(git_dir, role), os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+    except OSError:
+        pass
+
+
+def take_spare(git_dir: Path, role: str, temp: Path) -> None:
+    """Give `temp` (a temp file about to be written whole) this process's spare for `role`; nothing when there
+    is none (taken, swept, or never made)."""
+    try:
+        os.rename(_spare(git_dir, role), temp)
+    except OSError:
+        pass
+
+
 def read_small(path: Path | str) -> bytes:
     """The whole content of a small file (a ref, a marker) by raw system calls: `open()` costs four more
     (fstat, ioctl, lseek) and a buffer, and the commit path reads such files several times per write."""

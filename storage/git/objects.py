@@ -60,6 +60,9 @@ def _descriptors(part: object) -> int:
     return 1 + (handle is not None and not handle.closed)
 
 
+PACK_SPARES = ("pack", "pack-index")  # durable.make_spare's roles for stage_pack's two temp files
+
+
 def is_own_pack_temp(name: str) -> bool:
     """`tmp_pack_<pid>_<thread>` / `tmp_idx_<pid>_<thread>`: a temp file of `stage_pack` (git's differ)."""
     parts = name.split("_")
@@ -322,11 +325,11 @@ class ObjectStore:
             pack_sha,
         ])
         index += sha1(index).digest()
-        suffix = f"{os.getpid()}_{threading.get_ident()}"
-        entry = [f"tmp_pack_{suffix}", f"tmp_idx_{suffix}", f"pack-{pack_sha.hex()}"]
+        entry = [*self._pack_temps(), f"pack-{pack_sha.hex()}"]
         handles: list[BinaryIO] = []
         try:
-            for name, data in zip(entry, (pack, index)):
+            for name, role, data in zip(entry, PACK_SPARES, (pack, index)):
+                durable.take_spare(self.objects_dir.parent, role, self.objects_dir / "pack" / name)
                 handles.append(open(self.objects_dir / "pack" / name, "wb"))
                 handles[-1].write(data)
                 handles[-1].flush()  # whole in the kernel: a killed process leaves complete files
@@ -336,6 +339,17 @@ class ObjectStore:
             self.discard_pack(entry)  # a full disk must leave nothing behind
             raise
         return handles, entry
+
+    @staticmethod
+    def _pack_temps() -> tuple[str, str]:
+        """This thread's temp names for a staged pack and its index (is_own_pack_temp knows them)."""
+        suffix = f"{os.getpid()}_{threading.get_ident()}"
+        return f"tmp_pack_{suffix}", f"tmp_idx_{suffix}"
+
+    def make_spares(self) -> None:
+        """This process's spares for a staged pack's temp files (see durable.make_spare)."""
+        for role in PACK_SPARES:
+            durable.make_spare(self.objects_dir.parent, role)
 
     def publish_pack(self, entry: Sequence[str]) -> None:
         """Rename a staged pack into place, its index last: readers only look for packs that have one."""

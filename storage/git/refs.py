@@ -246,7 +246,8 @@ class Branch:
         lock = self._lock_path
         deadline = time.monotonic() + REF_LOCK_TIMEOUT
         pause = 0.001
-        temp = self.git_dir / f"gloss-ref-lock-{os.getpid()}-{threading.get_ident()}.tmp"  # swept if left
+        temp = self._lock_temp()  # swept if left
+        durable.take_spare(self.git_dir, "ref-lock", temp)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             while True:
@@ -272,6 +273,14 @@ class Branch:
             raise
         finally:
             durable.unlink_quietly(temp)
+
+    def _lock_temp(self) -> Path:
+        """This thread's private file that becomes the ref lock (create_lock)."""
+        return self.git_dir / f"gloss-ref-lock-{os.getpid()}-{threading.get_ident()}.tmp"
+
+    def make_spares(self) -> None:
+        """This process's spare for the ref lock's temp file (see durable.make_spare)."""
+        durable.make_spare(self.git_dir, "ref-lock")
 
     @staticmethod
     def _reopen_as(lock: Path, fd: int) -> int:

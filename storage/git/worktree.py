@@ -224,6 +224,10 @@ class WorkTree:
     def _index_temp(self) -> Path:
         return self.git_dir / f"gloss-index-{os.getpid()}-{threading.get_ident()}.tmp"
 
+    def make_spares(self) -> None:
+        """This process's spare for the temp index (see durable.make_spare)."""
+        durable.make_spare(self.git_dir, "index")
+
     def _write_index(self, entries: dict[bytes, IndexEntry | bytes]) -> tuple[BinaryIO, dict[bytes, bytes]]:
         """Write the index (version 2) to a temp file and return it, open, for the caller to flush with its
         other files, with every entry serialised. Entries already serialised are written as they are: a
@@ -238,6 +242,7 @@ class WorkTree:
                 entry = buffer.getvalue()
             serialised[path] = entry
         data = b"".join([b"DIRC", struct.pack(">LL", 2, len(serialised)), *serialised.values()])
+        durable.take_spare(self.git_dir, "index", self._index_temp())
         handle = open(self._index_temp(), "wb")
         try:
             handle.write(data)

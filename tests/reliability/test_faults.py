@@ -233,7 +233,8 @@ def test_a_full_then_read_only_disk_answers_507_then_503_changes_nothing_and_rec
         assert server.request("POST", f"/api/translations/{asset}/fr", b"de nouveau").status == 200
         repo = server.data_dir / "projects" / "acme-notes"
         subprocess.run(["git", "fsck", "--strict", "--no-progress"], cwd=repo, check=True, capture_output=True)
-        assert [p.name for p in (repo / ".git").rglob("*tmp*")] == []
+        # (the spares each process makes for its next commit are empty files it keeps on purpose)
+        assert [p.name for p in (repo / ".git").rglob("*tmp*") if not p.name.startswith("gloss-spare-")] == []
     finally:
         server.stop()
         subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
