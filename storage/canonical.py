@@ -383,6 +383,20 @@ class Chunk(Generic[E]):
             value = json.loads(line[len(dump_key(key)) + 2:])
         return value
 
+    def peek_each(self, keys: Iterable[str]) -> Iterator[tuple[str, E | None]]:
+        """(key, peek(key)) for keys in the chunk's order. A lazy file not split yet (see _canonical_text) is not
+        split for them: each entry is found after the previous one and decoded where it stands (the failing
+        translations of a locale's check); a key out of order or absent is read with peek."""
+        text = self._canonical_text()
+        position = 0
+        for key in keys:
+            found = -1 if text is None else text.find(f"\n{dump_key(key)}: ", position)
+            if text is None or found < 0:
+                yield key, self.peek(key)
+                continue
+            value, position = _decoder.raw_decode(text, found + len(dump_key(key)) + 3)
+            yield key, value
+
     def peek_items(self) -> Iterator[tuple[str, E]]:
         """items() without keeping the parsed entries (see peek)."""
         for key in self._lines:

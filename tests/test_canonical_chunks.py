@@ -124,6 +124,17 @@ def test_a_lazy_chunk_answers_its_leading_strings_without_splitting_its_lines_an
         assert dict(chunk.items()) == entries
 
 
+def test_a_lazy_chunk_peeks_entries_in_its_order_without_splitting_and_any_other_key_like_peek():
+    odd = 'b \\"x"'  # a key with escapes, its text with what ends a line
+    entries = {"a": {"text": "A", "rev": 1}, odd: {"text": "B,\n}", "rev": 2}, "c": {"rev": 3, "text": "C"}}
+    data = Chunk({}).with_changes(entries, lambda key: 0).to_bytes()
+    chunk = Chunk.lazy(lambda: data, tuple(entries))
+    assert list(chunk.peek_each([odd, "c"])) == [(odd, entries[odd]), ("c", entries["c"])]
+    assert not chunk.loaded
+    assert list(chunk.peek_each(["c", "a", "absent"])) == [("c", entries["c"]), ("a", entries["a"]), ("absent", None)]
+    assert list(Chunk.parse(data).peek_each([odd, "a"])) == [(odd, entries[odd]), ("a", entries["a"])]
+
+
 def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
     chunk = chunk_of({"a": {"text": "Hello", "rev": 1}, "b": {"rev": 1, "text": "Hello"}})
     assert chunk.starts_with("a", "text", "Hello")
