@@ -122,14 +122,15 @@ def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> tuple[list[dic
     assets = snapshot.asset_chunk(number)
     sources = snapshot.locale_chunk(source_locale, number)
     glossary = project_glossary(snapshot)
-    records: list[dict[str, Any]] = []
+    failing: dict[str, tuple[str | None, list[CheckResult]]] = {}
     plural_ids = []
     # Only the texts are read of the translations (the whole entry of a failing one): decoding every entry
     # made 200,000 dicts per 100k translations, a third of the time with the collections they set off.
     target_texts = targets.leading_strings("text")
     source_texts = sources.leading_strings("text") if sources is not None else {}
+    fields = _chunk_fields(assets)
     for asset_id in targets.keys():
-        asset = _checked_fields(assets, asset_id)
+        asset = fields.get(asset_id) or _checked_fields(assets, asset_id)
         if asset is None:
             continue
         if asset.get("plurals") and not is_source:
@@ -144,10 +145,29 @@ def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> tuple[list[dic
             continue
         results = checks_for(asset, source, target, locale, glossary, source_locale=source_locale)
         if results:
-            entry = targets.peek(asset_id)
-            assert entry is not None
-            records.append(_record(asset_id, entry, source, is_source, results))
+            failing[asset_id] = source, results
+    records = []
+    for asset_id, entry in targets.peek_each(failing):  # only their whole entries are decoded
+        source, results = failing[asset_id]
+        assert entry is not None
+        records.append(_record(asset_id, entry, source, is_source, results))
     return records, plural_ids
+
+
+def _chunk_fields(assets: Chunk[AssetRecord]) -> dict[str, Mapping[str, Any]]:
+    """What the checks read of each asset of a chunk (_checked_fields'), for the assets whose line shows `type`
+    then `printf` as strings (canonical lines do), in one pass over the chunk's file; none when an asset of the
+    chunk may have `max_length` or `plurals` (then each asset is read alone). Assets alike share one dict."""
+    if assets.mentions("max_length") or assets.mentions("plurals"):
+        return {}
+    shared: dict[tuple[str, ...], Mapping[str, Any]] = {}
+    found = {}
+    for asset_id, (kind, printf) in assets.string_fields("type", "printf").items():
+        asset = shared.get((kind, printf))
+        if asset is None:
+            asset = shared[kind, printf] = {"printf": printf, "type": kind}
+        found[asset_id] = asset
+    return found
 
 
 def _checked_fields(assets: Chunk[AssetRecord], asset_id: str) -> Mapping[str, Any] | None:

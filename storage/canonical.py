@@ -56,6 +56,15 @@ def _leading_string(field: str) -> re.Pattern[str]:
     return re.compile('\n"' + _JSON_STRING + ": {" + re.escape(_field_marker(field, ': "')) + _JSON_STRING)
 
 
+@functools.lru_cache(maxsize=8)
+def _string_fields(fields: tuple[str, ...]) -> re.Pattern[str]:
+    """A line `"key": {...` after a newline with `fields` as strings, in this order, before any nested value
+    (no brace or bracket before them; string_field says why the first marker is the field): key and values."""
+    before = r"[^{}\[\]\n]*?"  # lazy: the first marker wins
+    return re.compile('\n"' + _JSON_STRING + ": {" + "".join(before + re.escape(_field_marker(field, ': "'))
+                                                            + _JSON_STRING for field in fields))
+
+
 def _unescaped(body: str) -> str:
     """A JSON string's body decoded (itself when it has no escape: the usual case)."""
     return scanstring(body + '"', 0)[0] if "\\" in body else body
@@ -115,10 +124,16 @@ def changed_keys(old: bytes, new: bytes) -> list[str]:
     return list(keys)
 
 
+def is_canonical(text: str) -> bool:
+    """Whether a catalogue file is as `to_bytes` writes it: braces on their own lines, one entry a line."""
+    body = text[2:-3]
+    return text.startswith("{\n") and text.endswith("\n}\n") and body.count("\n") == body.count(",\n")
+
+
 def split_lines(text: str) -> list[str]:
     """The entry lines of a canonical file, without their separating commas."""
-    body = text[2:-3]
-    if text.startswith("{\n") and text.endswith("\n}\n") and body.count("\n") == body.count(",\n"):
+    if is_canonical(text):
+        body = text[2:-3]
         return body.split(",\n") if body else []  # as `to_bytes` writes it: one split in C
     # written by other hands (a push): blank lines, a last comma, braces with the first or last entry …
     return [line[:-1] if line.endswith(",") else line
@@ -128,13 +143,14 @@ def split_lines(text: str) -> list[str]:
 class Chunk(Generic[E]):
     """An immutable ordered map id -> entry, stored as serialised lines and parsed lazily."""
 
-    __slots__ = ("_loaded", "_source", "_known_keys", "_parsed", "_bytes", "derived", "origin")
+    __slots__ = ("_loaded", "_source", "_known_keys", "_text", "_parsed", "_bytes", "derived", "origin")
 
     def __init__(self, lines: dict[str, str] | None, source: Callable[[], bytes] | None = None,
                  keys: "str | tuple[str, ...] | None" = None):
         self._loaded = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order; None: not read yet
         self._source = source  # reads the file's bytes, for a chunk whose lines are read on first use
         self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
+        self._text: str | None = None  # a lazy chunk's file, decoded by leading_strings before its lines were split
         self._parsed: dict[str, E] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # data computed from this (immutable) chunk: see storage.derivations
@@ -160,8 +176,9 @@ class Chunk(Generic[E]):
         """The lines of a lazy chunk's file, keyed by the known keys when they match them in number (they were
         taken from this very blob), else by decoding each line's key."""
         known = self._keys_known()
+        text, self._text = self._text, None
         if known is not None:
-            lines = split_lines(source().decode("utf-8"))
+            lines = split_lines(text if text is not None else source().decode("utf-8"))
             if len(lines) == len(known):
                 return dict(zip(map(sys.intern, known), lines))
         return Chunk.parse(source())._loaded  # type: ignore[return-value]
@@ -174,7 +191,7 @@ class Chunk(Generic[E]):
             if source is None:  # another thread read it meanwhile (it sets _loaded before clearing _source)
                 return self._loaded  # type: ignore[return-value]
             lines = self._loaded = self._read(source)
-            self._source = self._known_keys = None
+            self._source = self._known_keys = self._text = None
         return lines
 
     @property
@@ -308,11 +325,43 @@ class Chunk(Generic[E]):
         """key -> the value of `field` for every entry whose line starts with it as a string (a translation's
         text, as canonical lines write it): one match a line, no entry decoded; an entry missing here (another
         spelling, as a push may write it) is read with string_field or peek."""
-        text = "\n" + "\n".join(self._lines.values())  # no line holds a newline: JSON escapes them
+        text = self._text_of_lines()
         pairs = _leading_string(field).findall(text)
         if "\\" not in text:
             return dict(pairs)  # nothing escaped (the usual case): the C scanner's strings as they are
         return {_unescaped(key): _unescaped(value) for key, value in pairs}
+
+    def string_fields(self, *fields: str) -> dict[str, tuple[str, ...]]:
+        """key -> the values of `fields` for every entry whose line shows them as strings, in this order, before
+        any nested value (string_field of each, for the whole chunk in one regular-expression pass); an entry
+        missing here is read with string_field or peek."""
+        text = self._text_of_lines()
+        found = _string_fields(fields).findall(text)
+        if "\\" in text:
+            found = [tuple(map(_unescaped, values)) for values in found]
+        return {values[0]: tuple(values[1:]) for values in found}
+
+    def mentions(self, field: str) -> bool:
+        """False when no entry has `field` at any depth (may_have_field of the whole chunk)."""
+        return _field_marker(field, ": ") in self._text_of_lines()
+
+    def _text_of_lines(self) -> str:
+        """Every line, each after a newline (none holds one: JSON escapes them)."""
+        text = self._canonical_text()
+        return text if text is not None else "\n" + "\n".join(self._lines.values())
+
+    def _canonical_text(self) -> str | None:
+        """A lazy chunk's file not split yet, when `to_bytes` wrote it (each line after a newline, none inside one):
+        what leading_strings reads without splitting the lines (a check of a locale reads only the source's
+        texts); kept for the split, should one follow. None: the lines are split already, or another hand wrote
+        the file."""
+        source = self._source
+        if self._loaded is not None or source is None:
+            return None
+        text = self._text
+        if text is None:
+            text = self._text = source().decode("utf-8")
+        return text if is_canonical(text) else None
 
     def may_have_field(self, key: str, field: str) -> bool:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
@@ -333,6 +382,20 @@ class Chunk(Generic[E]):
                 return None
             value = json.loads(line[len(dump_key(key)) + 2:])
         return value
+
+    def peek_each(self, keys: Iterable[str]) -> Iterator[tuple[str, E | None]]:
+        """(key, peek(key)) for keys in the chunk's order. A lazy file not split yet (see _canonical_text) is not
+        split for them: each entry is found after the previous one and decoded where it stands (the failing
+        translations of a locale's check); a key out of order or absent is read with peek."""
+        text = self._canonical_text()
+        position = 0
+        for key in keys:
+            found = -1 if text is None else text.find(f"\n{dump_key(key)}: ", position)
+            if text is None or found < 0:
+                yield key, self.peek(key)
+                continue
+            value, position = _decoder.raw_decode(text, found + len(dump_key(key)) + 3)
+            yield key, value
 
     def peek_items(self) -> Iterator[tuple[str, E]]:
         """items() without keeping the parsed entries (see peek)."""

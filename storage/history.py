@@ -3,13 +3,14 @@
 - `revisions`: the revisions of one (asset, locale) pair, newest first.
 - `log`: the project's commits (author, time, summary, trailers, touched locales), newest first, filtered by
   locale, author and tag, a page at a time.
-- `commit_changes`: what one commit changed, entry by entry: translations (old and new stored entry) and assets.
+- `commit_changes`: what one commit changed, entry by entry: translations (old and new stored entry), assets and
+  glossary terms.
 """
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 from . import textchanges
@@ -18,7 +19,7 @@ from .errors import NotFound
 from .gitrepo import GitRepo, Person
 from .project import Project
 from .records import AssetRecord, TranslationRecord
-from .snapshot import ASSETS_DIR, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
+from .snapshot import ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, PROJECT_FILE, Snapshot, chunk_file, chunk_number
 from .store import SERVICE, iso_from_timestamp
 from .trailers import Trailer
 
@@ -208,11 +209,19 @@ class AssetChange:
 
 
 @dataclass
+class GlossaryChange:
+    term: str
+    old: dict[str, Any] | None  # its record in glossary.json before (None: added)
+    new: dict[str, Any] | None  # after (None: deleted)
+
+
+@dataclass
 class CommitChanges:
     info: CommitInfo
     translations: list[TranslationChange]
     assets: list[AssetChange]
     project_changed: bool = False  # project.json: locales, tags, settings
+    glossary: list[GlossaryChange] = field(default_factory=list)
 
 
 def _person(ident: bytes) -> tuple[str, str]:
@@ -310,11 +319,16 @@ def _roots(walker: _Walker, commit) -> tuple[bytes | None, bytes]:
 def _changed_entries(walker: _Walker, roots: tuple[bytes | None, bytes]
                      ) -> Iterator[tuple[str, str, int, str, bytes | None, bytes | None]]:
     """(kind, locale, chunk number, key, old blob, new blob) of every changed entry, lazily; kind is
-    "asset", "translation" or "project" (project.json: key and locale are empty then)."""
+    "asset", "translation", "glossary" (the key is the term) or "project" (project.json: key and locale are
+    empty then)."""
     for path, before, after in walker.changed_files(*roots):
         parts = path.split("/")
         if path == PROJECT_FILE:
             yield "project", "", 0, "", before, after
+            continue
+        if path == GLOSSARY_FILE:  # one term a line, like a chunk
+            for key in changed_keys(walker.raw(before), walker.raw(after)):
+                yield "glossary", "", 0, key, before, after
             continue
         if parts[0] == ASSETS_DIR and len(parts) == 2:
             kind, locale = "asset", ""
@@ -346,7 +360,9 @@ def _changes(walker: _Walker, commit_id: bytes, limit: int | None = None) -> tup
         if limit is not None and total > limit:
             continue
         old, new = walker.chunk(before).get(key), walker.chunk(after).get(key)
-        if kind == "asset":
+        if kind == "glossary":
+            found.glossary.append(GlossaryChange(key, old, new))
+        elif kind == "asset":
             found.assets.append(AssetChange(key, old, new))
         else:
             found.translations.append(TranslationChange(key, locale, old, new,
@@ -360,7 +376,7 @@ def _touches_tag(walker: _Walker, commit, tag: str) -> bool:
     roots = _roots(walker, commit)
     seen: set[str] = set()
     for kind, _, number, key, before, after in _changed_entries(walker, roots):
-        if kind == "project" or key in seen:
+        if kind in ("project", "glossary") or key in seen:  # a term carries no tag
             continue
         seen.add(key)
         if kind == "asset":

@@ -98,6 +98,43 @@ def test_the_leading_strings_of_a_chunk_are_its_entries_values_where_the_field_c
     assert Chunk({}).leading_strings("text") == {}
 
 
+def test_the_string_fields_of_a_chunk_are_each_entrys_string_field_where_its_line_shows_them_in_order():
+    entries = {"plain": {"n": 1, "type": "text", "context": "menu", "printf": "php", "tags": []},
+               "brace in a text": {"n": 0, "type": "text", "context": "{x}", "printf": "php"},  # read alone
+               "esc\\ \"key\"": {"n": 2, "type": "html", "notes": 'a "printf": "no" \\', "printf": "", "tags": []},
+               "nested first": {"n": 3, "tags": ["a"], "type": "text", "printf": "c"},
+               "other order": {"n": 4, "printf": "c", "type": "text"}, "no printf": {"n": 5, "type": "text"}}
+    data = Chunk({}).with_changes(entries, lambda key: 0).to_bytes()
+    expected = {"plain": ("text", "php"), "esc\\ \"key\"": ("html", "")}
+    for chunk in (Chunk.parse(data), Chunk.lazy(lambda: data)):
+        found = chunk.string_fields("type", "printf")
+        assert found == expected
+        assert all((chunk.get(key)["type"], chunk.get(key)["printf"]) == values for key, values in found.items())
+        assert chunk.mentions("context") and chunk.mentions("tags") and not chunk.mentions("max_length")
+
+
+def test_a_lazy_chunk_answers_its_leading_strings_without_splitting_its_lines_and_reads_alike_after():
+    entries = {"a": {"text": "A \"1\"", "rev": 1}, "b": {"rev": 1, "text": "B"}}
+    canonical = Chunk({}).with_changes(entries, ORDER).to_bytes()
+    by_hand = b'{\n"a": {"text": "A \\"1\\"", "rev": 1},\n\n"b": {"rev": 1, "text": "B"},\n}\n'
+    for data in (canonical, by_hand):
+        chunk = Chunk.lazy(lambda: data, ("a", "b"))
+        assert chunk.leading_strings("text") == {"a": 'A "1"'}
+        assert chunk.loaded == (data is by_hand)  # another hand's file is split to be read
+        assert dict(chunk.items()) == entries
+
+
+def test_a_lazy_chunk_peeks_entries_in_its_order_without_splitting_and_any_other_key_like_peek():
+    odd = 'b \\"x"'  # a key with escapes, its text with what ends a line
+    entries = {"a": {"text": "A", "rev": 1}, odd: {"text": "B,\n}", "rev": 2}, "c": {"rev": 3, "text": "C"}}
+    data = Chunk({}).with_changes(entries, lambda key: 0).to_bytes()
+    chunk = Chunk.lazy(lambda: data, tuple(entries))
+    assert list(chunk.peek_each([odd, "c"])) == [(odd, entries[odd]), ("c", entries["c"])]
+    assert not chunk.loaded
+    assert list(chunk.peek_each(["c", "a", "absent"])) == [("c", entries["c"]), ("a", entries["a"]), ("absent", None)]
+    assert list(Chunk.parse(data).peek_each([odd, "a"])) == [(odd, entries[odd]), ("a", entries["a"])]
+
+
 def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
     chunk = chunk_of({"a": {"text": "Hello", "rev": 1}, "b": {"rev": 1, "text": "Hello"}})
     assert chunk.starts_with("a", "text", "Hello")

@@ -44,9 +44,24 @@ def test_commit_changes_agree_with_git_show(demo):
         added = {line[1:].rstrip(",") for line in diff if line.startswith('+"')}
         removed = {line[1:].rstrip(",") for line in diff if line.startswith('-"')}
         expected = {line.split('": ', 1)[0] + '"' for line in added ^ removed}
-        assert total == len(found.translations) + len(found.assets)
+        assert total == len(found.translations) + len(found.assets) + len(found.glossary)
         shown = {'"' + change.asset_id + '"' for change in found.translations + found.assets}
-        assert shown == expected, commit
+        assert shown | {'"' + change.term + '"' for change in found.glossary} == expected, commit
+
+
+def test_a_commit_that_edits_the_glossary_lists_each_term_it_changed_with_its_records(demo):
+    project, _ = demo
+    with project.transaction(Person("Ann", "ann@example.com"), "Glossary", "glossary") as tx:
+        ops.put_term(tx, "notebook", {"translations": {"fr": "carnet"}})
+        ops.put_term(tx, "cart", {"translations": {"fr": "panier"}, "forbidden": True})
+    with project.transaction(Person("Ann", "ann@example.com"), "Glossary", "glossary") as tx:
+        ops.put_term(tx, "notebook", {"translations": {"fr": "cahier"}})
+        ops.delete_term(tx, "cart")
+    found, total = history.commit_changes(project, project.repo.head().decode())
+    assert total == 2 and not found.translations and not found.assets and not found.project_changed
+    assert {change.term: (change.old, change.new) for change in found.glossary} == {
+        "cart": ({"translations": {"fr": "panier"}, "forbidden": True}, None),
+        "notebook": ({"translations": {"fr": "carnet"}}, {"translations": {"fr": "cahier"}})}
 
 
 def test_log_pages_cover_the_whole_history_once(demo):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from tests.api import Api
+from tests.support import git
 from tests.test_web_pages import page, post, sign_in
 
 import pytest
@@ -47,3 +48,21 @@ def test_the_grid_highlights_the_glossary_terms_of_a_source_with_their_translati
                                                                    "note": "not « remarque »"})
     html = page(full, "/translate/fr")
     assert 'This <mark class="term" title="note: not « remarque »">note</mark> was changed' in html
+
+
+def test_a_glossary_edit_is_listed_term_by_term_on_its_commit_page(full, demo):
+    api = Api(full, demo[1].full)
+    api.call("PUT", "/api/glossary/notebook", json={"translations": {"fr": "carnet"}})
+    html = page(full, "/changes/" + git(demo[0].path, "rev-parse", "HEAD").strip())
+    assert "Glossary (1)" in html and "notebook</a> <span class=\"badge\">created</span>" in html
+    assert "<dt>translation (fr)</dt><dd><ins dir=\"auto\">carnet</ins></dd>" in html
+    assert "changed no translations" not in html
+    api.call("PUT", "/api/glossary/notebook", json={"translations": {"fr": "cahier", "de": "Heft"}, "forbidden": True})
+    html = page(full, "/changes/" + git(demo[0].path, "rev-parse", "HEAD").strip())
+    assert "<span class=\"badge\">changed</span>" in html
+    assert "<dt>translation (fr)</dt><dd><del dir=\"auto\">carnet</del> → <ins dir=\"auto\">cahier</ins></dd>" in html
+    assert "<dt>translation (de)</dt><dd><ins dir=\"auto\">Heft</ins></dd>" in html
+    assert "<dt>forbidden</dt><dd><ins dir=\"auto\">yes</ins></dd>" in html and "<dt>note</dt>" not in html
+    api.call("DELETE", "/api/glossary/notebook")
+    html = page(full, "/changes/" + git(demo[0].path, "rev-parse", "HEAD").strip())
+    assert "<span class=\"badge\">deleted</span>" in html and "<dt>" not in html.split("Glossary (1)")[1]

@@ -240,8 +240,26 @@ def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, An
     new: Mapping[str, Any] = change.new or {}
     fields = [(name, _shown(old.get(name)), _shown(new.get(name))) for name in ASSET_FIELDS
               if old.get(name) != new.get(name) and (old.get(name) or new.get(name))]
-    kind = "created" if change.old is None else "deleted" if change.new is None else "changed"
-    return {"asset": change.asset_id, "kind": kind, "fields": fields, "exists": snapshot.has_asset(change.asset_id)}
+    return {"asset": change.asset_id, "kind": _change_kind(change.old, change.new), "fields": fields,
+            "exists": snapshot.has_asset(change.asset_id)}
+
+
+def _change_kind(old: object, new: object) -> str:
+    return "created" if old is None else "deleted" if new is None else "changed"
+
+
+def _term_view(change: history.GlossaryChange) -> dict[str, Any]:
+    """A glossary term a commit changed: its fields that differ (a translation per locale), before and after."""
+    old, new = _term_fields(change.old), _term_fields(change.new)
+    fields = [(name, old.get(name, ""), new.get(name, "")) for name in dict.fromkeys([*old, *new])
+              if old.get(name, "") != new.get(name, "")]
+    return {"term": change.term, "kind": _change_kind(change.old, change.new), "fields": fields}
+
+
+def _term_fields(record: Mapping[str, Any] | None) -> dict[str, str]:
+    record = record or {}
+    fields = {f"translation ({locale})": text for locale, text in sorted(record.get("translations", {}).items())}
+    return {**fields, "note": record.get("note", ""), "forbidden": "yes" if record.get("forbidden") else ""}
 
 
 @bp.get("/changes/<commit_id>")
@@ -249,11 +267,12 @@ def _asset_view(snapshot: Snapshot, change: history.AssetChange) -> dict[str, An
 def change(commit_id: str):
     snapshot = current_snapshot()
     found, total = history.commit_changes(project(), commit_id, limit=CHANGES_SHOWN)
-    shown = len(found.translations) + len(found.assets)
+    shown = len(found.translations) + len(found.assets) + len(found.glossary)
     return render_template("change.html", snapshot=snapshot, info=found.info, project_changed=found.project_changed,
                            hidden=total - shown,
                            translations=[_translation_view(snapshot, item) for item in found.translations],
-                           assets=[_asset_view(snapshot, item) for item in found.assets])
+                           assets=[_asset_view(snapshot, item) for item in found.assets],
+                           glossary=[_term_view(item) for item in found.glossary])
 
 
 # ----------------------------------------------------------------------------- branches
