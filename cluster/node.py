@@ -182,11 +182,17 @@ class ClusterNode:
                 log.warning("cluster: sync round: %r", error)
 
     def _propose_new_projects(self) -> None:
-        """Make the projects created here (`gloss project create`) known to the cluster, with their head."""
+        """Make the projects created here (`gloss project create`) known to the cluster, with their head.
+
+        Only once main exists: `create_project` makes the repository before its first commit, and a project
+        proposed in between would be known with no recorded head, so the controller could give its lead to a
+        node without a copy and this node's first commit would never be recorded."""
         known = set(self.coordination.projects())
         for project in self.store.project_ids():
             if project not in known:
-                self.coordination.propose_project(project, refs_of(self.store.project(project)))
+                refs = refs_of(self.store.project(project))
+                if MAIN in refs:
+                    self.coordination.propose_project(project, refs)
 
     def _sync(self, project: str) -> None:
         """Catch up as a follower (fetch), or record as leader what was committed outside a request."""
