@@ -3,7 +3,8 @@
 - Writes (API writes, Git pushes) are made by the project's leader. Another node forwards them there over
   HTTP, marked with the cluster secret; a forwarded request that finds no leader here answers 503 with
   Retry-After (never forwarded twice). The leader makes the write as a single node does (one commit, durable
-  here), then has it fetched by its followers (at least one must have it on disk), then records the new
+  here), and has it taken by its followers (at least one must have it on disk; the pack leaves while this
+  node's own round of fsync runs, _replicate_early), then, once both are done, records the new
   refs (main and every named branch: a write on ?branch=, a branch made, merged or deleted, a push to
   refs/heads/NAME) in ZooKeeper (compare-and-set, cluster.coordination), and only then answers. When the
   record fails (the leader was fenced, or ZooKeeper is out of reach) its branches go back to the recorded
