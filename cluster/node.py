@@ -3,7 +3,8 @@
 - Writes (API writes, Git pushes) are made by the project's leader. Another node forwards them there over
   HTTP, marked with the cluster secret; a forwarded request that finds no leader here answers 503 with
   Retry-After (never forwarded twice). The leader makes the write as a single node does (one commit, durable
-  here), then has it fetched by its followers (at least one must have it on disk), then records the new
+  here), and has it taken by its followers (at least one must have it on disk; the pack leaves while this
+  node's own round of fsync runs, _replicate_early), then, once both are done, records the new
   refs (main and every named branch: a write on ?branch=, a branch made, merged or deleted, a push to
   refs/heads/NAME) in ZooKeeper (compare-and-set, cluster.coordination), and only then answers. When the
   record fails (the leader was fenced, or ZooKeeper is out of reach) its branches go back to the recorded
@@ -33,7 +34,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -42,6 +43,7 @@ from storage.errors import Invalid
 from storage.history import commit_with_trailer
 from storage.jobs import COMMITTED, JOB_ID
 from storage.git.refs import MAIN, RefMoved, check_branch_name
+from storage.git.objects import pack_of
 from storage.project import Project
 from storage.store import PROJECT_ID, Store
 from storage.trailers import Trailer
@@ -51,7 +53,8 @@ from .calls import Connections
 from .config import ClusterConfig
 from .controller import Controller
 from .coordination import COORDINATION_ERRORS, Coordination, NodeInfo, Placement, Recorded
-from .replication import SECRET_HEADER, FetchFailed, UploadPack, adopt_refs, copy_from, has_commit, pack_since, refs_of
+from .replication import (INLINE_PACK_BYTES, SECRET_HEADER, FetchFailed, UploadPack, adopt_refs, copy_from,
+                          has_commit, pack_since, refs_of)
 from .system import KEYS_ROUND, KeysSync
 from .webhooks import PATH as HOOKS_PATH, HookCopies
 
@@ -69,6 +72,7 @@ SIGNED_IN_HEADER = "X-Gloss-Signed-In"  # a forwarded dashboard request's key id
 FORWARD_SECONDS = 120.0
 REPLICATE_SECONDS = 30.0
 SYNC_SECONDS = 1.0
+EARLY_KEPT = 8  # copies sent early kept per project for their write to take (ProjectState.early)
 RETRY_AFTER = "1"
 DELIVERY_LOOK_SECONDS = 0.25
 JOB_PROGRESS = "/api/import/progress/"
@@ -97,6 +101,9 @@ class ProjectState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     epoch: int = 0  # bumped when the branch went back: writes made before then are not acknowledged
     led_version: int = -2  # the placement version this node aligned its copy to as leader
+    # copies sent while this node's commit was being made durable: main's new head -> (refs, each follower's
+    # answer to come), taken by _replicate (oldest forgotten beyond EARLY_KEPT: writes that never became durable)
+    early: dict[str, tuple[dict[str, str], list[Future]]] = field(default_factory=dict)
 
 
 def _git_project(path: str) -> str | None:
@@ -117,6 +124,7 @@ class ClusterNode:
         self.upload_pack = UploadPack(store)
         self.app: WsgiApp | None = None
         self._states: dict[str, ProjectState] = {}
+        store.before_durable = self._replicate_early
         self._states_lock = threading.Lock()
         self._connections = Connections()  # kept-alive node-to-node connections (forwards, replication)
         self._replicating = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gloss-replicate")
@@ -182,11 +190,17 @@ class ClusterNode:
                 log.warning("cluster: sync round: %r", error)
 
     def _propose_new_projects(self) -> None:
-        """Make the projects created here (`gloss project create`) known to the cluster, with their head."""
+        """Make the projects created here (`gloss project create`) known to the cluster, with their head.
+
+        Only once main exists: `create_project` makes the repository before its first commit, and a project
+        proposed in between would be known with no recorded head, so the controller could give its lead to a
+        node without a copy and this node's first commit would never be recorded."""
         known = set(self.coordination.projects())
         for project in self.store.project_ids():
             if project not in known:
-                self.coordination.propose_project(project, refs_of(self.store.project(project)))
+                refs = refs_of(self.store.project(project))
+                if MAIN in refs:
+                    self.coordination.propose_project(project, refs)
 
     def _sync(self, project: str) -> None:
         """Catch up as a follower (fetch), or record as leader what was committed outside a request."""
@@ -370,7 +384,7 @@ class ClusterNode:
             return None
         if placement.leader != self.config.node or placement.version != state.led_version:
             return self._roll_back(project, state, recorded, "This node no longer leads the project; retry")
-        if not self._replicate(project, refs, recorded, placement):
+        if not self._replicate(project, refs, recorded, placement, state):
             return self._roll_back(project, state, recorded, "No follower could take a copy of this write; it "
                                                              "was not kept: retry shortly")
         if self.config.pause_before_record:
@@ -421,9 +435,15 @@ class ClusterNode:
                 state.epoch += 1
             state.led_version = placement.version
 
-    def _replicate(self, project: str, refs: dict[str, str], recorded: Recorded, placement: Placement) -> bool:
+    def _replicate(self, project: str, refs: dict[str, str], recorded: Recorded, placement: Placement,
+                   state: ProjectState) -> bool:
         """Have every alive follower take `refs` (every branch; the new objects sent along, or fetched); True
-        when at least one has them on disk."""
+        when at least one has them on disk. A copy sent while the commit was made durable here counts when it
+        was taken (_replicate_early); else it is sent again now, the follower fetching what it lacked."""
+        with self._states_lock:
+            early = state.early.pop(refs[MAIN], None)
+        if early is not None and early[0] == refs and any([answer.result() for answer in early[1]]):
+            return True
         alive = self.coordination.alive_nodes()
         targets = [alive[n] for n in placement.followers if n in alive]
         if not targets:
@@ -431,6 +451,37 @@ class ClusterNode:
         pack = pack_since(self.store.project(project), refs.values(), recorded.refs().values())
         results = list(self._replicating.map(lambda node: self._replicate_to(node, project, refs, pack), targets))
         return any(results)
+
+    def _replicate_early(self, project: str, branch: str, base: bytes | None, tip: bytes,
+                         objects: dict[str, tuple[int, bytes]]) -> None:
+        """Storage's hook as a commit group is about to be made durable here (storage.project): when this node
+        leads the project and the group continues main's recorded head, its pack goes to the followers now,
+        so that their round of fsync overlaps this node's. Nothing is acknowledged by it: the write is still
+        recorded (compare-and-set) only after this node's commit is durable (_record_locked), so a commit
+        that does not become durable here leaves at most a follower ahead of the recorded head, as a
+        compare-and-set that fails does (the next write, or the controller's alignment, takes it back)."""
+        try:
+            state = self._states.get(project)
+            if branch != MAIN or base is None or state is None:
+                return
+            placement = self.coordination.placement(project, watched=True)
+            recorded = self.coordination.recorded(project, watched=True)
+            if placement.leader != self.config.node or placement.version != state.led_version \
+                    or recorded.head != base.decode("ascii"):
+                return
+            pack = pack_of(objects)
+            alive = self.coordination.alive_nodes()
+            targets = [alive[n] for n in placement.followers if n in alive]
+            if len(pack) > INLINE_PACK_BYTES or not targets:
+                return  # (a big commit is fetched by the followers once it is durable here)
+            refs = {**recorded.refs(), MAIN: tip.decode("ascii")}
+            answers = [self._replicating.submit(self._replicate_to, node, project, refs, pack) for node in targets]
+            with self._states_lock:
+                state.early[refs[MAIN]] = (refs, answers)
+                while len(state.early) > EARLY_KEPT:
+                    state.early.pop(next(iter(state.early)))
+        except Exception as error:  # (never the write's failure: it is replicated after, as without this)
+            log.info("cluster: project %s: no early copy: %r", project, error)
 
     def _replicate_to(self, node: NodeInfo, project: str, refs: dict[str, str], pack: bytes | None) -> bool:
         head = refs[MAIN]

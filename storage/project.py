@@ -174,6 +174,9 @@ class CommitGroup:
 
 
 MOVABLE_TAGS_SETTING = "gloss.movableTags"
+# Called as a commit group is about to be made durable, with the project id, the branch, the group's base and
+# tip commits and its new objects (cluster.node: a leader sends them to its followers meanwhile). Never raises.
+BeforeDurable = Callable[[str, str, "bytes | None", bytes, "dict[str, tuple[int, bytes]]"], None]
 
 
 class Project:
@@ -194,6 +197,7 @@ class Project:
         self._waiting = 0  # writer threads of this process waiting for the thread lock
         self._waiting_lock = threading.Lock()
         self._group: CommitGroup | None = None  # commits made under the file lock, not yet durable
+        self.before_durable: BeforeDurable | None = None  # (Store.before_durable)
         # One lock file per project outside its repository, shared by every worker process.
         self._file_lock = ProcessLock(lock_path)
         self._swept = False  # temp files of dead writers are swept at this process's first write
@@ -559,6 +563,8 @@ class Project:
     def _make_durable(self, group: "CommitGroup") -> None:
         tip = group.tip
         assert tip.commit is not None
+        if self.before_durable is not None:  # (a cluster leader sends the group on while its fsync runs)
+            self.before_durable(self.id, group.branch, group.base.commit, tip.commit, group.objects)
         if group.branch != MAIN:
             self._make_branch_durable(group)
             return

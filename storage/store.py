@@ -21,7 +21,7 @@ from limits import IDLE_PROJECT_SECONDS, MAX_OPEN_ASSETS, MAX_OPEN_PACK_FILES, M
 from .errors import Conflict, NotFound
 from .gitrepo import GitRepo, Person
 from .memorygroups import FILE as MEMORY_GROUPS_FILE, MemoryGroups
-from .project import Project
+from .project import BeforeDurable, Project
 from .snapshot import DEFAULT_CHUNK_SIZE
 from .trailers import Action
 
@@ -77,6 +77,19 @@ class Store:
         self.max_open_assets = MAX_OPEN_ASSETS
         self.idle_seconds = IDLE_PROJECT_SECONDS
         self._watcher_pid: int | None = None
+        self._before_durable: BeforeDurable | None = None
+
+    @property
+    def before_durable(self) -> BeforeDurable | None:
+        """The hook every project calls before it makes a commit group durable (see storage.project)."""
+        return self._before_durable
+
+    @before_durable.setter
+    def before_durable(self, hook: BeforeDurable | None) -> None:
+        with self._lock:
+            self._before_durable = hook
+            for project in self._projects.values():
+                project.before_durable = hook
 
     def project_ids(self) -> list[str]:
         return sorted(p.name for p in self.projects_dir.iterdir()
@@ -99,6 +112,7 @@ class Store:
                 project = Project(project_id, self.projects_dir / project_id,
                                   self.locks_dir / f"{project_id}.lock", self.committer,
                                   checked_after_crash=project_id in self._opened_before)
+                project.before_durable = self._before_durable
                 self._projects[project_id] = project
                 self._opened_before.add(project_id)
             self._touch(project_id, now)

@@ -2,9 +2,15 @@
 key merge rule of the system repository. The real thing runs in tests/test_cluster.py."""
 from __future__ import annotations
 
+import pytest
+
+from cluster.config import ClusterConfig, write_config
 from cluster.controller import Controller
 from cluster.coordination import NodeInfo, Placement, Recorded, decode_refs, encode_refs
+from cluster.node import ClusterNode
 from cluster.system import merge_change
+from storage.store import SERVICE, Store
+from storage.trailers import Action
 
 HEAD = "a" * 40
 
@@ -127,3 +133,69 @@ def test_a_copy_of_the_hooks_is_taken_from_the_projects_leader_only(tmp_path):
     assert store.raw("p") == data
     # a leader's answer read before a copy that came meanwhile never takes that copy back
     assert not store.replace("p", None, expected=b"{}") and store.raw("p") == data
+
+
+class LeaderCoordination:
+    """A project led by n1 and followed by n2 at its recorded head; counts the compare-and-sets it is asked."""
+
+    def __init__(self, head: str):
+        self.head, self.records = head, 0
+
+    def placement(self, project: str, watched: bool = False) -> Placement:
+        return Placement("n1", ("n2",), 7)
+
+    def recorded(self, project: str, watched: bool = False) -> Recorded:
+        return Recorded(self.head, 4)
+
+    def alive_nodes(self, fresh: bool = False) -> dict[str, NodeInfo]:
+        return {node: NodeInfo(node, f"http://{node}", 1) for node in ("n1", "n2")}
+
+    def record_head(self, project: str, refs: dict[str, str], placement: Placement, recorded: Recorded) -> bool:
+        self.records += 1
+        self.head = refs["main"]
+        return True
+
+
+def leading_node(tmp_path, monkeypatch) -> tuple[ClusterNode, LeaderCoordination, list[dict[str, str]], str]:
+    """Node n1 of a real store, leading project `p` (the coordination in memory); the copies it sends to n2."""
+    store = Store(tmp_path / "data")
+    project = store.create_project("P", "en", "English", project_id="p")
+    secret = tmp_path / "secret"
+    secret.write_text("s" * 40)
+    config = ClusterConfig.load(write_config(tmp_path / "n1.json", "n1", "http://n1", "127.0.0.1:1", secret))
+    node = ClusterNode(config, store, None)  # type: ignore[arg-type]  # (no request reaches it here)
+    coordination = LeaderCoordination(project.repo.head().decode())
+    node.coordination = coordination  # type: ignore[assignment]
+    node._state("p").led_version = 7  # aligned as leader under placement version 7
+    sent: list[dict[str, str]] = []
+    monkeypatch.setattr(node, "_replicate_to", lambda target, project_id, refs, pack: sent.append(refs) or True)
+    return node, coordination, sent, "p"
+
+
+def test_a_leader_sends_its_commit_to_the_follower_while_making_it_durable_and_records_it_after(tmp_path, monkeypatch):
+    node, coordination, sent, project_id = leading_node(tmp_path, monkeypatch)
+    project = node.store.project(project_id)
+    with project.transaction(SERVICE, "Add a locale", Action.ADD_LOCALE) as tx:
+        tx.meta.update({"name": "Q"})
+    head = project.repo.head().decode()
+    assert sent == [{"main": head}]  # sent before the commit was durable here, as its fsync ran
+    assert node._record_locked(project_id, node._state(project_id)) is None
+    assert coordination.records == 1 and coordination.head == head and len(sent) == 1  # not sent twice
+
+
+def test_a_commit_the_leader_failed_to_make_durable_is_never_recorded_though_a_follower_took_it(tmp_path,
+                                                                                                 monkeypatch):
+    node, coordination, sent, project_id = leading_node(tmp_path, monkeypatch)
+    project = node.store.project(project_id)
+    recorded = coordination.head
+
+    def disk_failed(*args, **kwargs):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(project.repo, "move_head", disk_failed)
+    with pytest.raises(OSError):
+        with project.transaction(SERVICE, "Add a locale", Action.ADD_LOCALE) as tx:
+            tx.meta.update({"name": "Q"})
+    assert len(sent) == 1 and sent[0]["main"] != recorded  # the follower was sent the commit early
+    assert node._record_locked(project_id, node._state(project_id)) is None
+    assert coordination.records == 0 and coordination.head == recorded
