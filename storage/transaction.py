@@ -37,6 +37,9 @@ class Transaction:
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
+        # (locale code, chunk number) -> the texts its lines start with (Chunk.leading_strings), when reads go by
+        # whole chunks: one pass a chunk instead of serialising the id and text of every entry asked about
+        self._texts: dict[tuple[str, int], dict[str, str]] = {}
         self._codes_of: list[LocaleRecord] | None = None  # the locale list `_codes` was made from
         self._codes: set[str] = set()
         self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
@@ -183,11 +186,22 @@ class Transaction:
         chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
         return chunk if chunk is not None and asset_id in chunk else None
 
+    def _leading_text(self, locale: str, chunk: Chunk[Any], asset_id: str) -> str | None:
+        """The text a base entry's line starts with (None: it does not start with one): from the chunk's
+        leading texts when reads go by whole chunks, else off the entry's line alone."""
+        if self._whole is None:
+            return chunk.string_field(asset_id, "text")
+        number = self.base.asset_index[asset_id]
+        texts = self._texts.get((locale, number))
+        if texts is None:
+            texts = self._texts[(locale, number)] = chunk.leading_strings("text")
+        return texts.get(asset_id)
+
     def text_of(self, asset_id: str, locale: str) -> str | None:
         """The translation's text (None: untranslated), read off its stored line without parsing the entry
         when the line allows (Chunk.string_field): an import by source text reads every source text."""
         chunk = self._unchanged_base_chunk(locale, asset_id)
-        text = chunk.string_field(asset_id, "text") if chunk is not None else None
+        text = self._leading_text(locale, chunk, asset_id) if chunk is not None else None
         if text is not None:
             self._note_read(locale, asset_id)
             return text
@@ -222,7 +236,10 @@ class Transaction:
             if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
                 return False
             self._note_read(locale, asset_id)
-            if chunk.starts_with(asset_id, "text", text):
+            if self._whole is not None:  # an import asks for every unit: the chunk's texts, read once
+                if self._leading_text(locale, chunk, asset_id) == text:
+                    return True
+            elif chunk.starts_with(asset_id, "text", text):
                 return True
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text
