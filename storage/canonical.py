@@ -29,11 +29,19 @@ _decoder = json.JSONDecoder()
 scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
 # made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+# ... and so is its C encoder, which JSONEncoder.encode makes again (with a dict for its circular-reference
+# check) at each call: half the cost of a translation record's line (an import serialises 300k of them).
+# Records are made from JSON or by storage.operations, never cyclic: no check is needed.
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode = _c_make_encoder(None, _encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False,
+                            False, True) if _c_make_encoder is not None else None
 
 
 def dump_value(value: Mapping[str, Any]) -> str:
     """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
-    return _encoder.encode(value)
+    if _c_encode is None:
+        return _encoder.encode(value)
+    return "".join(_c_encode(value, 0))
 
 
 @functools.lru_cache(maxsize=64)
@@ -44,7 +52,7 @@ def _field_marker(field: str, after: str) -> str:
 
 def dump_key(key: str) -> str:
     """A key as its line starts with it (json.dumps(key, ensure_ascii=False))."""
-    return _encoder.encode(key)
+    return json.encoder.encode_basestring(key)  # (what _encoder.encode does for a string)
 
 
 _JSON_STRING = r'([^"\\\n]*(?:\\.[^"\\\n]*)*)"'  # a JSON string's body and its closing quote (linear: unrolled)
