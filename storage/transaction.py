@@ -161,7 +161,7 @@ class Transaction:
     def locale_codes(self) -> list[str]:
         return [record["code"] for record in self.peek_meta().get("locales", [])]
 
-    def _has_locale(self, locale: str) -> bool:
+    def has_locale(self, locale: str) -> bool:
         """Whether the locale is in the project (cheaper than `in locale_codes()`, asked for every entry read)."""
         locales = self.peek_meta().get("locales", [])
         if self._codes_of is not locales:  # (operations replace the list, never change it in place)
@@ -173,14 +173,14 @@ class Transaction:
         if changes is not None and asset_id in changes:
             return changes[asset_id]
         chunks = self.base.locale_chunks.get(locale)
-        if chunks is None or (self._meta is not None and not self._has_locale(locale)):  # (a dropped locale)
+        if chunks is None or (self._meta is not None and not self.has_locale(locale)):  # (a dropped locale)
             return None
         return self._base_entry(locale, chunks, asset_id)
 
     def _unchanged_base_chunk(self, kind: str, asset_id: str) -> Chunk | None:
         """The base chunk holding an entry this transaction has not changed (None: changed, or no entry)."""
         changes = self._assets if kind == "" else self._translations.get(kind, {})
-        if asset_id in changes or (kind and self._meta is not None and not self._has_locale(kind)):
+        if asset_id in changes or (kind and self._meta is not None and not self.has_locale(kind)):
             return None
         number = self.base.asset_index.get(asset_id)
         chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
@@ -233,7 +233,7 @@ class Transaction:
             chunks = self.base.locale_chunks.get(locale)
             number = self.base.asset_index.get(asset_id)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
-            if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
+            if chunk is None or asset_id not in chunk or (self._meta is not None and not self.has_locale(locale)):
                 return False
             self._note_read(locale, asset_id)
             if self._whole is not None:  # an import asks for every unit: the chunk's texts, read once
