@@ -404,10 +404,9 @@ class Project:
         """Store the files of a prepared write as blobs before the project lock: path -> (data, blob id). The
         commit's own pack then holds its trees and commit only; compressing, hashing and flushing the blobs
         of a 100k-unit import (50 MB) inside the lock was most of its critical section."""
-        paths = [path for path, data in changed.items() if data is not None]
-        data = [changed[path] for path in paths]
-        return {path: (blob, hex_id) for path, blob, hex_id in
-                zip(paths, data, self.repo.store_blobs(data))}  # type: ignore[arg-type]
+        files = [(path, data) for path, data in changed.items() if data is not None]
+        ids = self.repo.store_blobs(data for _, data in files)
+        return {path: (data, hex_id) for (path, data), hex_id in zip(files, ids)}
 
     @contextmanager
     def _holding_group(self, first_in_group: bool, branch: str = MAIN) -> Iterator["CommitGroup"]:
