@@ -64,6 +64,14 @@ def _leading_string(field: str) -> re.Pattern[str]:
     return re.compile('\n"' + _JSON_STRING + ": {" + re.escape(_field_marker(field, ': "')) + _JSON_STRING)
 
 
+@functools.lru_cache(maxsize=8)
+def _first_string(field: str) -> re.Pattern[str]:
+    """A line `"key": {...` after a newline whose first `"field": "` comes before any brace or bracket (as
+    Chunk.string_field finds it): its key and that value as JSON spells them."""
+    return re.compile('\n"' + _JSON_STRING + ": {[^{\\[\n]*?" + re.escape(_field_marker(field, ': "'))
+                      + _JSON_STRING)
+
+
 def _unescaped(body: str) -> str:
     """A JSON string's body decoded (itself when it has no escape: the usual case)."""
     return scanstring(body + '"', 0)[0] if "\\" in body else body
@@ -320,6 +328,15 @@ class Chunk(Generic[E]):
         pairs = _leading_string(field).findall(text)
         if "\\" not in text:
             return dict(pairs)  # nothing escaped (the usual case): the C scanner's strings as they are
+        return {_unescaped(key): _unescaped(value) for key, value in pairs}
+
+    def string_fields(self, field: str) -> dict[str, str]:
+        """key -> string_field(key, field) for every entry that has one, in one regular-expression pass over
+        the chunk (an import by source text reads every asset's context)."""
+        text = "\n" + "\n".join(self._lines.values())
+        pairs = _first_string(field).findall(text)
+        if "\\" not in text:
+            return dict(pairs)
         return {_unescaped(key): _unescaped(value) for key, value in pairs}
 
     def may_have_field(self, key: str, field: str) -> bool:

@@ -37,9 +37,10 @@ class Transaction:
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
-        # (locale code, chunk number) -> the texts its lines start with (Chunk.leading_strings), when reads go by
-        # whole chunks: one pass a chunk instead of serialising the id and text of every entry asked about
-        self._texts: dict[tuple[str, int], dict[str, str]] = {}
+        # (kind, chunk number, field) -> the field's string value in the base chunk's lines (Chunk.string_fields:
+        # a translation's text, an asset's context), when reads go by whole chunks: one pass a chunk instead of
+        # looking into, or serialising, the line of every entry asked about
+        self._strings: dict[tuple[str, int, str], dict[str, str]] = {}
         self._codes_of: list[LocaleRecord] | None = None  # the locale list `_codes` was made from
         self._codes: set[str] = set()
         self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
@@ -186,22 +187,22 @@ class Transaction:
         chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
         return chunk if chunk is not None and asset_id in chunk else None
 
-    def _leading_text(self, locale: str, chunk: Chunk[Any], asset_id: str) -> str | None:
-        """The text a base entry's line starts with (None: it does not start with one): from the chunk's
-        leading texts when reads go by whole chunks, else off the entry's line alone."""
+    def _string_field(self, kind: str, chunk: Chunk[Any], asset_id: str, field: str) -> str | None:
+        """Chunk.string_field of a base entry: from the whole chunk's values, read at once, when reads go by
+        whole chunks, else off the entry's line alone."""
         if self._whole is None:
-            return chunk.string_field(asset_id, "text")
-        number = self.base.asset_index[asset_id]
-        texts = self._texts.get((locale, number))
-        if texts is None:
-            texts = self._texts[(locale, number)] = chunk.leading_strings("text")
-        return texts.get(asset_id)
+            return chunk.string_field(asset_id, field)
+        key = (kind, self.base.asset_index[asset_id], field)
+        values = self._strings.get(key)
+        if values is None:
+            values = self._strings[key] = chunk.string_fields(field)
+        return values.get(asset_id)
 
     def text_of(self, asset_id: str, locale: str) -> str | None:
         """The translation's text (None: untranslated), read off its stored line without parsing the entry
         when the line allows (Chunk.string_field): an import by source text reads every source text."""
         chunk = self._unchanged_base_chunk(locale, asset_id)
-        text = self._leading_text(locale, chunk, asset_id) if chunk is not None else None
+        text = self._string_field(locale, chunk, asset_id, "text") if chunk is not None else None
         if text is not None:
             self._note_read(locale, asset_id)
             return text
@@ -215,7 +216,7 @@ class Transaction:
         if chunk is not None:
             self._note_read("", asset_id)
             if not chunk.may_have_field(asset_id, "plural_of"):
-                context = chunk.string_field(asset_id, "context")
+                context = self._string_field("", chunk, asset_id, "context")
                 if context is not None:
                     return context, False
             record = chunk.peek(asset_id)  # this entry alone (a plural form: one in fifty, say)
@@ -223,6 +224,42 @@ class Transaction:
             record = self.asset(asset_id)
         assert record is not None, asset_id
         return record.get("context", ""), bool(record.get("plural_of"))
+
+    def asset_keys(self, locale: str) -> list[tuple[str, str, bool, str | None]]:
+        """(id, context, whether it is a plural form of another, text in `locale` or None) of every asset in
+        creation order, as context_of and text_of read them (a plural form's text is not read): what an import
+        by source text matches on. A chunk at a time off the base's lines when reads go by whole chunks and no
+        asset has changed yet, else asset by asset."""
+        if self._whole is None or self._assets:
+            return [(asset_id, *self._context_and_text(asset_id, locale)) for asset_id in self.asset_ids()]
+        keys: list[tuple[str, str, bool, str | None]] = []
+        texts_of = self.base.locale_chunks.get(locale, {}) if locale not in self._translations else {}
+        asset_reads = self._read.setdefault("", set())
+        text_reads = self._read.setdefault(locale, set())
+        for number in sorted(self.base.asset_chunks):
+            chunk = self.base.asset_chunks[number]
+            ids = list(chunk.keys())
+            asset_reads.update(ids)
+            contexts = self._strings.setdefault(("", number, "context"), chunk.string_fields("context"))
+            texts_chunk = texts_of.get(number)
+            texts = self._strings.setdefault((locale, number, "text"), texts_chunk.string_fields("text")) \
+                if texts_chunk is not None else {}
+            for asset_id in ids:
+                context = contexts.get(asset_id)
+                if context is None or chunk.may_have_field(asset_id, "plural_of"):
+                    keys.append((asset_id, *self._context_and_text(asset_id, locale)))
+                    continue
+                text = texts.get(asset_id)
+                if text is None:
+                    text = self.text_of(asset_id, locale)
+                else:
+                    text_reads.add(asset_id)
+                keys.append((asset_id, context, False, text))
+        return keys
+
+    def _context_and_text(self, asset_id: str, locale: str) -> tuple[str, bool, str | None]:
+        context, plural_form = self.context_of(asset_id)
+        return context, plural_form, None if plural_form else self.text_of(asset_id, locale)
 
     def has_text(self, asset_id: str, locale: str, text: str) -> bool:
         """Whether the translation is exactly `text`. An unchanged base entry is judged from its stored line,
@@ -237,7 +274,7 @@ class Transaction:
                 return False
             self._note_read(locale, asset_id)
             if self._whole is not None:  # an import asks for every unit: the chunk's texts, read once
-                if self._leading_text(locale, chunk, asset_id) == text:
+                if self._string_field(locale, chunk, asset_id, "text") == text:
                     return True
             elif chunk.starts_with(asset_id, "text", text):
                 return True
