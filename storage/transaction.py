@@ -273,10 +273,7 @@ class Transaction:
             if chunk is None or asset_id not in chunk or (self._meta is not None and not self.has_locale(locale)):
                 return False
             self._note_read(locale, asset_id)
-            if self._whole is not None:  # an import asks for every unit: the chunk's texts, read once
-                if self._string_field(locale, chunk, asset_id, "text") == text:
-                    return True
-            elif chunk.starts_with(asset_id, "text", text):
+            if chunk.starts_with(asset_id, "text", text):
                 return True
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text
