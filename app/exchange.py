@@ -248,11 +248,9 @@ class Importer:
         (as exports write it); source texts win over IDs."""
         index: dict[tuple[str, str], str] = {}
         without_text: list[tuple[str, str]] = []
-        for asset_id in self.tx.asset_ids():
-            context, plural_form = self.tx.context_of(asset_id)  # (read off the lines: every asset is read)
+        for asset_id, context, plural_form, text in self.tx.asset_keys(self.source):  # (off the lines, in bulk)
             if plural_form:
                 continue
-            text = self.tx.text_of(asset_id, self.source)
             if text:
                 index.setdefault((context, text), asset_id)
             else:

@@ -29,11 +29,19 @@ _decoder = json.JSONDecoder()
 scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
 # made once: json.dumps with options builds an encoder per call, a quarter of the cost of a short entry
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+# ... and so is its C encoder, which JSONEncoder.encode makes again (with a dict for its circular-reference
+# check) at each call: half the cost of a translation record's line (an import serialises 300k of them).
+# Records are made from JSON or by storage.operations, never cyclic: no check is needed.
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode = _c_make_encoder(None, _encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False,
+                            False, True) if _c_make_encoder is not None else None
 
 
 def dump_value(value: Mapping[str, Any]) -> str:
     """One entry's value on one line; non-ASCII kept readable, newlines escaped by JSON."""
-    return _encoder.encode(value)
+    if _c_encode is None:
+        return _encoder.encode(value)
+    return "".join(_c_encode(value, 0))
 
 
 @functools.lru_cache(maxsize=64)
@@ -44,7 +52,7 @@ def _field_marker(field: str, after: str) -> str:
 
 def dump_key(key: str) -> str:
     """A key as its line starts with it (json.dumps(key, ensure_ascii=False))."""
-    return _encoder.encode(key)
+    return json.encoder.encode_basestring(key)  # (what _encoder.encode does for a string)
 
 
 _JSON_STRING = r'([^"\\\n]*(?:\\.[^"\\\n]*)*)"'  # a JSON string's body and its closing quote (linear: unrolled)
@@ -60,7 +68,7 @@ def _leading_string(field: str) -> re.Pattern[str]:
 def _string_fields(fields: tuple[str, ...]) -> re.Pattern[str]:
     """A line `"key": {...` after a newline with `fields` as strings, in this order, before any nested value
     (no brace or bracket before them; string_field says why the first marker is the field): key and values."""
-    before = r"[^{}\[\]\n]*?"  # lazy: the first marker wins
+    before = r"[^{\[\n]*?"  # lazy: the first marker wins (no brace or bracket before it: string_field's rule)
     return re.compile('\n"' + _JSON_STRING + ": {" + "".join(before + re.escape(_field_marker(field, ': "'))
                                                             + _JSON_STRING for field in fields))
 
@@ -362,6 +370,11 @@ class Chunk(Generic[E]):
         if text is None:
             text = self._text = source().decode("utf-8")
         return text if is_canonical(text) else None
+
+    def string_values(self, field: str) -> dict[str, str]:
+        """key -> string_field(key, field) for every entry that has one, in one pass (string_fields of one field):
+        an import by source text reads every asset's context and every source text this way."""
+        return {key: values[0] for key, values in self.string_fields(field).items()}
 
     def may_have_field(self, key: str, field: str) -> bool:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""

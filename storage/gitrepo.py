@@ -155,6 +155,9 @@ class GitRepo:
     def write_blob(self, data: bytes) -> bytes:
         return self.objects.write_blob(data)
 
+    def store_blobs(self, blobs: Iterable[bytes]) -> list[bytes]:
+        return self.objects.store_blobs(blobs)
+
     def write_tree(self, entries: Mapping[str, tuple[int, bytes]]) -> bytes:
         return self.objects.write_tree(entries)
 
@@ -293,6 +296,9 @@ class GitRepo:
             self.branch.settle(commit)
 
     # ----------------------------------------------------------------- maintenance (storage.git.maintenance)
+    def repacks_held_off(self) -> AbstractContextManager[bool]:
+        return self.maintenance.repacks_held_off()
+
     def note_commit(self) -> None:
         self.maintenance.note_commit(lambda busy: self.pack_loose_objects(wait=False, busy=busy))
 

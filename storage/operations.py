@@ -55,7 +55,7 @@ def require_asset(tx: Transaction, asset_id: str) -> AssetRecord:
 
 
 def require_locale(tx: Transaction, code: str) -> str:
-    if code not in tx.locale_codes():
+    if not tx.has_locale(code):
         raise NotFound("Locale not in project")
     return code
 

@@ -27,10 +27,21 @@ def status_of(entry: TranslationRecord | None) -> str:
 # ----------------------------------------------------------------------------- a locale
 def chunk_counts(chunk: Chunk[TranslationRecord]) -> ChunkCounts:
     """Counts of one locale chunk, entry by entry (later versions get theirs from _updated_counts)."""
-    counts: ChunkCounts = {"translated": 0, "flagged": 0, "words": 0, "by_status": {}}
-    for entry in chunk.peek_all().values():  # one decode of the chunk, nothing kept
-        _count(counts, entry, +1)
-    return counts
+    return _counts_of(chunk.peek_all().values())  # one decode of the chunk, nothing kept
+
+
+def _counts_of(entries: Iterable[TranslationRecord]) -> ChunkCounts:
+    """The counts of these entries (as _count adds them up one by one, with locals: a chunk at a time)."""
+    flagged = words = 0
+    by_status: dict[str, int] = {}
+    translated = 0
+    for entry in entries:
+        translated += 1
+        flagged += bool(entry.get("flag"))
+        words += len(entry["text"].split())
+        status = status_of(entry)
+        by_status[status] = by_status.get(status, 0) + 1
+    return {"translated": translated, "flagged": flagged, "words": words, "by_status": by_status}
 
 
 def _updated_counts(counts: ChunkCounts, parent: Chunk[TranslationRecord], chunk: Chunk[TranslationRecord],
@@ -44,10 +55,7 @@ def _updated_counts(counts: ChunkCounts, parent: Chunk[TranslationRecord], chunk
     if 2 * len(keys) > len(chunk):
         if values is None:
             return chunk_counts(chunk)
-        fresh = chunk_counts(EMPTY)
-        for key in chunk.keys():
-            _count(fresh, new(key), +1)
-        return fresh
+        return _counts_of(entry for entry in map(new, chunk.keys()) if entry is not None)
     counts = _copy_counts(counts)
     for key in keys:
         _count(counts, parent.peek(key), -1)

@@ -37,6 +37,10 @@ class Transaction:
         # (locale code or "" for assets, chunk number) -> every entry of the base's chunk, when reads go by
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
+        # (kind, chunk number, field) -> the field's string value in the base chunk's lines (Chunk.string_values:
+        # a translation's text, an asset's context), when reads go by whole chunks: one pass a chunk instead of
+        # looking into, or serialising, the line of every entry asked about
+        self._strings: dict[tuple[str, int, str], dict[str, str]] = {}
         self._codes_of: list[LocaleRecord] | None = None  # the locale list `_codes` was made from
         self._codes: set[str] = set()
         self._read: dict[str, set[str]] = {}  # kind ("" = assets, else a locale) -> ids read from the base
@@ -158,7 +162,7 @@ class Transaction:
     def locale_codes(self) -> list[str]:
         return [record["code"] for record in self.peek_meta().get("locales", [])]
 
-    def _has_locale(self, locale: str) -> bool:
+    def has_locale(self, locale: str) -> bool:
         """Whether the locale is in the project (cheaper than `in locale_codes()`, asked for every entry read)."""
         locales = self.peek_meta().get("locales", [])
         if self._codes_of is not locales:  # (operations replace the list, never change it in place)
@@ -170,24 +174,35 @@ class Transaction:
         if changes is not None and asset_id in changes:
             return changes[asset_id]
         chunks = self.base.locale_chunks.get(locale)
-        if chunks is None or (self._meta is not None and not self._has_locale(locale)):  # (a dropped locale)
+        if chunks is None or (self._meta is not None and not self.has_locale(locale)):  # (a dropped locale)
             return None
         return self._base_entry(locale, chunks, asset_id)
 
     def _unchanged_base_chunk(self, kind: str, asset_id: str) -> Chunk | None:
         """The base chunk holding an entry this transaction has not changed (None: changed, or no entry)."""
         changes = self._assets if kind == "" else self._translations.get(kind, {})
-        if asset_id in changes or (kind and self._meta is not None and not self._has_locale(kind)):
+        if asset_id in changes or (kind and self._meta is not None and not self.has_locale(kind)):
             return None
         number = self.base.asset_index.get(asset_id)
         chunk = _chunks_of(self.base, kind).get(number) if number is not None else None
         return chunk if chunk is not None and asset_id in chunk else None
 
+    def _string_field(self, kind: str, chunk: Chunk[Any], asset_id: str, field: str) -> str | None:
+        """Chunk.string_field of a base entry: from the whole chunk's values, read at once, when reads go by
+        whole chunks, else off the entry's line alone."""
+        if self._whole is None:
+            return chunk.string_field(asset_id, field)
+        key = (kind, self.base.asset_index[asset_id], field)
+        values = self._strings.get(key)
+        if values is None:
+            values = self._strings[key] = chunk.string_values(field)
+        return values.get(asset_id)
+
     def text_of(self, asset_id: str, locale: str) -> str | None:
         """The translation's text (None: untranslated), read off its stored line without parsing the entry
         when the line allows (Chunk.string_field): an import by source text reads every source text."""
         chunk = self._unchanged_base_chunk(locale, asset_id)
-        text = chunk.string_field(asset_id, "text") if chunk is not None else None
+        text = self._string_field(locale, chunk, asset_id, "text") if chunk is not None else None
         if text is not None:
             self._note_read(locale, asset_id)
             return text
@@ -201,7 +216,7 @@ class Transaction:
         if chunk is not None:
             self._note_read("", asset_id)
             if not chunk.may_have_field(asset_id, "plural_of"):
-                context = chunk.string_field(asset_id, "context")
+                context = self._string_field("", chunk, asset_id, "context")
                 if context is not None:
                     return context, False
             record = chunk.peek(asset_id)  # this entry alone (a plural form: one in fifty, say)
@@ -209,6 +224,42 @@ class Transaction:
             record = self.asset(asset_id)
         assert record is not None, asset_id
         return record.get("context", ""), bool(record.get("plural_of"))
+
+    def asset_keys(self, locale: str) -> list[tuple[str, str, bool, str | None]]:
+        """(id, context, whether it is a plural form of another, text in `locale` or None) of every asset in
+        creation order, as context_of and text_of read them (a plural form's text is not read): what an import
+        by source text matches on. A chunk at a time off the base's lines when reads go by whole chunks and no
+        asset has changed yet, else asset by asset."""
+        if self._whole is None or self._assets:
+            return [(asset_id, *self._context_and_text(asset_id, locale)) for asset_id in self.asset_ids()]
+        keys: list[tuple[str, str, bool, str | None]] = []
+        texts_of = self.base.locale_chunks.get(locale, {}) if locale not in self._translations else {}
+        asset_reads = self._read.setdefault("", set())
+        text_reads = self._read.setdefault(locale, set())
+        for number in sorted(self.base.asset_chunks):
+            chunk = self.base.asset_chunks[number]
+            ids = list(chunk.keys())
+            asset_reads.update(ids)
+            contexts = self._strings.setdefault(("", number, "context"), chunk.string_values("context"))
+            texts_chunk = texts_of.get(number)
+            texts = self._strings.setdefault((locale, number, "text"), texts_chunk.string_values("text")) \
+                if texts_chunk is not None else {}
+            for asset_id in ids:
+                context = contexts.get(asset_id)
+                if context is None or chunk.may_have_field(asset_id, "plural_of"):
+                    keys.append((asset_id, *self._context_and_text(asset_id, locale)))
+                    continue
+                text = texts.get(asset_id)
+                if text is None:
+                    text = self.text_of(asset_id, locale)
+                else:
+                    text_reads.add(asset_id)
+                keys.append((asset_id, context, False, text))
+        return keys
+
+    def _context_and_text(self, asset_id: str, locale: str) -> tuple[str, bool, str | None]:
+        context, plural_form = self.context_of(asset_id)
+        return context, plural_form, None if plural_form else self.text_of(asset_id, locale)
 
     def has_text(self, asset_id: str, locale: str, text: str) -> bool:
         """Whether the translation is exactly `text`. An unchanged base entry is judged from its stored line,
@@ -219,7 +270,7 @@ class Transaction:
             chunks = self.base.locale_chunks.get(locale)
             number = self.base.asset_index.get(asset_id)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
-            if chunk is None or asset_id not in chunk or (self._meta is not None and not self._has_locale(locale)):
+            if chunk is None or asset_id not in chunk or (self._meta is not None and not self.has_locale(locale)):
                 return False
             self._note_read(locale, asset_id)
             if chunk.starts_with(asset_id, "text", text):

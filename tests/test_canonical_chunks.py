@@ -155,3 +155,17 @@ def test_a_registered_derivation_follows_a_chunk_to_its_next_versions_and_an_unr
     assert (second.kept("test-handed-on"), second.kept("test-counted"), second.kept("test-not-registered")) \
         == ("cache", len(BASE) + 1, None)
     assert "test-counted" not in [derivation.name for derivation in derivations.persisted()]
+
+
+def test_the_string_values_of_a_chunk_are_what_string_field_finds_in_each_line():
+    entries = {"plain": {"n": 1, "type": "text", "context": "Menu", "notes": ""},
+               "esc\\ \"key\"": {"n": 2, "notes": 'x", "context": "fake', "context": 'Say "hi" \\ é\n'},
+               "backslash": {"n": 3, "notes": "a\\", "context": "real"},
+               "after a bracket": {"n": 4, "tags": ["t"], "context": "not read off the line"},
+               "nested only": {"n": 5, "meta": {"context": "no"}}, "none": {"n": 6}}
+    chunk = Chunk.parse(Chunk({}).with_changes(entries, lambda key: 0).to_bytes())
+    for field in ("context", "notes", "type"):
+        expected = {key: chunk.string_field(key, field) for key in entries}
+        assert chunk.string_values(field) == {key: value for key, value in expected.items() if value is not None}
+    assert chunk.string_values("context")["esc\\ \"key\""] == 'Say "hi" \\ é\n'
+    assert Chunk({}).string_values("context") == {}

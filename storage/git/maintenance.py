@@ -10,7 +10,8 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 from limits import GIT_REQUEST_SECONDS
 
@@ -71,6 +72,27 @@ class Maintenance:
         self._last_commit = 0.0  # time.monotonic() of this process's last commit
         self._maintenance_due = False  # a repack waits for a lull
         self._packing = threading.Lock()  # one background repack at a time per process
+
+    @contextmanager
+    def repacks_held_off(self) -> Iterator[bool]:
+        """Keep repacks from starting during the block (a shared hold of the lock a repack takes exclusively);
+        yields False, holding nothing, when a repack runs now. For objects stored before a ref names them (an
+        import's blobs, stored before its commit): a full repack meanwhile would leave them out as unreachable
+        and delete their pack."""
+        try:
+            fd = os.open(self.git_dir / MAINTENANCE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            yield False
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # (releases the hold)
 
     def note_commit(self, repack: Callable[[bool], None]) -> None:
         """Count commits; every GC_EVERY, a repack becomes due: it runs in the background after a lull."""

@@ -292,6 +292,20 @@ class ObjectStore:
         durable.fsync_directory(directory)
         return hex_id.encode()
 
+    def store_blobs(self, blobs: Iterable[bytes]) -> list[bytes]:
+        """Store blobs as one pack of their own, durably, and return their ids. Shares no state with an open
+        object_batch (another thread's, under the project lock): the blobs of an import are stored before its
+        commit, outside the lock; a commit that never comes leaves them unreachable, as git's own do."""
+        objects: dict[str, tuple[int, bytes]] = {}
+        ids = []
+        for data in blobs:
+            hex_id = sha1(b"blob " + str(len(data)).encode() + b"\0" + data).hexdigest()
+            objects[hex_id] = (PACK_TYPES[b"blob"], data)
+            ids.append(hex_id.encode())
+        if objects:
+            self.write_pack(objects)
+        return ids
+
     def write_pack(self, objects: dict[str, tuple[int, bytes]]) -> None:
         """Store `objects` as one pack, durable before it is visible (object_batch outside a commit)."""
         handles, entry = self.stage_pack(objects)
