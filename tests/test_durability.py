@@ -1,6 +1,8 @@
 """Nothing is lost: concurrent writer processes and writers killed mid-write, checked with git itself."""
 from __future__ import annotations
 
+import errno
+import io
 import multiprocessing
 import os
 import signal
@@ -10,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from storage.git import refs, worktree
+from storage.git import objects, refs, worktree
 from storage import operations as ops
 from storage.gitrepo import Person
 from storage.journal import SLOT_SIZE, Journal
@@ -416,4 +418,26 @@ def test_a_commit_leaves_spare_temp_files_that_the_next_one_takes_and_a_killed_w
         ops.translate(tx, "a", "en", "next", None, utc_now())
     assert _spares(project) == made  # taken by that commit, made again after it
     assert _reopened(store, project).snapshot().translation("a", "en")["text"] == "next"
+    _assert_consistent(project)
+
+
+class _FullDisk(io.FileIO):
+    """A file on a disk that refuses every byte (what a full file system answers)."""
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_pack_the_full_disk_refused_leaves_no_temp_file_though_closing_it_fails_again(api, demo, monkeypatch):
+    project, _ = demo
+    before = _head(project)
+    # buffered like open(): the pack waits in the buffer, its flush fails, and so does close() flushing it again
+    monkeypatch.setattr(objects, "open", lambda path, mode: io.BufferedWriter(_FullDisk(path, "w")), raising=False)
+    status, body = api.post("/api/translations/home.title/fr", data="Plein".encode())
+    assert status == 507 and "full" in body["error"]
+    pack_dir = project.path / ".git" / "objects" / "pack"
+    assert sorted(path.name for path in pack_dir.iterdir() if "tmp" in path.name) == []
+    assert _head(project) == before
+    monkeypatch.undo()
+    assert api.post("/api/translations/home.title/fr", data="Plus plein".encode())[0] == 200
     _assert_consistent(project)

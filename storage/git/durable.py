@@ -149,9 +149,9 @@ def flush_and_close(handles: list[BinaryIO]) -> None:
     """Flush `handles` in one round, then close them all (even when the flush failed) and empty the list."""
     try:
         flush_all_to_disk(handles)
-    finally:
+    finally:  # quietly: after a failed flush, closing retries it and fails the same way
         for handle in handles:
-            handle.close()
+            close_quietly(handle)
         handles.clear()
 
 

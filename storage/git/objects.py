@@ -348,8 +348,8 @@ class ObjectStore:
                 handles[-1].write(data)
                 handles[-1].flush()  # whole in the kernel: a killed process leaves complete files
         except BaseException:
-            for handle in handles:
-                handle.close()
+            for handle in handles:  # quietly: closing flushes again what a full disk refused, and fails again
+                durable.close_quietly(handle)
             self.discard_pack(entry)  # a full disk must leave nothing behind
             raise
         return handles, entry

@@ -154,15 +154,17 @@ class Branch:
                 self._flush_round(handles, journal_fd, flush)
             finally:
                 for handle in handles:
-                    handle.close()
+                    durable.close_quietly(handle)
             if entry:
                 self.objects.publish_pack(entry)
         except BaseException:
             try:
-                if written is not None and journal_fd is not None:  # so that no recovery replays it
-                    self._abort_slot(journal_fd, written, latest)
-                if entry:
-                    self.objects.discard_pack(entry)
+                try:
+                    if written is not None and journal_fd is not None:  # so that no recovery replays it
+                        self._abort_slot(journal_fd, written, latest)
+                finally:  # even when the disk refused that slot too
+                    if entry:
+                        self.objects.discard_pack(entry)
             finally:
                 if journal_fd is not None:
                     os.close(journal_fd)
