@@ -228,6 +228,15 @@ def test_a_change_page_shows_old_and_new_text_word_by_word(full, demo):
     assert 'lang="fr" dir="ltr"' in body
 
 
+def test_a_change_page_shows_each_asset_field_the_commit_changed_before_and_after(full, demo):
+    api = Api(full, demo[1].full)
+    api.patch("/api/assets/home.title.json", json={"context": "Home screen", "notes": "Shown once"})
+    api.patch("/api/assets/home.title.json", json={"context": "Welcome screen", "notes": "Shown once"})
+    body = page(full, f"/changes/{latest_commit(demo[0])}")
+    assert '<dt>context</dt><dd><del dir="auto">Home screen</del> → <ins dir="auto">Welcome screen</ins></dd>' in body
+    assert "<dt>notes</dt>" not in body  # unchanged by this commit
+
+
 def test_arabic_changes_are_marked_right_to_left(full, demo):
     body = page(full, "/changes?locale=ar")
     commit = re.search(r"/changes/([0-9a-f]{40})", body).group(1)
