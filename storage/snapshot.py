@@ -399,16 +399,15 @@ def chunk_keys_key(blob: bytes) -> Key:
 
 def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
     """Note what `snapshot` knows that `derived` lacks (each chunk's keys, the persisted derivations' values), then save."""
-    for path, blob in snapshot.files.items():
-        parts = path.split("/")
-        number = chunk_number(parts[-1])
-        chunk: Chunk[Any] | None
-        if parts[0] == ASSETS_DIR:
-            chunk = snapshot.asset_chunks.get(number)  # type: ignore[arg-type]
-        elif parts[0] == LOCALES_DIR:
-            chunk = snapshot.locale_chunks.get(parts[1], {}).get(number)  # type: ignore[arg-type]
-        else:
-            continue
+    note_derived(snapshot, snapshot.files.items(), derived)
+    derived.save(snapshot.files.values())
+
+
+def note_derived(snapshot: Snapshot, files: Iterable[tuple[str, bytes]], derived: DerivedStore) -> None:
+    """Note in `derived` what `snapshot` knows of the chunks of `files` (path, blob id) that `derived` lacks: each
+    read chunk's keys, the persisted derivations' values."""
+    for path, blob in files:
+        chunk = chunk_of(snapshot, path)
         if chunk is None:
             continue
         if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
@@ -416,7 +415,19 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
         for name, _, version in persisted():
             if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
-    derived.save(snapshot.files.values())
+
+
+def chunk_of(snapshot: Snapshot, path: str) -> Chunk[Any] | None:
+    """The asset or locale chunk stored at `path` in `snapshot` (None: no chunk file, or not in it)."""
+    parts = path.split("/")
+    number = chunk_number(parts[-1])
+    if number is None:
+        return None
+    if parts[0] == ASSETS_DIR and len(parts) == 2:
+        return snapshot.asset_chunks.get(number)
+    if parts[0] == LOCALES_DIR and len(parts) == 3:
+        return snapshot.locale_chunks.get(parts[1], {}).get(number)
+    return None
 
 
 def build_asset_index(asset_chunks: dict[int, Chunk[AssetRecord]]) -> dict[str, int]:
