@@ -207,7 +207,30 @@ def test_a_worker_that_had_the_project_open_counts_no_chunk_of_another_workers_i
     assert answers(reader, key) == truth(data_dir, project, key)
 
 
-count = storage.progress.chunk_counts  # (the function itself, for the test above that watches its calls)
+def test_a_worker_that_had_read_every_chunk_reads_none_again_after_another_workers_import_rewrote_them(
+        data_dir, project, monkeypatch):
+    project, key = project
+    reader = worker(data_dir)
+    answers(reader, key)  # every chunk read
+    save(reader, project.id)  # (the importer opens the project with its counts, as any worker after a save)
+    importer = Api(worker(data_dir).test_client(), key)
+    po = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
+    status, body = importer.post("/api/import/po?locale=fr&index=text",
+                                 data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
+    assert status == 200, body
+    counted = []
+    monkeypatch.setattr(storage.progress, "chunk_counts", lambda chunk: counted.append(chunk) or count(chunk))
+    headers = {"Authorization": f"Loco {key}"}
+    assert reader.test_client().get("/api/locales", headers=headers).status_code == 200
+    # the rewritten chunks are taken with what the import saved for them, not read and recounted at once
+    assert counted == []
+    snapshot = reader.extensions["gloss.store"].project(project.id).snapshot()
+    assert not any(chunk.loaded for chunk in snapshot.locale_chunks["fr"].values())
+    assert all(chunk.loaded for chunk in snapshot.locale_chunks["de"].values())  # unchanged: kept as read
+    assert answers(reader, key) == truth(data_dir, project, key)
+
+
+count = storage.progress.chunk_counts  # (the function itself, for the tests above that watch its calls)
 
 
 def test_a_store_reads_again_a_part_another_process_saved_and_keeps_what_it_had_not_saved(tmp_path):
