@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
+import os
 import statistics
 import sys
 import threading
@@ -47,6 +49,57 @@ def make_project(data: Path, name: str) -> str:
         ops.create_asset(tx, PROBE, utc_now(), text="Probe")
     key, _ = KeyStore(data / "keys.json").create(project.id, "full", "Bench", "bench@example.com", utc_now())
     return key
+
+
+def worker_of(client: Client, port: int, server_pid: int) -> int | None:
+    """The pid of the worker that accepted the client's (open, keep-alive) connection: the worker process that
+    holds the server side of that TCP connection (/proc/net/tcp names its socket inode)."""
+    assert client.conn is not None and client.conn.sock is not None
+    ours = client.conn.sock.getsockname()[1]
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1].split(":"), fields[2].split(":")
+        if int(local[1], 16) == port and int(remote[1], 16) == ours:
+            inode = fields[9]
+    for pid in worker_pids(server_pid):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                if os.readlink(fd) == f"socket:[{inode}]":
+                    return pid
+            except OSError:
+                continue
+    return None
+
+
+def worker_pids(server_pid: int) -> list[int]:
+    """The server's workers: its descendants that have no children (as bench_api.rss_mb counts them)."""
+    found, pending = [], [server_pid]
+    while pending:
+        pid = pending.pop()
+        try:
+            below = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            below = []
+        if below:
+            pending.extend(below)
+        elif pid != server_pid:
+            found.append(pid)
+    return found
+
+
+def importing_client(port: int, key: str, server_pid: int, data: Path, where: str) -> Client:
+    """A client whose connection is held by the worker `where` names: "any" (the first accepted), "writer" (the
+    elected writer, which also makes the other worker's POSTs: app.relay) or "other" (the worker that is not)."""
+    writer = json.loads((data / "locks" / ".writer.json").read_text())["pid"]
+    for _ in range(200):
+        client = Client(port, key)
+        client.request("GET", "/api/ping")
+        if where == "any" or (worker_of(client, port, server_pid) == writer) == (where == "writer"):
+            return client
+        assert client.conn is not None
+        client.conn.close()
+    raise SystemExit(f"no connection to the {where} worker after 200 tries")
 
 
 def timed_import(client: Client, data: bytes) -> tuple[float, bytes]:
@@ -95,6 +148,9 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=100_000)
     parser.add_argument("--small", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--import-on", choices=("any", "writer", "other"), default="any",
+                        help="the worker that makes the big import: the first to accept (default), the elected "
+                             "writer (which makes every POST), or the other one")
     args = parser.parse_args()
     with scratch_directory() as tmp:
         data = Path(tmp) / "data"
@@ -114,7 +170,7 @@ def main() -> None:
                   f"({body[:60].decode(errors='replace')}...)", flush=True)
 
             file = po_file(args.units)
-            big = Client(port, big_key)
+            big = importing_client(port, big_key, server.pid, data, args.import_on)
             before = rss_mb(server.pid)
             latencies: list[float] = []
             running = threading.Event()

@@ -39,6 +39,7 @@ INDEX = "index"
 COMPRESS_BELOW = 8 * 1024 * 1024  # bytes of marshalled entries
 
 Key = tuple[str, Any, tuple[bytes | None, ...]]  # (kind, anything marshal-able and hashable, blob ids)
+Stamp = tuple[int, int, int] | None  # a part file's (inode, mtime_ns, size); None: no file
 
 
 def encode(entries: dict[Key, Any]) -> bytes:
@@ -96,20 +97,44 @@ class DerivedStore:
         self.on_put = on_put  # told when a value was added (the owner schedules a save)
         self._parts: dict[str, dict[Key, Any]] = {}  # part -> its entries as read (then with what was added)
         self._added: dict[str, set[Key]] = {}  # part -> keys added since the part was read or saved
+        self._read_as: dict[str, Stamp] = {}  # part -> its file's stamp when it was read or saved
+        self._carried: dict[str, dict[Key, Any]] = {}  # part -> values added, not saved, while it is read again
         self._lock = threading.Lock()
 
     def path(self, part: str) -> Path:
         return self.git_dir / f"{PREFIX}{part}"
 
+    def _stamp(self, part: str) -> Stamp:
+        """What tells that another process replaced a part's file: its inode, time and size (None: no file)."""
+        try:
+            stat = os.stat(self.path(part))
+        except OSError:
+            return None
+        return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
     def _part(self, part: str) -> dict[Key, Any]:
         entries = self._parts.get(part)
         if entries is None:
+            stamp = self._stamp(part)  # (taken first: a file replaced meanwhile is read again at the next refresh)
             try:
                 entries = decode(self.path(part).read_bytes())
             except OSError:
                 entries = {}
+            entries.update(self._carried.pop(part, {}))
+            self._read_as[part] = stamp
             entries = self._parts.setdefault(part, entries)
         return entries
+
+    def refresh(self) -> None:
+        """Read again, at their next use, the parts that another process saved since this one read them: a
+        commit made elsewhere comes with the derived data of its new chunks (Project.prepared_write saves them
+        before its commit), and a part read once was otherwise kept for the life of the process, so that the
+        first reads of another process's 100k-unit import counted every chunk again. A stat per part read."""
+        with self._lock:
+            for part in list(self._parts):
+                if self._stamp(part) != self._read_as.get(part):
+                    entries = self._parts.pop(part)
+                    self._carried[part] = {key: entries[key] for key in self._added.get(part, ()) if key in entries}
 
     def get(self, part: str, key: Key) -> Any:
         """The value kept under `key`, or None."""
@@ -146,6 +171,7 @@ class DerivedStore:
                 self._added[part] = set()
                 try:
                     write_atomically(self.path(part), encode(entries))
+                    self._read_as[part] = self._stamp(part)  # our own file: nothing to read again
                 except (OSError, ValueError):  # a full disk, an unmarshallable value: computed again next time
                     pass
 

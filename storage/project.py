@@ -21,7 +21,7 @@ from .derived import DerivedStore
 from .errors import Invalid, NotFound
 from .fields import IsLiveKey, check_file_size
 from .gitrepo import ANY, FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, parent_dir
-from .snapshot import Snapshot, is_layout_path, persist_derived
+from .snapshot import Snapshot, is_layout_path, note_derived, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
 
@@ -251,6 +251,7 @@ class Project:
             current = self._snapshot
             if current is None or current.commit != head:
                 previous = current
+                self.derived.refresh()  # another process's commit: what it saved for its new chunks
                 current = Snapshot.load(self.repo, head, current, self.derived) if head else Snapshot.empty()
                 if not self._keeps_derived(current):
                     current.persisted = None  # nothing is noted for it (nor kept in memory) or saved
@@ -382,6 +383,8 @@ class Project:
             # the files' blobs are stored before the lock; no repack may start until the commit names them
             with self.repo.repacks_held_off() as held:
                 stored = self._store_blobs(built[1]) if held else None
+                if stored:
+                    self._save_derived_ahead(tx.base, built[0], stored)
                 with self._holding_group(True, branch) as group:
                     # the prepare's temporaries (a catalogue, the records it put) are alive until it returns: a
                     # collection now would scan them all (0.5-0.9 s at 100k units, in the lock); the next
@@ -411,6 +414,18 @@ class Project:
         files = [(path, data) for path, data in changed.items() if data is not None]
         ids = self.repo.store_blobs(data for _, data in files)
         return {path: (data, hex_id) for (path, data), hex_id in zip(files, ids)}
+
+    def _save_derived_ahead(self, base: Snapshot, built: Snapshot, stored: dict[str, tuple[bytes, bytes]]) -> None:
+        """Save the derived data of a prepared write's new chunks (their keys, their progress counts) under the
+        blob ids stored for them, before the commit: the other processes' first reads of the commit find them
+        in storage.derived (DerivedStore.refresh) instead of reading and counting every chunk it changed. After
+        a 100k-unit import made by the other worker, the writer worker's POSTs each counted the whole locale
+        again to answer (1 s in-process; 3-10 s with the POSTs that arrived meanwhile counting it at once)."""
+        if not self._keeps_derived(built):  # (a project an import makes big keeps them from now on)
+            return
+        note_derived(built, ((path, blob) for path, (_, blob) in stored.items()), self.derived)
+        # the head's blobs and the new ones: both stay valid whichever wins the commit
+        self.derived.save([*base.files.values(), *(blob for _, blob in stored.values())])
 
     @contextmanager
     def _holding_group(self, first_in_group: bool, branch: str = MAIN) -> Iterator["CommitGroup"]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import storage.progress
 import storage.project
 from app import create_app
 from storage import derived
@@ -174,3 +175,76 @@ def test_the_cache_is_right_after_writes_by_another_worker(data_dir, project):
     assert answers(reader, key) == expected  # the reader moved to the new head with its cached data
     save(reader, project.id)  # and persisted what it now knows
     assert answers(worker(data_dir), key) == expected
+
+
+def po_of_new_units(first: int, count: int) -> bytes:
+    """A French PO file of `count` units whose source texts no asset has (an import creates them all)."""
+    units = "".join(f'msgid "Brand new {n}"\nmsgstr "Tout neuf {n}"\n\n' for n in range(first, first + count))
+    return ('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + units).encode()
+
+
+def test_a_worker_that_had_the_project_open_counts_no_chunk_of_another_workers_import(
+        data_dir, project, monkeypatch):
+    project, key = project
+    first = worker(data_dir)
+    answers(first, key)
+    save(first, project.id)
+    reader = worker(data_dir)  # had the project open (and its derived data read) before the import
+    headers = {"Authorization": f"Loco {key}"}
+    assert reader.test_client().get("/api/locales", headers=headers).status_code == 200
+    importer = Api(worker(data_dir).test_client(), key)
+    status, body = importer.post("/api/import/po?locale=fr&index=text", data=po_of_new_units(0, 25))
+    assert status == 200, body
+    counted = []
+    monkeypatch.setattr(storage.progress, "chunk_counts", lambda chunk: counted.append(chunk) or count(chunk))
+    assert reader.test_client().get("/api/locales", headers=headers).status_code == 200
+    # the import's new chunks came with their counts and keys, saved before its commit: nothing read again
+    assert counted == []
+    snapshot = reader.extensions["gloss.store"].project(project.id).snapshot()
+    assert len(snapshot.asset_chunks) == 6
+    assert not any(chunk.loaded for chunk in snapshot.locale_chunks["fr"].values())
+    assert snapshot.has_asset(list(snapshot.asset_chunk(5).keys())[-1]) and not snapshot.asset_chunk(5).loaded
+    assert answers(reader, key) == truth(data_dir, project, key)
+
+
+def test_a_worker_that_had_read_every_chunk_reads_none_again_after_another_workers_import_rewrote_them(
+        data_dir, project, monkeypatch):
+    project, key = project
+    reader = worker(data_dir)
+    answers(reader, key)  # every chunk read
+    save(reader, project.id)  # (the importer opens the project with its counts, as any worker after a save)
+    importer = Api(worker(data_dir).test_client(), key)
+    po = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
+    status, body = importer.post("/api/import/po?locale=fr&index=text",
+                                 data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
+    assert status == 200, body
+    counted = []
+    monkeypatch.setattr(storage.progress, "chunk_counts", lambda chunk: counted.append(chunk) or count(chunk))
+    headers = {"Authorization": f"Loco {key}"}
+    assert reader.test_client().get("/api/locales", headers=headers).status_code == 200
+    # the rewritten chunks are taken with what the import saved for them, not read and recounted at once
+    assert counted == []
+    snapshot = reader.extensions["gloss.store"].project(project.id).snapshot()
+    assert not any(chunk.loaded for chunk in snapshot.locale_chunks["fr"].values())
+    assert all(chunk.loaded for chunk in snapshot.locale_chunks["de"].values())  # unchanged: kept as read
+    assert answers(reader, key) == truth(data_dir, project, key)
+
+
+count = storage.progress.chunk_counts  # (the function itself, for the tests above that watch its calls)
+
+
+def test_a_store_reads_again_a_part_another_process_saved_and_keeps_what_it_had_not_saved(tmp_path):
+    one, other = derived.DerivedStore(tmp_path), derived.DerivedStore(tmp_path)
+    one.put(derived.INDEX, ("keys", None, (b"a",)), "x")
+    one.save([b"a", b"b", b"c"])
+    assert other.get(derived.INDEX, ("keys", None, (b"a",))) == "x"  # (the part is read now)
+    other.put(derived.INDEX, ("keys", None, (b"c",)), "mine")
+    one.put(derived.INDEX, ("keys", None, (b"b",)), "y")
+    one.save([b"a", b"b", b"c"])
+    assert other.get(derived.INDEX, ("keys", None, (b"b",))) is None  # a part read once is kept until...
+    other.refresh()  # ...another process's save is noticed
+    assert other.get(derived.INDEX, ("keys", None, (b"b",))) == "y"
+    assert other.get(derived.INDEX, ("keys", None, (b"c",))) == "mine"
+    other.save([b"a", b"b", b"c"])
+    assert derived.decode(other.path(derived.INDEX).read_bytes()) == {
+        ("keys", None, (b"a",)): "x", ("keys", None, (b"b",)): "y", ("keys", None, (b"c",)): "mine"}
