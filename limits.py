@@ -186,6 +186,13 @@ HOOK_READ_SECONDS = 60.0
 RELAY_CONNECT_SECONDS = 1.0
 RELAY_ANSWER_SECONDS = 300.0
 
+# A locale's checks (app.qa.locale_errors) made by a pool of worker processes (checkpool.pool) when at least
+# this many chunks of it have no results yet (a cold check: 100 chunks at 100k translations); fewer (one
+# chunk rewritten by a write, ~25 ms) are checked in the process. The pool's workers, per server process:
+# $GLOSS_CHECK_WORKERS, 0 for none (every check in the process).
+CHECK_POOL_MIN_CHUNKS = 8
+CHECK_POOL_WORKERS = int(os.environ.get("GLOSS_CHECK_WORKERS", 1))
+
 # What one page of the dashboard's translation grid lists (rows: assets, a plural group's forms in one row). A
 # page is found by scanning from where the previous one ended, never by listing the whole project.
 GRID_ROWS_PER_PAGE = 50
