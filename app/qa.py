@@ -7,7 +7,8 @@ changes one chunk, so checking the locale again recomputes that chunk and reuses
 (bench/bench_checks.py measures both). They are also persisted under the same blob ids (storage.derived, part
 `quality-checks`), so that another worker, or this one after a restart, need not check the locale again.
 When many chunks have no results yet (a cold check), a pool of worker processes shares their checks with
-this thread (checkpool.pool, from limits.CHECK_POOL_MIN_CHUNKS); one chunk rewritten by a write is checked here.
+this thread (checkpool.pool, from limits.CHECK_POOL_MIN_TRANSLATIONS); one chunk rewritten by a write is
+checked here.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any, Iterator
 
 from checkpool.chunk import ChunkResults, check_chunk, record
 from checkpool.pool import Job, check_chunks
-from limits import CHECK_POOL_MIN_CHUNKS, CHECK_POOL_WORKERS
+from limits import CHECK_POOL_MIN_TRANSLATIONS, CHECK_POOL_WORKERS
 from quality import CheckResult, Glossary, checks_for
 from quality.checks import plural_checks
 from storage import AssetRecord
@@ -88,7 +89,7 @@ def locale_errors(snapshot: Snapshot, locale: str) -> list[dict[str, Any]]:
     known = {number: _known_results(snapshot, locale, number) for number in numbers}
     missing = [number for number in numbers if known[number][1] is None]
     computed: dict[int, ChunkResults] = {}
-    if len(missing) >= CHECK_POOL_MIN_CHUNKS and CHECK_POOL_WORKERS > 0:
+    if _worth_a_pool(snapshot, missing):
         computed = check_chunks(missing, lambda number: _pool_job(snapshot, locale, number),
                                 lambda number: _check_chunk(snapshot, locale, number))
     found: list[dict[str, Any]] = []
@@ -99,6 +100,12 @@ def locale_errors(snapshot: Snapshot, locale: str) -> list[dict[str, Any]]:
             _keep(snapshot, locale, number, key, results)
         found += _with_plurals(snapshot, locale, results)
     return found
+
+
+def _worth_a_pool(snapshot: Snapshot, missing: list[int]) -> bool:
+    """Whether the chunks to check are enough work to share with the pool (limits.CHECK_POOL_MIN_TRANSLATIONS)."""
+    return (CHECK_POOL_WORKERS > 0 and len(missing) > 1
+            and len(missing) * snapshot.chunk_size >= CHECK_POOL_MIN_TRANSLATIONS)
 
 
 def _known_results(snapshot: Snapshot, locale: str, number: int) -> tuple[Any, ChunkResults | None]:

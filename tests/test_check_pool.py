@@ -64,7 +64,7 @@ def chunks_checked_here(monkeypatch) -> list[int]:
 
 
 def test_the_pool_answers_the_errors_the_process_alone_answers(api, data_dir, monkeypatch, chunks_checked_here):
-    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_TRANSLATIONS", 4)
     status, pooled = api.get("/api/locales/fr/errors")
     assert status == 200 and len(chunks_checked_here) < CHUNKS  # the pool checked some chunks
     assert pool.worker_pids()
@@ -74,7 +74,9 @@ def test_the_pool_answers_the_errors_the_process_alone_answers(api, data_dir, mo
     assert {check["name"] for record in alone for check in record["checks"]} >= {"numbers", "check_glossary"}
 
 
-def test_one_chunk_rewritten_by_a_write_is_checked_in_the_process(api, monkeypatch):
+@pytest.fixture
+def sent_to_the_pool(monkeypatch) -> list[list[int]]:
+    """The chunk numbers of each check shared with the pool."""
     sent: list[list[int]] = []
     check_chunks = app.qa.check_chunks
 
@@ -83,7 +85,17 @@ def test_one_chunk_rewritten_by_a_write_is_checked_in_the_process(api, monkeypat
         return check_chunks(numbers, job, here)
 
     monkeypatch.setattr(app.qa, "check_chunks", spied)
-    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_CHUNKS", 2)
+    return sent
+
+
+def test_a_locale_of_fewer_translations_than_the_limit_is_checked_in_the_process(api, sent_to_the_pool):
+    status, found = api.get("/api/locales/fr/errors")
+    assert status == 200 and found and sent_to_the_pool == []
+
+
+def test_one_chunk_rewritten_by_a_write_is_checked_in_the_process(api, monkeypatch, sent_to_the_pool):
+    sent = sent_to_the_pool
+    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_TRANSLATIONS", 4)
     api.get("/api/locales/fr/errors")
     assert api.post("/api/translations/a0/fr", data="Fichier 99 prêt.".encode())[0] == 200
     status, found = api.get("/api/locales/fr/errors")
@@ -92,7 +104,7 @@ def test_one_chunk_rewritten_by_a_write_is_checked_in_the_process(api, monkeypat
 
 
 def test_a_killed_pool_worker_is_replaced_and_the_check_still_answers(api, data_dir, monkeypatch):
-    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(app.qa, "CHECK_POOL_MIN_TRANSLATIONS", 4)
     key = api.headers["Authorization"].split()[1]
     expected = api.get("/api/locales/fr/errors")[1]
     victims = wait_until(pool.worker_pids, message="the pool never started a worker")
@@ -110,7 +122,7 @@ def test_the_pool_workers_end_with_a_process_killed_outright(api, data_dir):
         "from app import create_app\n"
         "from checkpool import pool\n"
         "from tests.api import Api\n"
-        "app.qa.CHECK_POOL_MIN_CHUNKS = 2\n"
+        "app.qa.CHECK_POOL_MIN_TRANSLATIONS = 4\n"
         f"client = Api(create_app({str(data_dir)!r}, testing=True).test_client(), sys.argv[1])\n"
         "assert client.get('/api/locales/fr/errors')[0] == 200\n"
         "print(*pool.worker_pids(), flush=True)\n"
