@@ -186,6 +186,17 @@ HOOK_READ_SECONDS = 60.0
 RELAY_CONNECT_SECONDS = 1.0
 RELAY_ANSWER_SECONDS = 300.0
 
+# A locale's checks (app.qa.locale_errors) are shared with a pool of worker processes (checkpool.pool) when
+# the chunks with no results yet may hold this many translations (chunks times chunk_size: a cold check of
+# 100k is 100 chunks of 1,000). 10,000 take the process ~0.2-0.25 s, about what the pool's first start costs
+# (0.25 s until its first answer, the fork server's imports): the process's own share covers it. Less (one chunk
+# rewritten by a write, ~25 ms) is checked in the process: 100 translations in 20 chunks of 5 took 0.3 s
+# through a pool started for them, against ~10 ms. The pool's workers, per server process: one, with the
+# request's own thread that makes two cores busy (two workers gave the same wall time, 1.34 s at 100k, for
+# 0.3 s more CPU); $GLOSS_CHECK_WORKERS, 0 for none (every check in the process).
+CHECK_POOL_MIN_TRANSLATIONS = 10_000
+CHECK_POOL_WORKERS = int(os.environ.get("GLOSS_CHECK_WORKERS", 1))
+
 # What one page of the dashboard's translation grid lists (rows: assets, a plural group's forms in one row). A
 # page is found by scanning from where the previous one ended, never by listing the whole project.
 GRID_ROWS_PER_PAGE = 50

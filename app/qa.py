@@ -6,16 +6,20 @@ the blob ids they were computed from (the asset chunk, the source and target chu
 changes one chunk, so checking the locale again recomputes that chunk and reuses the others
 (bench/bench_checks.py measures both). They are also persisted under the same blob ids (storage.derived, part
 `quality-checks`), so that another worker, or this one after a restart, need not check the locale again.
+When many chunks have no results yet (a cold check), a pool of worker processes shares their checks with
+this thread (checkpool.pool, from limits.CHECK_POOL_MIN_TRANSLATIONS); one chunk rewritten by a write is
+checked here.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
+from checkpool.chunk import ChunkResults, check_chunk, record
+from checkpool.pool import Job, check_chunks
+from limits import CHECK_POOL_MIN_TRANSLATIONS, CHECK_POOL_WORKERS
 from quality import CheckResult, Glossary, checks_for
 from quality.checks import plural_checks
-from storage import AssetRecord, TranslationRecord
-from storage.canonical import Chunk
-from storage.progress import status_of
+from storage import AssetRecord
 from storage.snapshot import Snapshot
 
 CHECKS_KEPT = "quality-checks"  # the name a locale chunk keeps its results under (Chunk.keep)
@@ -81,115 +85,83 @@ def translation_checks(snapshot: Snapshot, asset_id: str, locale: str, target_te
 def locale_errors(snapshot: Snapshot, locale: str) -> list[dict[str, Any]]:
     """Loco's TranslationError records of a locale (`errors`: the messages), each with `checks`: the
     results with their names and severities, in asset order."""
+    numbers = snapshot.chunk_numbers()
+    known = {number: _known_results(snapshot, locale, number) for number in numbers}
+    missing = [number for number in numbers if known[number][1] is None]
+    computed: dict[int, ChunkResults] = {}
+    if _worth_a_pool(snapshot, missing):
+        computed = check_chunks(missing, lambda number: _pool_job(snapshot, locale, number),
+                                lambda number: _check_chunk(snapshot, locale, number))
     found: list[dict[str, Any]] = []
-    for number in snapshot.chunk_numbers():
-        found += _chunk_errors(snapshot, locale, number)
+    for number in numbers:
+        key, results = known[number]
+        if results is None:
+            results = computed.get(number) or _check_chunk(snapshot, locale, number)
+            _keep(snapshot, locale, number, key, results)
+        found += _with_plurals(snapshot, locale, results)
     return found
 
 
-def _chunk_errors(snapshot: Snapshot, locale: str, number: int) -> list[dict[str, Any]]:
-    """The records of one chunk of the locale: kept with its chunk, by the blobs they were made from; checks
-    that read other chunks (plural forms) are added afresh."""
+def _worth_a_pool(snapshot: Snapshot, missing: list[int]) -> bool:
+    """Whether the chunks to check are enough work to share with the pool (limits.CHECK_POOL_MIN_TRANSLATIONS)."""
+    return (CHECK_POOL_WORKERS > 0 and len(missing) > 1
+            and len(missing) * snapshot.chunk_size >= CHECK_POOL_MIN_TRANSLATIONS)
+
+
+def _known_results(snapshot: Snapshot, locale: str, number: int) -> tuple[Any, ChunkResults | None]:
+    """(the key of a chunk's results: the blobs they come from, None when not final; the results kept with its
+    chunk or persisted by a process, None: to be computed). A locale without that chunk has none to compute."""
     chunk = snapshot.locale_chunk(locale, number)
     if chunk is None:
-        return []
+        return None, ([], [])
     source_locale = snapshot.source_locale
     blobs = snapshot.chunk_blobs(number, [(source_locale, number), (locale, number)])
-    key = None if blobs is None else (CHECKS_KEPT, (locale, source_locale),
-                                      (blobs[0], *blobs[1], snapshot.glossary_blob))
+    if blobs is None:
+        return None, None
+    key = (CHECKS_KEPT, (locale, source_locale), (blobs[0], *blobs[1], snapshot.glossary_blob))
     kept = chunk.kept(CHECKS_KEPT)
-    if key is not None and kept is not None and kept[0] == key:
-        records, plural_ids = kept[1], kept[2]
-    else:
-        saved = snapshot.saved(CHECKS_PART, key) if key is not None else None
-        records, plural_ids = saved if saved is not None else _check_chunk(snapshot, locale, number)
-        if key is not None:
-            chunk.keep(CHECKS_KEPT, (key, records, plural_ids))
-            if saved is None:
-                snapshot.save(CHECKS_PART, key, (records, plural_ids))
+    if kept is not None and kept[0] == key:
+        return key, (kept[1], kept[2])
+    saved = snapshot.saved(CHECKS_PART, key)
+    if saved is not None:
+        chunk.keep(CHECKS_KEPT, (key, *saved))
+        return key, saved
+    return key, None
+
+
+def _keep(snapshot: Snapshot, locale: str, number: int, key: Any, results: ChunkResults) -> None:
+    """Keep a chunk's new results with it and for every process (storage.derived), under their key."""
+    chunk = snapshot.locale_chunk(locale, number)
+    if key is not None and chunk is not None:
+        chunk.keep(CHECKS_KEPT, (key, *results))
+        snapshot.save(CHECKS_PART, key, results)
+
+
+def _with_plurals(snapshot: Snapshot, locale: str, results: ChunkResults) -> list[dict[str, Any]]:
+    """A chunk's records, with the checks that read other chunks (plural forms) added afresh."""
+    records, plural_ids = results
     if not plural_ids:
         return records
     return list(_with_plural_checks(snapshot, locale, records, plural_ids))
 
 
-def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> tuple[list[dict[str, Any]], list[str]]:
+def _check_chunk(snapshot: Snapshot, locale: str, number: int) -> ChunkResults:
     """(records of the chunk's translations that fail a check, ids of its assets with plural forms)."""
-    source_locale = snapshot.source_locale
-    is_source = locale == source_locale
     targets = snapshot.locale_chunk(locale, number)
     if targets is None:
         return [], []
-    assets = snapshot.asset_chunk(number)
-    sources = snapshot.locale_chunk(source_locale, number)
-    glossary = project_glossary(snapshot)
-    failing: dict[str, tuple[str | None, list[CheckResult]]] = {}
-    plural_ids = []
-    # Only the texts are read of the translations (the whole entry of a failing one): decoding every entry
-    # made 200,000 dicts per 100k translations, a third of the time with the collections they set off.
-    target_texts = targets.leading_strings("text")
-    source_texts = sources.leading_strings("text") if sources is not None else {}
-    fields = _chunk_fields(assets)
-    for asset_id in targets.keys():
-        asset = fields.get(asset_id) or _checked_fields(assets, asset_id)
-        if asset is None:
-            continue
-        if asset.get("plurals") and not is_source:
-            plural_ids.append(asset_id)
-        source = source_texts.get(asset_id)
-        if source is None and sources is not None:
-            source = _text(sources, asset_id)
-        target = target_texts.get(asset_id)
-        if target is None:
-            target = _text(targets, asset_id)
-        if target is None:
-            continue
-        results = checks_for(asset, source, target, locale, glossary, source_locale=source_locale)
-        if results:
-            failing[asset_id] = source, results
-    records = []
-    for asset_id, entry in targets.peek_each(failing):  # only their whole entries are decoded
-        source, results = failing[asset_id]
-        assert entry is not None
-        records.append(_record(asset_id, entry, source, is_source, results))
-    return records, plural_ids
+    return check_chunk(snapshot.asset_chunk(number), snapshot.locale_chunk(snapshot.source_locale, number),
+                       targets, locale, snapshot.source_locale, project_glossary(snapshot))
 
 
-def _chunk_fields(assets: Chunk[AssetRecord]) -> dict[str, Mapping[str, Any]]:
-    """What the checks read of each asset of a chunk (_checked_fields'), for the assets whose line shows `type`
-    then `printf` as strings (canonical lines do), in one pass over the chunk's file; none when an asset of the
-    chunk may have `max_length` or `plurals` (then each asset is read alone). Assets alike share one dict."""
-    if assets.mentions("max_length") or assets.mentions("plurals"):
-        return {}
-    shared: dict[tuple[str, ...], Mapping[str, Any]] = {}
-    found = {}
-    for asset_id, (kind, printf) in assets.string_fields("type", "printf").items():
-        asset = shared.get((kind, printf))
-        if asset is None:
-            asset = shared[kind, printf] = {"printf": printf, "type": kind}
-        found[asset_id] = asset
-    return found
-
-
-def _checked_fields(assets: Chunk[AssetRecord], asset_id: str) -> Mapping[str, Any] | None:
-    """What the checks read of an asset (`printf`, `type`, `max_length`, `plurals`: see checks_for), its two
-    strings decoded alone when its line allows, else the whole entry (None: no such asset)."""
-    if asset_id not in assets:
-        return None
-    line = assets.line(asset_id)
-    if '"max_length"' not in line and '"plurals"' not in line:
-        printf, kind = assets.string_field(asset_id, "printf"), assets.string_field(asset_id, "type")
-        if (printf is not None or '"printf"' not in line) and (kind is not None or '"type"' not in line):
-            return {"printf": printf or "", "type": kind}
-    return assets.peek(asset_id)
-
-
-def _text(chunk: Chunk[TranslationRecord], asset_id: str) -> str | None:
-    """The text of a translation in a chunk, decoded alone when its line allows (None: no such entry)."""
-    text = chunk.string_field(asset_id, "text")
-    if text is None:
-        entry = chunk.peek(asset_id)
-        text = entry["text"] if entry else None
-    return text
+def _pool_job(snapshot: Snapshot, locale: str, number: int) -> Job:
+    """What a pool worker needs to check a chunk: the files' bytes and the glossary's terms (plain data)."""
+    sources = snapshot.locale_chunk(snapshot.source_locale, number)
+    targets = snapshot.locale_chunk(locale, number)
+    assert targets is not None  # (a chunk the locale lacks has its results already: none)
+    terms = snapshot.remember(("glossary-terms", snapshot.glossary_blob), snapshot.glossary_terms)
+    return (snapshot.asset_chunk(number).file_data(), sources.file_data() if sources is not None else None,
+            targets.file_data(), locale, snapshot.source_locale, snapshot.glossary_blob, terms)
 
 
 def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str, Any]],
@@ -208,7 +180,7 @@ def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str,
         if asset_id not in by_id:
             entry = snapshot.translation(asset_id, locale)
             assert entry is not None
-            by_id[asset_id] = _record(asset_id, entry, _source_text(snapshot, asset_id), False, [])
+            by_id[asset_id] = record(asset_id, entry, _source_text(snapshot, asset_id), False, [])
     order = {asset_id: index for index, asset_id in enumerate(snapshot.locale_chunk(locale, snapshot.asset_index[
         plural_ids[0]]).keys())}  # type: ignore[union-attr]
     for asset_id in sorted(by_id, key=lambda found: order.get(found, 0)):
@@ -217,14 +189,3 @@ def _with_plural_checks(snapshot: Snapshot, locale: str, records: list[dict[str,
             record = dict(record, errors=record["errors"] + [result.message for result in extra[asset_id]],
                           checks=record["checks"] + [result.as_json() for result in extra[asset_id]])
         yield record
-
-
-def _record(asset_id: str, entry: TranslationRecord, source: str | None, is_source: bool,
-            results: list[CheckResult]) -> dict[str, Any]:
-    """Loco's TranslationError (`target` absent for the source locale), with the named results."""
-    record: dict[str, Any] = {"id": asset_id, "status": status_of(entry), "source": source or "",
-                              "errors": [result.message for result in results]}
-    if not is_source:
-        record["target"] = entry["text"]
-    record["checks"] = [result.as_json() for result in results]
-    return record

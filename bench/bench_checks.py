@@ -6,7 +6,9 @@ The project: `--assets` assets in 100 chunks, translated in `fr`; a third use ph
 are HTML with tags and an entity, some carry a URL, numbers and ending punctuation, one in twenty fails a check
 on purpose; a glossary of `--terms` terms (one in ten forbidden) that the source texts mention. What is timed is
 app.qa.locale_errors, what GET /api/locales/fr/errors renders:
-- cold: a new Store opening the project, so chunks are read from Git and no result is kept;
+- cold: a new Store opening the project, so chunks are read from Git and no result is kept (a process's first:
+  it starts the check pool, checkpool.pool, whose CPU is given apart);
+- cold again: another new Store, in the same process (the pool started);
 - checks only: the same snapshot again with the kept results dropped (the checks' own cost);
 - warm: asked again, nothing changed (every chunk's kept results reused);
 - after one write: one translation changed through a transaction, then the new snapshot checked (one chunk's
@@ -18,6 +20,8 @@ figures are under load.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import statistics
 import sys
@@ -28,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.qa import _check_chunk as check_chunk  # noqa: E402
 from app.qa import locale_errors  # noqa: E402
+from checkpool.pool import worker_pids  # noqa: E402
 from bench_storage import ACTOR, BENCH, scratch_directory  # noqa: E402
 from storage import operations as ops  # noqa: E402
 from storage.store import Store, utc_now  # noqa: E402
@@ -66,6 +71,27 @@ def build(root: Path, assets: int, terms: int):
     return store
 
 
+def pool_cpu_ms() -> float:
+    """CPU time of the check pool's live workers and of the fork server they come from, ms (they are not this
+    process's children, so RUSAGE_CHILDREN does not see them: read from /proc)."""
+    from multiprocessing import forkserver
+
+    pids = [*worker_pids(), getattr(forkserver._forkserver, "_forkserver_pid", None)]
+    ticks = 0
+    for pid in filter(None, pids):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def records_digest(records: list) -> str:
+    """A digest of the records as the API renders them: identical results, identical digest."""
+    return hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
 CPU: list[float] = []  # the process's CPU time of each timed call, ms (on a shared machine wall time waits)
 
 
@@ -92,8 +118,14 @@ def main() -> None:
         project = store.project(store.project_ids()[0])
         snapshot = project.snapshot()
         cold, found = timed(lambda: locale_errors(snapshot, "fr"))
-        print(f"cold (chunks read from Git, nothing kept): {cold:8.0f} ms (CPU {CPU[-1]:.0f} ms), {len(found)} "
-              "translations fail a check")
+        print(f"cold (chunks read from Git, nothing kept): {cold:8.0f} ms (CPU {CPU[-1]:.0f} ms, pool and fork "
+              f"server {pool_cpu_ms():.0f} ms, {len(worker_pids())} workers), {len(found)} translations fail a "
+              f"check (digest {records_digest(found)})")
+        before = pool_cpu_ms()
+        again = Store(root).project(store.project_ids()[0]).snapshot()  # nothing persisted yet: cold again
+        second, _ = timed(lambda: locale_errors(again, "fr"))
+        print(f"cold again, this process's pool started: {second:8.0f} ms (CPU {CPU[-1]:.0f} ms, pool "
+              f"{pool_cpu_ms() - before:.0f} ms)")
         checks_only, _ = timed(lambda: [check_chunk(snapshot, "fr", number) for number in snapshot.chunk_numbers()])
         print(f"checks only (chunks parsed, nothing kept used): {checks_only:8.0f} ms (CPU {CPU[-1]:.0f} ms)")
         warm = [timed(lambda: locale_errors(snapshot, "fr"))[0] for _ in range(3)]

@@ -6,12 +6,13 @@ Public surface:
     restore_keys(catalogue, ext, variant, known_ids): keys the format rewrote on export back to their IDs
     convert(from_ext, to_ext, variant, data, read_options, export_options) -> ExportedFile
     run_within(limit_name, what, function, *args): the call in a child process killed at the limit (keyless convert)
+    child_context(): a multiprocessing context for long-lived children of the warm fork server (checkpool's pool)
     supported() -> list of format records
     plural_rules(code) -> PluralRules; locale_display_name(code) -> str
 """
 TYPE_CHECKING = False  # typing.TYPE_CHECKING (mypy reads any TYPE_CHECKING as True) without importing typing
 
-from .budget import run_within
+from .budget import child_context, run_within
 from .catalogue import FLAGS, PRINTF_STYLES, Catalogue, Translation, Unit
 from .errors import (
     CharsetError, ExportError, FormatsError, KeyCollision, NothingExtracted, OptionError, ParseError, TooLarge,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .segments import RenderCache
 
 __all__ = [
-    "convert", "export_file", "read_file", "restore_keys", "supported", "collector_paused", "run_within",
+    "convert", "export_file", "read_file", "restore_keys", "supported", "collector_paused", "run_within", "child_context",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "ParseError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",

@@ -116,6 +116,19 @@ class _Child(context.ForkServerProcess):
         return _ForkServerPopen(process_obj)
 
 
+class _ChildContext(context.ForkServerContext):
+    """The fork server's context whose processes are _Child: for long-lived pools (concurrent.futures)."""
+
+    Process = _Child
+
+
+def child_context() -> multiprocessing.context.BaseContext:
+    """A multiprocessing context whose children come from this process's warm fork server, without the
+    parent's main module (see _Child): for a pool of workers that a threaded server may start safely."""
+    _start_fork_server()
+    return _ChildContext()
+
+
 def run_within(limit_name: str, what: str, function: Callable[..., Result], *args: Any) -> Result:
     """function(*args) in a child process, killed once the limit's seconds are up: LimitExceeded naming the
     limit ("{what} took longer than its time budget (limit ...)").

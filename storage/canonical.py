@@ -457,6 +457,14 @@ class Chunk(Generic[E]):
         (storage.derivations)."""
         self.derived[name] = value
 
+    def file_data(self) -> tuple[bytes, "str | tuple[str, ...] | None"]:
+        """(the file's bytes, its known keys or None): what Chunk.lazy takes to make the same chunk in another
+        process (app.qa's pool of checks), without splitting a lazy chunk's lines here."""
+        source, text, known = self._source, self._text, self._known_keys
+        if self._loaded is None and source is not None:
+            return (text.encode("utf-8") if text is not None else source()), known
+        return self.to_bytes(), None
+
     def to_bytes(self) -> bytes:
         if self._bytes is None:
             body = ",\n".join(self._lines.values())
