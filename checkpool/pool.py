@@ -90,6 +90,15 @@ def _drop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
+def stop() -> None:
+    """End this process's pool, if it has one (its workers exit once idle); the next parallel check starts
+    another."""
+    with _lock:
+        pool = _pool if _pool_owner == os.getpid() else None
+    if pool is not None:
+        _drop(pool)
+
+
 def worker_pids() -> list[int]:
     """The process ids of this process's pool workers (none before the first parallel check)."""
     with _lock:

@@ -141,7 +141,11 @@ def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproc
 def children(pid: int) -> list[int]:
     """The child processes of every thread of `pid` (a worker starts git from its request threads)."""
     found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # the process ended meanwhile
+        return found
+    for task in tasks:
         try:
             found.extend(int(child) for child in (task / "children").read_text().split())
         except OSError:

@@ -19,6 +19,13 @@ from tests.support import REPO_ROOT, wait_until
 CHUNKS = 8  # of two assets each
 
 
+@pytest.fixture(autouse=True)
+def no_pool_left_behind():
+    """Each test's pool ends with it: the test process's other tests see no workers of ours."""
+    yield
+    pool.stop()
+
+
 def translation(i: int) -> str:
     """A French text for asset i, failing a different check for most i."""
     return [f"Fichier {i} prêt.", f"Fichier {i + 1} prêt.", f"  Fichier {i} prêt", f"Fichier %s {i} prêt.",
