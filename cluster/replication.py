@@ -82,14 +82,18 @@ def adopt_refs(project: Project, refs: dict[str, str], objects: dict[str, tuple[
     """Bring every branch of a copy to `refs` (whose commits are here or among `objects`), durably: main by
     Project.adopt_head, the others moved by compare-and-swap, made, or deleted when `refs` lacks them; the
     first branch that moves stores `objects` in its own round of fsync. Raises KeyError when a commit is
-    missing, RefMoved when a branch moved meanwhile (the next round tries again)."""
+    missing, RefMoved when a branch moved meanwhile (the next round tries again). A copy that moved counts as
+    a commit for the repack schedule, as a writer's commit does: each adopted write is a pack of its own, and
+    a follower that never rolled them up held 400 packs after 400 writes, its object look-ups (the checks of
+    every replicated pack) slowing with each one (storage.git.maintenance)."""
     for commit in refs.values():
         if objects is None or commit not in objects:
             project.repo.read_commit(commit.encode("ascii"))
+    moved = False
     if MAIN in refs:
-        moves = project.repo.head() != refs[MAIN].encode("ascii")
-        project.adopt_head(refs[MAIN].encode("ascii"), objects=objects if moves else None)
-        objects = None if moves else objects
+        moved = project.repo.head() != refs[MAIN].encode("ascii")
+        project.adopt_head(refs[MAIN].encode("ascii"), objects=objects if moved else None)
+        objects = None if moved else objects
     for name in project.repo.branch_names():
         if name != MAIN and name not in refs:
             branch = project.repo.named_branch(name)
@@ -102,7 +106,9 @@ def adopt_refs(project: Project, refs: dict[str, str], objects: dict[str, tuple[
             current = branch.head()
             if current != commit.encode("ascii"):
                 branch.move_head(commit.encode("ascii"), current, objects=objects)
-                objects = None
+                objects, moved = None, True
+    if moved:
+        project.repo.note_commit()
 
 
 def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str], secret: str,

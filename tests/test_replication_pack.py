@@ -9,9 +9,10 @@ import pytest
 from cluster.replication import adopt_refs, pack_since, refs_of
 from storage import operations as ops
 from storage.gitrepo import Person
+from storage.git import maintenance
 from storage.git.objects import pack_of
 from storage.store import Store, utc_now
-from tests.support import assert_fsck_clean, git
+from tests.support import assert_fsck_clean, git, wait_until
 
 ALICE = Person("Alice Martin", "alice@example.com")
 ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
@@ -63,3 +64,18 @@ def test_a_torn_pack_is_refused(copies):
     assert follower.repo.unpacked(pack[:-30] + pack[-20:]) is None
     assert follower.repo.unpacked(b"PACK") is None
     assert follower.repo.unpacked(pack_of({})) == {}
+
+
+def test_a_follower_rolls_up_the_packs_of_the_writes_it_adopted_as_a_writer_does(copies, monkeypatch):
+    monkeypatch.setattr(maintenance, "GC_EVERY", 5)
+    monkeypatch.setattr(maintenance, "MAINTENANCE_LULL", 0.1)
+    leader, follower = copies
+    for number in range(6):  # each write adopted on its own, as replication sends them: a pack each
+        recorded = refs_of(leader)
+        create(leader, f"item.{number}", f"Item {number}")
+        pack = pack_since(leader, refs_of(leader).values(), recorded.values())
+        adopt_refs(follower, refs_of(leader), follower.repo.unpacked(pack) if pack is not None else None)
+    packs = follower.path / ".git" / "objects" / "pack"
+    wait_until(lambda: len(list(packs.glob("*.pack"))) <= 2, timeout=30)
+    assert git(follower.path, "rev-parse", "main") == git(leader.path, "rev-parse", "main")
+    assert_fsck_clean(follower.path)
