@@ -197,6 +197,11 @@ RELAY_ANSWER_SECONDS = 300.0
 CHECK_POOL_MIN_TRANSLATIONS = 10_000
 CHECK_POOL_WORKERS = int(os.environ.get("GLOSS_CHECK_WORKERS", 1))
 
+# The longest an import keeps Python's cyclic collector off (formats.collector_off): a 100k-unit PO import takes
+# 5-7 s here; beyond the bound the collector runs again, so that one stuck import cannot let the cyclic garbage
+# of every other request of its worker pile up.
+COLLECTOR_OFF_SECONDS = 20.0
+
 # What one page of the dashboard's translation grid lists (rows: assets, a plural group's forms in one row). A
 # page is found by scanning from where the previous one ended, never by listing the whole project.
 GRID_ROWS_PER_PAGE = 50

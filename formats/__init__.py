@@ -18,7 +18,7 @@ from .errors import (
     CharsetError, ExportError, FormatsError, KeyCollision, NothingExtracted, OptionError, ParseError, TooLarge,
     UnsupportedFormat,
 )
-from .operations import collector_paused, convert, export_file, read_file, restore_keys
+from .operations import collector_off, collector_paused, convert, export_file, read_file, restore_keys
 from .options import ExportedFile, ExportOptions, ReadOptions
 from .plurals import PluralRules, locale_display_name, plural_rules
 from .registry import FORMATS, Capabilities, FormatSpec, supported
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .segments import RenderCache
 
 __all__ = [
-    "convert", "export_file", "read_file", "restore_keys", "supported", "collector_paused", "run_within", "child_context",
+    "convert", "export_file", "read_file", "restore_keys", "supported", "collector_off", "collector_paused", "run_within", "child_context",
     "Catalogue", "Unit", "Translation", "FLAGS", "PRINTF_STYLES",
     "ExportOptions", "ReadOptions", "ExportedFile",
     "FormatsError", "ParseError", "UnsupportedFormat", "NothingExtracted", "ExportError", "OptionError", "CharsetError",

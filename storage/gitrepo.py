@@ -21,7 +21,7 @@ from .git.maintenance import Maintenance, remove_stale_dirs
 from .git.objects import FILE_MODE, TREE_MODE, BadPack, ObjectStore, Person, pack_of, parse_commit, unpack
 from .git.queries import CommitPatch, GitCommandError, GitCommands
 from .git.refs import ANY, BRANCH, HEADS, MAIN, ZERO_ID, Branch, Recovery, check_branch_name
-from .git.worktree import WorkTree, parent_dir
+from .git.worktree import Staged, WorkTree, parent_dir
 from .journal import BRANCH_JOURNALS, branch_of_journal
 
 FEW_OBJECTS = 4  # read_commits reads this many itself: a git process costs more than a few look-ups
@@ -288,10 +288,17 @@ class GitRepo:
                          removed_dirs: Iterable[str]) -> tuple[list[str], list[str]]:
         return self.worktree.changes(changed, removed_dirs)
 
+    def stage_worktree(self, files: Mapping[str, tuple[bytes, bytes]]) -> Staged:
+        return self.worktree.stage(files)
+
+    def discard_staged(self, staged: Staged) -> None:
+        self.worktree.discard(staged)
+
     def update_worktree(self, changed: Mapping[str, bytes | None], blob_ids: Mapping[str, bytes],
-                        commit: bytes, removed_dirs: Iterable[str] = (), flush: bool = False) -> None:
+                        commit: bytes, removed_dirs: Iterable[str] = (), flush: bool = False,
+                        staged: Staged | None = None) -> None:
         """WorkTree.update; with `flush`, the journal then records the settled state."""
-        self.worktree.update(changed, blob_ids, commit, removed_dirs, flush)
+        self.worktree.update(changed, blob_ids, commit, removed_dirs, flush, staged)
         if flush:
             self.branch.settle(commit)
 

@@ -20,7 +20,7 @@ from . import textchanges
 from .derived import DerivedStore
 from .errors import Invalid, NotFound
 from .fields import IsLiveKey, check_file_size
-from .gitrepo import ANY, FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, parent_dir
+from .gitrepo import ANY, FILE_MODE, MAIN, TREE_MODE, GitRepo, Person, Staged, parent_dir
 from .snapshot import Snapshot, is_layout_path, note_derived, persist_derived
 from .trailers import Trailer
 from .transaction import Transaction
@@ -165,6 +165,8 @@ class CommitGroup:
         self.error: BaseException | None = None
         # whether its publish moves what is alive to the collector's permanent generation (keep_out_of_collector)
         self.freeze = True
+        # working-tree files written ahead (a prepared write's, WorkTree.stage): the publish takes or removes them
+        self.staged: Staged = {}
 
     def add(self, snapshot: Snapshot, objects: dict[str, tuple[int, bytes]],
             changed: dict[str, bytes | None]) -> None:
@@ -385,19 +387,27 @@ class Project:
                 stored = self._store_blobs(built[1]) if held else None
                 if stored:
                     self._save_derived_ahead(tx.base, built[0], stored)
-                with self._holding_group(True, branch) as group:
-                    # the prepare's temporaries (a catalogue, the records it put) are alive until it returns: a
-                    # collection now would scan them all (0.5-0.9 s at 100k units, in the lock); the next
-                    # write's publish or snapshot load freezes instead, once they are gone
-                    group.freeze = False
-                    final: Transaction | None = tx
-                    if group.tip.commit != tx.base.commit:
-                        # other writers committed meanwhile: when they changed nothing this write read or
-                        # changed, it applies to the new head as it is (rebuilding only the chunks they changed)
-                        final = tx.rebase(group.tip, built[0])
-                    if final is not None:
-                        final.result = self._stage(group, final, author, committer or self.committer, summary,
-                                                   action, None, built if final is tx else None, stored)
+                # its working-tree files too, written and flushed before the lock (the publish renames them)
+                staged = self.repo.stage_worktree(stored) if stored and branch == MAIN else {}
+                try:
+                    with self._holding_group(True, branch) as group:
+                        # the prepare's temporaries (a catalogue, the records it put) are alive until it returns:
+                        # a collection now would scan them all (0.5-0.9 s at 100k units, in the lock); the next
+                        # write's publish or snapshot load freezes instead, once they are gone
+                        group.freeze = False
+                        final: Transaction | None = tx
+                        if group.tip.commit != tx.base.commit:
+                            # other writers committed meanwhile: when they changed nothing this write read or
+                            # changed, it applies to the new head as it is (rebuilding only the chunks they
+                            # changed)
+                            final = tx.rebase(group.tip, built[0])
+                        if final is not None:
+                            group.staged, staged = staged, {}  # (the group's publish takes them from here)
+                            final.result = self._stage(group, final, author, committer or self.committer,
+                                                       summary, action, None, built if final is tx else None,
+                                                       stored)
+                finally:
+                    self.repo.discard_staged(staged)
             if final is not None:
                 return value, final
             log.info("project %s: a prepared write conflicts with writes made meanwhile; preparing it again",
@@ -495,6 +505,7 @@ class Project:
             else:
                 raise
         finally:
+            self.repo.discard_staged(group.staged)  # (what the working tree did not take)
             self._file_lock.__exit__()
             try:
                 if group.commits and group.error is None and group.freeze:
@@ -621,7 +632,8 @@ class Project:
         # error: the stale checkout marker makes the next writer resync.
         group.done.set()
         try:  # the tip's files hold the blob id of every file the group wrote
-            self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs, flush=not listed)
+            self.repo.update_worktree(group.changed, tip.files, tip.commit, removed_dirs, flush=not listed,
+                                      staged=group.staged)
         except OSError as error:
             log.warning("project %s: committed %s but the working tree lags behind (%s); the next write "
                         "repairs it", self.id, tip.commit.decode()[:12], error.strerror or error)

@@ -24,6 +24,13 @@ def run_import(target: Project, ext: str, variant: str, data: bytes, options: Im
     An asynchronous import's commit carries a `Job:` trailer, so that its job can be settled after a crash.
     `branch`: the branch it is committed on (the request's, app.context.branch).
     """
+    with formats.collector_off():  # the whole job: its objects are acyclic, and a pass over them stalls the worker
+        return _import(target, ext, variant, data, options, read_options, author, actor, progress, job_id, branch)
+
+
+def _import(target: Project, ext: str, variant: str, data: bytes, options: ImportOptions,
+            read_options: formats.ReadOptions, author: Person, actor: Actor, progress: Callable[[float], None],
+            job_id: str, branch: str) -> tuple[ImportReport, Snapshot]:
     snapshot = target.snapshot(branch)
     read_options.source_locale = snapshot.source_locale
     read_options.namespace = read_options.namespace or snapshot.name  # as exports default it
@@ -38,8 +45,7 @@ def run_import(target: Project, ext: str, variant: str, data: bytes, options: Im
         if options.index == "id":
             formats.restore_keys(catalogue, ext, variant, tx.base.asset_ids())  # (tx has no change yet)
         importer = Importer(tx, options, actor, now(), lambda fraction: progress(0.3 + 0.6 * fraction))
-        with formats.collector_paused():  # hundreds of thousands of new records, none of them cyclic
-            report = importer.apply(catalogue)
+        report = importer.apply(catalogue)
         report.warnings[:0] = catalogue.warnings  # the reader's words first, then the importer's
         tx.trailers.append((Trailer.LOCALE, ",".join(sorted(report.locales)) or "-"))
         return report

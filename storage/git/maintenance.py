@@ -17,6 +17,7 @@ from limits import GIT_REQUEST_SECONDS
 
 from .objects import is_own_pack_temp
 from .queries import GitCommands
+from .worktree import STAGED_DIR
 
 # Background maintenance (see note_commit and pack_loose_objects). A repack is due after GC_EVERY commits of a
 # process and waits for a lull, MAINTENANCE_LULL seconds without a commit of that process: a repack beside
@@ -214,6 +215,8 @@ class Maintenance:
         graphs = self.objects_dir / "info" / "commit-graphs"
         ages.update((path, older_than) for path in [*graphs.glob("tmp_graph_*"), *graphs.glob("*.lock")])
         ages.update((path, older_than) for path in self.objects_dir.glob("??/tmp_obj_*"))
+        # (written before the lock by a prepared write that may still be running: WorkTree.stage)
+        ages.update((path, older_than) for path in self.git_dir.glob(STAGED_DIR + "/*"))
         ages.update((path, 0.0) for path in self.git_dir.glob("gloss-*.tmp"))
         ages.update((path, 0.0) for path in self.git_dir.glob("gloss-journals/.gloss-*.tmp"))
         ages.update((path, 0.0) for path in pack_dir.glob("tmp_*") if is_own_pack_temp(path.name))

@@ -5,6 +5,7 @@ uses. Readers never use the working tree: it exists for people and tools that lo
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import struct
 import threading
@@ -18,6 +19,11 @@ from . import durable
 from .objects import FILE_MODE, ObjectStore
 
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
+STAGED_DIR = "gloss-staged"  # in .git: files of a commit to come, written before the project lock (WorkTree.stage)
+_staged_names = itertools.count()
+
+# path -> (the blob id its content has, the flushed file that holds it): see WorkTree.stage
+Staged = dict[str, tuple[bytes, Path]]
 RESYNC_FLUSH_BATCH = 64  # files a resync keeps open to flush them in one round
 
 
@@ -64,14 +70,48 @@ class WorkTree:
                 dirs.add(relative)
         return list(changed), sorted(dirs)
 
+    def stage(self, files: Mapping[str, tuple[bytes, bytes]]) -> Staged:
+        """Write the files of a commit to come (path -> (data, blob id)) under temp names in .git and flush them
+        in one round, before the project lock; `update` then renames each into place when the commit holds that
+        blob. A 100k-unit import rewrites 50 MB of working tree: written and flushed inside the lock it held
+        every other writer of the project for 280-340 ms."""
+        directory = self.git_dir / STAGED_DIR
+        directory.mkdir(exist_ok=True)
+        staged: Staged = {}
+        handles: list[BinaryIO] = []
+        try:
+            for relative, (data, blob) in files.items():
+                temp = directory / f"{os.getpid()}-{next(_staged_names)}"
+                staged[relative] = (blob, temp)
+                handles.append(os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb"))
+                handles[-1].write(data)
+            durable.flush_all_to_disk(handles)
+        except BaseException:
+            self.discard(staged)
+            raise
+        finally:
+            for written in handles:
+                durable.close_quietly(written)
+        return staged
+
+    @staticmethod
+    def discard(staged: Staged) -> None:
+        """Remove the staged files `update` did not take."""
+        for _, temp in staged.values():
+            durable.unlink_quietly(temp)
+        staged.clear()
+
     def update(self, changed: Mapping[str, bytes | None], blob_ids: Mapping[str, bytes],
-               commit: bytes, removed_dirs: Iterable[str] = (), flush: bool = False) -> None:
+               commit: bytes, removed_dirs: Iterable[str] = (), flush: bool = False,
+               staged: Staged | None = None) -> None:
         """Write changed files (path -> bytes, None = delete), record them in the index, mark it as `commit`.
 
         Files are rewritten in place: readers never use the working tree (they read Git objects). Nothing
         is flushed here: the next commit's round flushes the files the journal lists, and recovery repairs
         the index and those files after a crash. With `flush` (a write too big for the journal to list),
         everything is flushed now, in one round, for the caller to record a settled state in the journal.
+        A file `staged` with the blob the commit holds is renamed into place instead (taken out of `staged`):
+        it was flushed before, only its directory's entry is new.
         """
         index = self._read_index()
         touched_dirs: set[Path] = {self.path}
@@ -88,6 +128,17 @@ class WorkTree:
                         pass
                     index.pop(key, None)
                     continue
+                ready = staged.pop(relative, None) if staged else None
+                if ready is not None and ready[0] == blob_ids[relative]:
+                    if not target.parent.is_dir():
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        touched_dirs.add(target.parent.parent)
+                    os.replace(ready[1], target)
+                    touched_dirs.add(target.parent)
+                    index[key] = index_entry_from_stat(os.stat(target), blob_ids[relative], FILE_MODE)
+                    continue
+                if ready is not None:  # (the commit holds other content: a write rebased onto others')
+                    durable.unlink_quietly(ready[1])
                 handle: BinaryIO
                 try:
                     handle = open(target, "r+b")
