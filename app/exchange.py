@@ -193,6 +193,10 @@ class Importer:
         # matched back by ID, their derived "source text" (the ID itself) must not be written
         self._keyed_by_id: set[str] = set()
         self._derived_source: set[str] = set()
+        # the assets an import by source text finds by that very text (the index's): a unit matched to one has
+        # its source text already (read and noted by the index), so it is not looked up again (half the
+        # lookups of an unchanged re-import); one whose source text this import changes leaves the set
+        self._found_by_text: set[str] = set()
 
     def apply(self, catalogue: Catalogue) -> ImportReport:
         for code in catalogue.locales:
@@ -255,6 +259,7 @@ class Importer:
                 index.setdefault((context, text), asset_id)
             else:
                 without_text.append((context, asset_id))
+        self._found_by_text = set(index.values())
         for context, asset_id in without_text:
             if (context, asset_id) not in index:
                 index[(context, asset_id)] = asset_id
@@ -311,6 +316,10 @@ class Importer:
         for code, translation in unit.translations.items():
             if code == self.source and asset_id in self._derived_source:
                 continue  # the key stood for a missing source text: nothing to write
+            if code == self.source and asset_id in self._found_by_text and not unit.plural \
+                    and translation.flag not in ops.FLAGS:
+                self.report.locales.add(code)
+                continue  # the text it was found by: unchanged, and no flag to set
             if unit.plural:
                 targets = self._plural_targets(asset_id, code, translation)
             else:
@@ -351,6 +360,8 @@ class Importer:
         if current is None or current["text"] != text:
             entry = ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
             changed = True
+            if code == self.source:
+                self._found_by_text.discard(asset_id)
             if current is None:
                 self.report.new_translations += 1
             else:
