@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.cookiejar
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from app.cli import seed_node_data
+from cluster.coordination import Coordination
 from cluster.demo import LocalCluster, status
 from cluster.processes import ZooKeeper, missing_programs
 from storage.keys import KeyStore
+from storage.store import Store
 from tests.support import IN_CI, REPO_ROOT, assert_fsck_clean, git, wait_until
 from tests.webhook_receiver import Receiver
 
@@ -200,6 +203,73 @@ def test_a_killed_leader_is_replaced_by_a_current_follower_and_no_acknowledged_w
         assert_fsck_clean(cluster.data_dir(node) / "projects" / PROJECT)
         exports.add(request(cluster.urls[node] + "/api/export/all.json", key=key)[2])
     assert len(exports) == 1
+
+
+def test_a_node_that_joins_fetches_copies_and_takes_leaderships_while_writes_go_on(zookeeper, seeded, tmp_path):
+    data = tmp_path / "seed"
+    shutil.copytree(seeded[0], data, symlinks=True)
+    keys = {PROJECT: seeded[1]}
+    for number in range(3):  # four projects, so that two nodes lead two each and a third leads none
+        project = Store(data).create_project(f"Joined {number}", "en", "English")
+        keys[project.id] = KeyStore(data / "keys.json").create(project.id, "full", "Join")[0]
+    cluster = LocalCluster(tmp_path / "join", 3, zookeeper, chroot="/join", session_timeout=SESSION)
+    cluster.seed_from(data)
+    shutil.rmtree(cluster.data_dir("n3") / "projects")  # the newcomer holds no project: it must fetch them
+    coordination = Coordination(cluster.zookeeper_hosts, 5.0)
+    stop = threading.Event()
+    acknowledged: dict[str, list[str]] = {project: [] for project in keys}
+    refused: list[int] = []
+    writers = [threading.Thread(target=write_until, args=(cluster.urls["n1"], key, "j", stop, acknowledged[project],
+                                                          refused)) for project, key in keys.items()]
+
+    def written() -> int:
+        return sum(len(assets) for assets in acknowledged.values())
+
+    def placements() -> dict:
+        return {project: coordination.placement(project) for project in coordination.projects()}
+
+    try:
+        for node in ("n1", "n2"):
+            cluster.start_node(node)
+        for node in ("n1", "n2"):
+            cluster.wait_ready(node)
+        coordination.start()
+        wait_until(lambda: len(placements()) == 4 and all(p.leader and p.followers for p in placements().values()),
+                   timeout=30)
+        for writer in writers:
+            writer.start()
+        wait_until(lambda: written() >= 10, timeout=60)
+        cluster.start_node("n3")
+        cluster.wait_ready("n3")
+        wait_until(lambda: any(p.leader == "n3" for p in placements().values()), timeout=60)
+        held = sorted(project for project, p in placements().items() if "n3" in p.nodes())
+
+        def current_on_newcomer() -> bool:
+            return all(git(cluster.data_dir("n3") / "projects" / project, "rev-parse", "main").strip()
+                       == coordination.recorded(project).head for project in held)
+
+        wait_until(current_on_newcomer, timeout=60)
+        before = written()
+        wait_until(lambda: written() >= before + 10, timeout=60)  # and writes go on
+        stop.set()
+        for writer in writers:
+            writer.join()
+        for project, assets in acknowledged.items():  # read through the newcomer: current, or forwarded
+            for asset in assets:
+                assert request(cluster.urls["n3"] + f"/api/assets/{asset}", key=keys[project])[0] == 200, asset
+    finally:
+        stop.set()
+        for writer in writers:
+            if writer.is_alive():
+                writer.join()
+        coordination.stop()
+        cluster.stop()
+    print(f"join: n3 holds {held}; {written()} writes acknowledged, refused: {refused}")
+    # a leadership moves as in a failover: a write in flight may be answered 503 (retry), nothing else, and for
+    # no longer than a failover lasts (write_until waits 0.2 s after each refusal)
+    assert set(refused) <= {0, 503} and len(refused) * 0.2 <= 10
+    for project in held:
+        assert_fsck_clean(cluster.data_dir("n3") / "projects" / project)
 
 
 def branch_head_of(cluster: LocalCluster, node: str, branch: str) -> str:
