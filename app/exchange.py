@@ -325,7 +325,8 @@ class Importer:
             else:
                 targets = [(asset_id, translation.text)]
             for member, text in targets:
-                changed |= self._set(member, code, text, translation.flag)
+                # (an asset this unit created has no translation yet: not looked up, 2 per unit of a new file)
+                changed |= self._set(member, code, text, translation.flag, new_asset and not unit.plural)
             self.report.locales.add(code)
         return changed
 
@@ -348,14 +349,15 @@ class Importer:
         entry = self.tx.translation(members[-1], self.source)
         return entry["text"] if entry else None
 
-    def _set(self, asset_id: str, code: str, text: str | None, flag: str) -> bool:
-        """Store one text unless it is absent, blank-and-ignored or unchanged; True when something changed."""
+    def _set(self, asset_id: str, code: str, text: str | None, flag: str, untranslated: bool = False) -> bool:
+        """Store one text unless it is absent, blank-and-ignored or unchanged; True when something changed.
+        `untranslated`: the asset is known to have no translation in `code` (it was just created)."""
         if text is None or (text == "" and self.options.ignore_blank):
             return False
         wanted_flag = flag if flag in ops.FLAGS else ""
-        if not wanted_flag and self.tx.has_text(asset_id, code, text):
+        if not untranslated and not wanted_flag and self.tx.has_text(asset_id, code, text):
             return False  # the same text, and no flag to set (the flag switches concern new or changed texts)
-        current = entry = self.tx.translation(asset_id, code)
+        current = entry = None if untranslated else self.tx.translation(asset_id, code)
         changed = False
         if current is None or current["text"] != text:
             entry = ops.translate(self.tx, asset_id, code, text, self.actor, self.now)
