@@ -5,7 +5,6 @@ uses. Readers never use the working tree: it exists for people and tools that lo
 from __future__ import annotations
 
 import io
-import itertools
 import os
 import struct
 import threading
@@ -19,12 +18,11 @@ from . import durable
 from .objects import FILE_MODE, ObjectStore
 
 CHECKOUT_FILE = "gloss-checkout"  # the commit the working tree and index were brought to
+RESYNC_FLUSH_BATCH = 64  # files a resync keeps open to flush them in one round
 STAGED_DIR = "gloss-staged"  # in .git: files of a commit to come, written before the project lock (WorkTree.stage)
-_staged_names = itertools.count()
 
 # path -> (the blob id its content has, the flushed file that holds it): see WorkTree.stage
 Staged = dict[str, tuple[bytes, Path]]
-RESYNC_FLUSH_BATCH = 64  # files a resync keeps open to flush them in one round
 
 
 def parent_dir(path: str) -> str:
@@ -81,7 +79,8 @@ class WorkTree:
         handles: list[BinaryIO] = []
         try:
             for relative, (data, blob) in files.items():
-                temp = directory / f"{os.getpid()}-{next(_staged_names)}"
+                # (random: a killed writer's leftovers stay an hour, and its pid may come back meanwhile)
+                temp = directory / f"{os.getpid()}-{os.urandom(8).hex()}"
                 staged[relative] = (blob, temp)
                 handles.append(os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb"))
                 handles[-1].write(data)
