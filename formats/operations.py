@@ -115,6 +115,10 @@ class _SharedSetting:
         self._apply, self._restore = apply, restore
         self._users, self._saved = 0, None
 
+    @property
+    def in_use(self) -> bool:
+        return self._users > 0
+
     @contextmanager
     def held(self) -> Iterator[None]:
         with _GC_LOCK:
@@ -161,7 +165,7 @@ def _disable_for(seconds: float) -> tuple[bool, threading.Timer]:
 
 def _enable_if_still_off() -> None:
     with _GC_LOCK:
-        if _OFF._users:
+        if _OFF.in_use:
             gc.enable()
 
 

@@ -18,7 +18,7 @@ from storage.gitrepo import Person
 from storage.project import PREPARE_ATTEMPTS
 from storage.store import Store, utc_now
 from tests.api import Api, commit_count
-from tests.support import assert_fsck_clean, git
+from tests.support import assert_fsck_clean, git, wait_until
 
 ACTOR = ops.Actor(7, "Alice Martin", "alice@example.com")
 ALICE = Person("Alice", "alice@example.com")
@@ -181,10 +181,7 @@ def test_the_collector_comes_back_when_a_job_keeps_it_off_too_long_and_overlappi
         first_in.set()
         second_out.wait()
         assert not gc.isenabled()  # the other job's end does not turn it on under this one
-        deadline = time.monotonic() + 10
-        while not gc.isenabled() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert gc.isenabled()  # the bound: on again while this job still runs
+        wait_until(gc.isenabled, message="the collector stayed off past its bound while this job ran")
     other.join()
     assert gc.isenabled()
 
