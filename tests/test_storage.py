@@ -5,6 +5,7 @@ import json
 import time
 
 import pytest
+from dulwich.object_store import DiskObjectStore
 
 from storage import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord, UserRef
 from storage import operations as ops
@@ -211,6 +212,43 @@ def test_each_commit_is_one_pack_and_small_packs_are_rolled_up(tmp_path, monkeyp
     assert project.snapshot().translation("k", "en")["text"] == "v39"
     assert git(project.path, "status", "--porcelain") == ""
 
+
+
+def _all_objects(path) -> dict[bytes, int]:
+    """Every object of a repository as git lists it: id -> size."""
+    listing = git(path, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objectsize)")
+    return {line.split()[0].encode(): int(line.split()[1]) for line in listing.splitlines()}
+
+
+def test_objects_are_found_in_small_packs_large_packs_and_after_a_repack_removed_them(tmp_path, monkeypatch):
+    from storage.git import maintenance, objects
+
+    monkeypatch.setattr(maintenance, "GC_EVERY", 10**6)  # no background run: the test calls it itself
+    monkeypatch.setattr(objects, "SMALL_PACK_INDEX_BYTES", 1500)  # a pack of more than ~15 objects is large
+    project = Store(tmp_path / "d").create_project("P", "en", "English")
+    with project.transaction(ALICE, "Many", "create-asset") as tx:  # a large pack
+        for number in range(40):
+            ops.create_asset(tx, f"k{number}", utc_now(), text=f"v{number}")
+    for number in range(12):  # small packs, one per commit
+        translate(project, f"k{number}", "en", f"w{number}")
+    store = project.repo.objects
+    everything = _all_objects(project.path)
+    with monkeypatch.context() as patched:  # found by the listing itself: dulwich's probing of every pack is not asked
+        patched.setattr(DiskObjectStore, "__contains__", lambda *_: pytest.fail("dulwich was asked"))
+        assert all(store.has(object_id) for object_id in everything)
+    assert all(len(store.read_raw(object_id)) == size for object_id, size in everything.items())
+    absent = b"0123456789abcdef0123456789abcdef01234567"
+    assert not store.has(absent)
+    other = Store(tmp_path / "d").project(project.id)  # another process's writer adds a pack
+    translate(other, "k1", "en", "from the other")
+    assert project.snapshot().translation("k1", "en")["text"] == "from the other"
+    project.repo.pack_loose_objects()  # removes the packs the listing holds
+    assert _pack_count(project) <= 2
+    everything = _all_objects(project.path)
+    assert all(store.has(object_id) for object_id in everything)
+    assert all(len(store.read_raw(object_id)) == size for object_id, size in everything.items())
+    translate(project, "k2", "en", "after the repack")
+    assert Store(tmp_path / "d").project(project.id).snapshot().translation("k2", "en")["text"] == "after the repack"
 
 def _pack_count(project) -> int:
     return int(dict(line.split(": ") for line in git(project.path, "count-objects", "-v").splitlines())["packs"])
