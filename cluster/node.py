@@ -597,17 +597,26 @@ class ClusterNode:
         if not PROJECT_ID.match(project):
             return self._error(start_response, 400, "Bad project id")
         try:
-            placement = self.coordination.placement(project)
+            follows = self._follows(project, leader, watched=True) or self._follows(project, leader)
         except COORDINATION_ERRORS:
             return self._error(start_response, 503, "No coordination service")
-        # a fenced leader's copy never overwrites the new leader's, nor reaches a follower of another leader
-        if placement.leader != leader or self.config.node not in placement.followers:
+        if not follows:
             return self._error(start_response, 409, "Not a follower of that leader")
         try:
             self._copy(project, leader_url, refs, pack)
         except (FetchFailed, OSError, KeyError, RefMoved) as error:
             return self._error(start_response, 502, f"Fetch failed: {error}")
         return _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
+
+    def _follows(self, project: str, leader: str, watched: bool = False) -> bool:
+        """Whether this node follows `leader` for the project: a fenced leader's copy never overwrites the new
+        leader's, nor reaches a follower of another leader. The watched placement (a ZooKeeper read less
+        on every replicated write) may lag a change by a notification: a copy it lets through from a leader
+        just fenced leaves this copy ahead of the recorded head at most, as a copy whose compare-and-set
+        then fails does, and the next copy or this node's alignment as leader takes it back; a refusal is
+        made on a fresh read only."""
+        placement = self.coordination.placement(project, watched=watched)
+        return placement.leader == leader and self.config.node in placement.followers
 
     def _forward(self, placement: Placement, environ: dict) -> Answer:
         """The leader's answer to this request, or 503 when the leader cannot be reached."""

@@ -119,13 +119,12 @@ def copy_from(store: Store, project: str, leader_url: str, refs: dict[str, str],
     replica = store.replica(project)
     if refs_of(replica) == refs:
         return
-    objects = None
-    if not all(has_commit(store, project, commit) for commit in refs.values()):
-        objects = replica.repo.unpacked(pack) if pack else None
-        if objects is None or not all(commit in objects or has_commit(store, project, commit)
-                                      for commit in refs.values()):
-            objects = None
-            fetch(replica.path, leader_url, project, secret, refs)
+    # the pack first: a write's commit is in it, and looking for a commit that is not here yet probes every
+    # pack of the copy (a follower holds hundreds between two repacks)
+    objects = replica.repo.unpacked(pack) if pack else None
+    if not all(commit in (objects or ()) or has_commit(store, project, commit) for commit in refs.values()):
+        objects = None
+        fetch(replica.path, leader_url, project, secret, refs)
     adopt_refs(replica, refs, objects)
 
 
