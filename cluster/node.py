@@ -38,6 +38,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from werkzeug.wsgi import ClosingIterator
+
 from limits import JOB_KEEP_SECONDS
 from storage.errors import Invalid
 from storage.history import commit_with_trailer
@@ -606,7 +608,16 @@ class ClusterNode:
             self._copy(project, leader_url, refs, pack)
         except (FetchFailed, OSError, KeyError, RefMoved) as error:
             return self._error(start_response, 502, f"Fetch failed: {error}")
-        return _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
+        answer = _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
+        # the spares of the next copy's files, made once the leader has this answer, as a writer makes its own
+        # after answering (storage.git.durable.make_spare): each file made was 0.3-0.7 ms of CPU here
+        return ClosingIterator(answer, lambda: self._make_spares(project))
+
+    def _make_spares(self, project: str) -> None:
+        try:
+            self.store.project(project).repo.make_spares()
+        except Exception as error:  # (the copy gone meanwhile: the next copy makes its files itself)
+            log.info("cluster: project %s: no spares: %r", project, error)
 
     def _follows(self, project: str, leader: str, watched: bool = False) -> bool:
         """Whether this node follows `leader` for the project: a fenced leader's copy never overwrites the new
