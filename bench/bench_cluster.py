@@ -4,7 +4,7 @@ single `gloss serve`, one run, printed side by side.
 Run: .venv/bin/python bench/bench_cluster.py [--writes 150] [--projects 30] [--seconds 10] [--kills 10]
 
   1. write latency: --writes sequential POST /api/assets, single node vs the cluster through HAProxy (p50, p95,
-     and the overhead; targets p50 +5 ms, p95 +15 ms)
+     and the overhead; targets p50 +5 ms, p95 +15 ms), both running, in alternating rounds of ROUND writes
   2. --projects projects x 4 clients through HAProxy for --seconds: writes/s, and CPU seconds per node (the
      projects' leaders spread over the nodes)
   3. --kills leader kills under 4 writing clients: failover time (kill -> a write acknowledged again) min/median/
@@ -24,7 +24,9 @@ import sys
 import threading
 import time
 import urllib.parse
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,6 +39,7 @@ from storage.keys import KeyStore  # noqa: E402
 from storage.store import Store  # noqa: E402
 
 PROJECT = "acme-notes"
+ROUND = 25  # writes to one side before the other's turn (alternating_latencies)
 
 
 def call(base: str, method: str, path: str, key: str, fields: dict | None = None, timeout: float = 60) -> int:
@@ -87,7 +90,9 @@ def seed(directory: Path, projects: int) -> dict[str, str]:
     return keys
 
 
-def single_node(seeded: Path, scratch: Path, key: str, writes: int) -> list[float]:
+@contextmanager
+def single_node(seeded: Path, scratch: Path, key: str) -> Iterator[str]:
+    """A single `gloss serve` on a copy of the seeded data, warmed up: its base URL."""
     import shutil
 
     data = scratch / "single"
@@ -102,9 +107,22 @@ def single_node(seeded: Path, scratch: Path, key: str, writes: int) -> list[floa
         while get(base, "/api/ping", key) != 200 and time.monotonic() < deadline:
             time.sleep(0.2)
         latencies(base, key, 10, "warm")
-        return latencies(base, key, writes, "single")
+        yield base
     finally:
         stop(process)
+
+
+def alternating_latencies(single: str, cluster: str, key: str, writes: int) -> tuple[list[float], list[float]]:
+    """`writes` sequential writes to each, in alternating rounds of ROUND: the machine's drift over the run
+    (other work, the file system's recently freed inodes that each new file's allocation scans on this
+    journal-less ext4) falls on both alike instead of on whichever ran second."""
+    alone: list[float] = []
+    clustered: list[float] = []
+    for start in range(0, writes, ROUND):
+        count = min(ROUND, writes - start)
+        alone += latencies(single, key, count, f"single{start}")
+        clustered += latencies(cluster, key, count, f"cluster{start}")
+    return alone, clustered
 
 
 def cpu_seconds(pid: int) -> float:
@@ -228,7 +246,6 @@ def main() -> None:
         seeded = scratch / "seed"
         keys = seed(seeded, args.projects)
         key = keys[PROJECT]
-        single = single_node(seeded, scratch, key, args.writes)
         cluster = LocalCluster(scratch / "cluster", 3)
         cluster.seed_from(seeded)
         try:
@@ -237,7 +254,8 @@ def main() -> None:
                 time.sleep(0.2)
             assert cluster.balancer is not None
             latencies(cluster.balancer.url, key, 10, "warm")
-            clustered = latencies(cluster.balancer.url, key, args.writes, "cluster")
+            with single_node(seeded, scratch, key) as alone:
+                single, clustered = alternating_latencies(alone, cluster.balancer.url, key, args.writes)
             print("cluster benchmark (3 nodes + HAProxy on loopback; shared 2-core machine)")
             print(f"  write latency, {args.writes} sequential POST /api/assets: single node p50 "
                   f"{statistics.median(single):.1f} ms p95 {percentile(single, 0.95):.1f} ms; cluster via HAProxy "
