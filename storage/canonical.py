@@ -376,6 +376,19 @@ class Chunk(Generic[E]):
         an import by source text reads every asset's context and every source text this way."""
         return {key: values[0] for key, values in self.string_fields(field).items()}
 
+    def keys_mentioning(self, field: str) -> set[str]:
+        """The keys of the entries whose line has `field` at any depth (may_have_field of every entry, in one
+        regular-expression pass: the marker cannot lie inside a string, whose quotes would be escaped)."""
+        text, marker, keys = self._text_of_lines(), _field_marker(field, ": "), set()
+        found = text.find(marker)
+        while found >= 0:  # (each line after a newline: see _text_of_lines)
+            start, end = text.rfind("\n", 0, found) + 1, text.find("\n", found)
+            end = len(text) if end < 0 else end
+            if found > start:  # (a line that starts with it is an entry of that key: the field is its value's)
+                keys.add(_key_and_value_start(text[start:end])[0])
+            found = text.find(marker, end)
+        return keys
+
     def may_have_field(self, key: str, field: str) -> bool:
         """False when the entry's line certainly has no `field` at any depth (its key would appear as written)."""
         return _field_marker(field, ": ") in self._lines.get(key, "")

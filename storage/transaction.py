@@ -244,9 +244,10 @@ class Transaction:
             texts_chunk = texts_of.get(number)
             texts = self._strings.setdefault((locale, number, "text"), texts_chunk.string_values("text")) \
                 if texts_chunk is not None else {}
+            plural_forms = chunk.keys_mentioning("plural_of")
             for asset_id in ids:
                 context = contexts.get(asset_id)
-                if context is None or chunk.may_have_field(asset_id, "plural_of"):
+                if context is None or asset_id in plural_forms:
                     keys.append((asset_id, *self._context_and_text(asset_id, locale)))
                     continue
                 text = texts.get(asset_id)
@@ -273,7 +274,10 @@ class Transaction:
             if chunk is None or asset_id not in chunk or (self._meta is not None and not self.has_locale(locale)):
                 return False
             self._note_read(locale, asset_id)
-            if chunk.starts_with(asset_id, "text", text):
+            if self._whole is not None:  # the chunk's texts, read at once (_string_field)
+                if self._string_field(locale, chunk, asset_id, "text") == text:
+                    return True
+            elif chunk.starts_with(asset_id, "text", text):
                 return True
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text

@@ -169,3 +169,18 @@ def test_the_string_values_of_a_chunk_are_what_string_field_finds_in_each_line()
         assert chunk.string_values(field) == {key: value for key, value in expected.items() if value is not None}
     assert chunk.string_values("context")["esc\\ \"key\""] == 'Say "hi" \\ é\n'
     assert Chunk({}).string_values("context") == {}
+
+
+def test_the_keys_mentioning_a_field_are_the_entries_that_may_have_it_at_any_depth():
+    entries = {"form": {"n": 1, "plural_of": "base", "text": "x"},
+               "plural_of": {"n": 2, "text": "an entry whose key is the field's name"},
+               "esc \"q\"": {"n": 3, "meta": {"deep": {"plural_of": 1}}},
+               "quoted": {"n": 4, "notes": 'the words "plural_of": in a string'},
+               "last": {"n": 5, "plural_of": "form"}}
+    data = Chunk({}).with_changes(entries, lambda key: 0).to_bytes()
+    for chunk in (Chunk.parse(data), Chunk.lazy(lambda: data, tuple(entries))):
+        assert chunk.keys_mentioning("plural_of") == {"form", "esc \"q\"", "last"}
+        # may_have_field's answers, but for the entry whose own key is the marker (a "maybe" there)
+        assert chunk.keys_mentioning("plural_of") == {key for key in entries if chunk.may_have_field(key, "plural_of")
+                                                      and key != "plural_of"}
+    assert Chunk({}).keys_mentioning("plural_of") == set()
