@@ -158,7 +158,8 @@ class Chunk(Generic[E]):
         self._loaded = lines  # id -> its whole line `"id": {...}` (no comma), in canonical order; None: not read yet
         self._source = source  # reads the file's bytes, for a chunk whose lines are read on first use
         self._known_keys = keys  # its keys in order, when known without reading it: see known_keys
-        self._text: str | None = None  # a lazy chunk's file, decoded by leading_strings before its lines were split
+        # a lazy chunk's canonical file, decoded by leading_strings before its lines were split
+        self._text: str | None = None
         self._parsed: dict[str, E] = {}
         self._bytes: bytes | None = None
         self.derived: dict[Any, Any] = {}  # data computed from this (immutable) chunk: see storage.derivations
@@ -368,8 +369,11 @@ class Chunk(Generic[E]):
             return None
         text = self._text
         if text is None:
-            text = self._text = source().decode("utf-8")
-        return text if is_canonical(text) else None
+            text = source().decode("utf-8")
+            if not is_canonical(text):  # (judged once: kept only when canonical, as each read asks again)
+                return None
+            self._text = text
+        return text
 
     def string_values(self, field: str) -> dict[str, str]:
         """key -> string_field(key, field) for every entry that has one, in one pass (string_fields of one field):

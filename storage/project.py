@@ -167,6 +167,9 @@ class CommitGroup:
         self.freeze = True
         # working-tree files written ahead (a prepared write's, WorkTree.stage): the publish takes or removes them
         self.staged: Staged = {}
+        # whether the project's snapshot of its tip is loaded from Git once it is durable, instead of the one
+        # its writes built (see Project._published_snapshot)
+        self.reload = False
 
     def add(self, snapshot: Snapshot, objects: dict[str, tuple[int, bytes]],
             changed: dict[str, bytes | None]) -> None:
@@ -253,11 +256,7 @@ class Project:
             current = self._snapshot
             if current is None or current.commit != head:
                 previous = current
-                self.derived.refresh()  # another process's commit: what it saved for its new chunks
-                current = Snapshot.load(self.repo, head, current, self.derived) if head else Snapshot.empty()
-                if not self._keeps_derived(current):
-                    current.persisted = None  # nothing is noted for it (nor kept in memory) or saved
-                self._snapshot = current
+                current = self._snapshot = self._load(head, current)
                 self._save_derived_soon()
                 # A first load reads its chunks later, when requests use them: it has made next to nothing for
                 # the collector to freeze, and the collection before the freeze (40-400 ms over the modules a
@@ -266,6 +265,29 @@ class Project:
                 if previous is not None:
                     keep_out_of_collector(current)
         return current
+
+    def _load(self, head: bytes | None, previous: Snapshot | None) -> Snapshot:
+        """The snapshot of `head` as Git has it, from `previous` (see Snapshot.load)."""
+        self.derived.refresh()  # another process's commit: what it saved for its new chunks
+        loaded = Snapshot.load(self.repo, head, previous, self.derived) if head else Snapshot.empty()
+        if not self._keeps_derived(loaded):
+            loaded.persisted = None  # nothing is noted for it (nor kept in memory) or saved
+        return loaded
+
+    def _rewrites_much(self, base: Snapshot, built: tuple[Snapshot, dict[str, bytes | None]]) -> bool:
+        """Whether a prepared write rewrites chunks of at least FREEZE_AT assets of a project that keeps its
+        derived data (saved ahead for those chunks: _save_derived_ahead)."""
+        return len(built[1]) * base.chunk_size >= FREEZE_AT and self._keeps_derived(built[0])
+
+    def _published_snapshot(self, group: "CommitGroup") -> Snapshot:
+        """The project's snapshot once the group is durable: its tip as its writes built it, or, for a big
+        prepared write (an import), the tip loaded from Git, whose rewritten chunks are read on first use with
+        the derived data saved ahead for them, as another process loads that commit: the built one held every
+        record the write made, which a 100k-unit import left in its worker for good (283-306 MB). The writer's
+        own answer still reads the built one; the writes after it start from the loaded one."""
+        if not group.reload:
+            return group.tip
+        return self._load(group.tip.commit, group.base)
 
     def branch_head(self, branch: str) -> bytes:
         """The commit a branch points at; NotFound when there is no such branch (nor can be: an invalid name)."""
@@ -395,6 +417,7 @@ class Project:
                         # a collection now would scan them all (0.5-0.9 s at 100k units, in the lock); the next
                         # write's publish or snapshot load freezes instead, once they are gone
                         group.freeze = False
+                        group.reload = self._rewrites_much(tx.base, built)
                         final: Transaction | None = tx
                         if group.tip.commit != tx.base.commit:
                             # other writers committed meanwhile: when they changed nothing this write read or
@@ -625,7 +648,7 @@ class Project:
         with self._refresh_lock:
             listed = self.repo.move_head(tip.commit, expected=group.base.commit, objects=group.objects,
                                          paths=paths, dirs=dirs)
-            self._snapshot = tip
+            self._snapshot = self._published_snapshot(group)
         # The commits are durable from here on: the group's other writers answer now, while the working tree
         # catches up (readers never use it; the next writer of any process waits for it behind the locks).
         # A failure below (disk full while rewriting the working tree) must not turn an answer into an

@@ -271,13 +271,17 @@ class Transaction:
             chunks = self.base.locale_chunks.get(locale)
             number = self.base.asset_index.get(asset_id)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
-            if chunk is None or asset_id not in chunk or (self._meta is not None and not self.has_locale(locale)):
+            if chunk is None or (self._meta is not None and not self.has_locale(locale)):
+                return False
+            # the chunk's texts, read at once when reads go by whole chunks (_string_field): the entry is there
+            # when its text is, known without splitting a lazy chunk's lines
+            if self._whole is not None and self._string_field(locale, chunk, asset_id, "text") == text:
+                self._note_read(locale, asset_id)
+                return True
+            if asset_id not in chunk:
                 return False
             self._note_read(locale, asset_id)
-            if self._whole is not None:  # the chunk's texts, read at once (_string_field)
-                if self._string_field(locale, chunk, asset_id, "text") == text:
-                    return True
-            elif chunk.starts_with(asset_id, "text", text):
+            if self._whole is None and chunk.starts_with(asset_id, "text", text):
                 return True
         entry = self.translation(asset_id, locale)
         return entry is not None and entry["text"] == text

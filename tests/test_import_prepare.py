@@ -133,6 +133,30 @@ def test_a_prepared_write_whose_head_keeps_moving_is_prepared_under_the_lock_at_
     assert_fsck_clean(project.path)
 
 
+def test_after_a_big_prepared_write_the_project_reads_its_chunks_from_git_and_answers_the_same(project, monkeypatch):
+    import storage.project
+
+    monkeypatch.setattr(storage.project, "FREEZE_AT", 20)  # "big": chunks of 20 assets or more rewritten
+    monkeypatch.setattr(storage.project, "PERSIST_DERIVED_AT", 0)  # and the project keeps its derived data
+    ids = [f"key-{number}" for number in range(30)]
+
+    def prepare(tx):
+        for asset_id in ids:
+            ops.create_asset(tx, asset_id, utc_now(), text=f"Text {asset_id}", actor=ACTOR)
+
+    _, tx = project.prepared_write(prepare, ALICE, "Many keys", "create-asset")
+    loaded = project.snapshot()
+    assert loaded is not tx.result and loaded.commit == tx.result.commit
+    assert tx.result.assets_in_memory() > 0 and loaded.assets_in_memory() == 0  # nothing the write built is kept
+    assert [loaded.translation(asset_id, "en") for asset_id in ids + ["greeting"]] \
+        == [tx.result.translation(asset_id, "en") for asset_id in ids + ["greeting"]]
+    with project.transaction(ALICE, "One more", "translate") as after:  # the next write starts from it
+        ops.translate(after, "key-3", "en", "Changed", ACTOR, utc_now())
+    assert [project.snapshot().translation(asset_id, "en")["text"] for asset_id in ("key-2", "key-3")] \
+        == ["Text key-2", "Changed"]
+    assert_fsck_clean(project.path)
+
+
 def test_a_prepared_write_that_changes_nothing_makes_no_commit(project):
     before = head(project)
     value, tx = project.prepared_write(lambda tx: "unchanged", ALICE, "Nothing", "translate")
