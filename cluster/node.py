@@ -36,9 +36,7 @@ import time
 import urllib.parse
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
-
-from werkzeug.wsgi import ClosingIterator
+from typing import Callable, Iterable, Iterator
 
 from limits import JOB_KEEP_SECONDS
 from storage.errors import Invalid
@@ -611,7 +609,7 @@ class ClusterNode:
         answer = _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
         # the spares of the next copy's files, made once the leader has this answer, as a writer makes its own
         # after answering (storage.git.durable.make_spare): each file made was 0.3-0.7 ms of CPU here
-        return ClosingIterator(answer, lambda: self._make_spares(project))
+        return _ThenRun(answer, lambda: self._make_spares(project))
 
     def _make_spares(self, project: str) -> None:
         try:
@@ -692,6 +690,19 @@ class ClusterNode:
         body = self.hooks.error_bytes(503, message)
         return "503 SERVICE UNAVAILABLE", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                                            ("Retry-After", RETRY_AFTER)], body
+
+
+class _ThenRun:
+    """A WSGI answer's body that runs `then` once the server has sent it (the server calls close())."""
+
+    def __init__(self, body: list[bytes], then: Callable[[], None]):
+        self.body, self.then = body, then
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.body)
+
+    def close(self) -> None:
+        self.then()
 
 
 def _read_body(environ: dict) -> bytes:
