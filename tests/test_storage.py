@@ -381,3 +381,21 @@ def test_a_roll_up_beside_writes_leaves_the_delta_search_to_the_next_quiet_repac
     project.repo.pack_loose_objects(full=True)
     assert _delta_count(project) > deltas_while_busy + 4
     assert_fsck_clean(project.path)
+
+
+@pytest.mark.parametrize("whole_after", [0, 3, 1000])
+def test_a_transaction_reading_whole_chunks_reads_each_entry_as_the_snapshot_has_it(project, monkeypatch, whole_after):
+    from storage import transaction
+    from storage.transaction import Transaction
+
+    monkeypatch.setattr(transaction, "WHOLE_AFTER", whole_after)  # entries decoded alone before the whole chunk
+    with project.transaction(ALICE, "Many", "create-asset") as tx:
+        for number in range(12):
+            ops.create_asset(tx, f"k{number}", utc_now(), text=f"v{number}", context=f"c{number}")
+    snapshot = project.snapshot()
+    reader = Transaction(snapshot)
+    reader.read_whole_chunks()
+    wanted = [f"k{number}" for number in (5, 1, 5, 9, 0, 11, 3, 1)] + ["absent"]
+    assert [reader.asset(asset_id) for asset_id in wanted] == [snapshot.asset(asset_id) for asset_id in wanted]
+    assert [reader.translation(asset_id, "en") for asset_id in wanted] \
+        == [snapshot.translation(asset_id, "en") for asset_id in wanted]
