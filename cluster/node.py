@@ -36,7 +36,7 @@ import time
 import urllib.parse
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 from limits import JOB_KEEP_SECONDS
 from storage.errors import Invalid
@@ -606,16 +606,7 @@ class ClusterNode:
             self._copy(project, leader_url, refs, pack)
         except (FetchFailed, OSError, KeyError, RefMoved) as error:
             return self._error(start_response, 502, f"Fetch failed: {error}")
-        answer = _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
-        # the spares of the next copy's files, made once the leader has this answer, as a writer makes its own
-        # after answering (storage.git.durable.make_spare): each file made was 0.3-0.7 ms of CPU here
-        return _ThenRun(answer, lambda: self._make_spares(project))
-
-    def _make_spares(self, project: str) -> None:
-        try:
-            self.store.project(project).repo.make_spares()
-        except Exception as error:  # (the copy gone meanwhile: the next copy makes its files itself)
-            log.info("cluster: project %s: no spares: %r", project, error)
+        return _json(start_response, 200, {"head": self._head(project), "refs": self._refs(project)})
 
     def _follows(self, project: str, leader: str, watched: bool = False) -> bool:
         """Whether this node follows `leader` for the project: a fenced leader's copy never overwrites the new
@@ -690,19 +681,6 @@ class ClusterNode:
         body = self.hooks.error_bytes(503, message)
         return "503 SERVICE UNAVAILABLE", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                                            ("Retry-After", RETRY_AFTER)], body
-
-
-class _ThenRun:
-    """A WSGI answer's body that runs `then` once the server has sent it (the server calls close())."""
-
-    def __init__(self, body: list[bytes], then: Callable[[], None]):
-        self.body, self.then = body, then
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.body)
-
-    def close(self) -> None:
-        self.then()
 
 
 def _read_body(environ: dict) -> bytes:
