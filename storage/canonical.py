@@ -381,8 +381,8 @@ class Chunk(Generic[E]):
         return {key: values[0] for key, values in self.string_fields(field).items()}
 
     def keys_mentioning(self, field: str) -> set[str]:
-        """The keys of the entries whose line has `field` at any depth (may_have_field of every entry, in one
-        regular-expression pass: the marker cannot lie inside a string, whose quotes would be escaped)."""
+        """The keys of the entries whose line has `field` at any depth (may_have_field of every entry, by one
+        search for its marker over the chunk's text, which cannot lie inside a string: its quotes are escaped)."""
         text, marker, keys = self._text_of_lines(), _field_marker(field, ": "), set()
         found = text.find(marker)
         while found >= 0:  # (each line after a newline: see _text_of_lines)
