@@ -68,7 +68,7 @@ def rejoin(cluster: LocalCluster, node: str) -> None:
     meet a leadership moving under its writes (answered 503, the failover window)."""
     cluster.start_node(node)
     cluster.wait_ready(node)
-    wait_until(lambda: settled(cluster), timeout=60)
+    wait_until(lambda: settled(cluster), timeout=60, interval=0.5)  # (each look opens a ZooKeeper session)
 
 
 def placement(cluster: LocalCluster) -> dict:
