@@ -209,10 +209,17 @@ class Importer:
         # the assets a file leaves out matter only to these switches (and reading every asset's plural
         # links to know them costs a parse of each)
         absent = options.tag_absent or options.untag_absent or options.delete_absent
+        # switches that act on every existing asset a file names, changed or not: else a unit that changes
+        # nothing is known by its texts alone (most units of a re-import: _update's calls cost a fifth of it)
+        every_existing = options.tag_all or options.untag_all or options.ignore_existing or absent
         total = max(1, len(catalogue.units))
         for number, unit in enumerate(catalogue.units):
             asset_id = self._asset_for(unit, by_text)
             seen.add(asset_id)
+            if number % 500 == 0:
+                self.progress(number / total)
+            if not every_existing and self._leaves_unchanged(asset_id, unit):
+                continue
             if self.tx.has_asset(asset_id):
                 written = not options.ignore_existing
                 if written:
@@ -223,8 +230,6 @@ class Importer:
                     self._create(asset_id, unit)
             if written and absent:
                 seen.update(self.tx.existing_asset(asset_id).get("plurals", []))
-            if number % 500 == 0:
-                self.progress(number / total)
         if absent:
             self._absent(seen)
         return self.report
@@ -275,6 +280,26 @@ class Importer:
         return asset_id
 
     # ------------------------------------------------------------------ new and existing assets
+    def _leaves_unchanged(self, asset_id: str, unit: Unit) -> bool:
+        """Whether a unit would change nothing of an existing asset (_update would write nothing): singular,
+        without notes or metadata, and each of its translations kept as stored (_keeps)."""
+        if unit.plural or unit.notes or unit.meta or not self.tx.has_asset(asset_id):
+            return False
+        for code, translation in unit.translations.items():
+            if not self._keeps(asset_id, code, translation):
+                return False
+        self.report.locales.update(unit.translations)
+        return True
+
+    def _keeps(self, asset_id: str, code: str, translation: Translation) -> bool:
+        """Whether a singular unit's translation leaves the asset's text as it is, with no flag to set: the
+        source text the asset was found by (index=text), or the text stored."""
+        if translation.flag in ops.FLAGS or (code == self.source and asset_id in self._derived_source):
+            return False
+        if code == self.source and asset_id in self._found_by_text:
+            return True
+        return translation.text is not None and self.tx.has_text(asset_id, code, translation.text)
+
     def _create(self, asset_id: str, unit: Unit) -> None:
         ops.check_addressable(asset_id)  # an imported ID must stay reachable through the API too
         ops.create_asset(self.tx, asset_id, self.now, type=unit.type if unit.type in ops.ASSET_TYPES else "text",
@@ -316,8 +341,8 @@ class Importer:
         for code, translation in unit.translations.items():
             if code == self.source and asset_id in self._derived_source:
                 continue  # the key stood for a missing source text: nothing to write
-            if code == self.source and asset_id in self._found_by_text and not unit.plural \
-                    and translation.flag not in ops.FLAGS:
+            if not unit.plural and code == self.source and asset_id in self._found_by_text \
+                    and self._keeps(asset_id, code, translation):
                 self.report.locales.add(code)
                 continue  # the text it was found by: unchanged, and no flag to set
             if unit.plural:

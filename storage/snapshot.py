@@ -383,7 +383,8 @@ class Snapshot:
 def lazy_chunk(repo: GitRepo, blob: bytes, derived: DerivedStore | None) -> Chunk[Any]:
     """The chunk of blob `blob`, read on first use, with the derived data persisted for it."""
     keys = derived.get(INDEX, chunk_keys_key(blob)) if derived is not None else None
-    chunk = Chunk.lazy(partial(repo.read_raw, blob), keys)
+    canonical = derived is not None and derived.get(INDEX, canonical_key(blob)) is True
+    chunk = Chunk.lazy(partial(repo.read_raw, blob), keys, canonical)
     if derived is not None:
         for name, _, version in persisted():
             value = derived.get(INDEX, (name, version, (blob,)))
@@ -405,6 +406,11 @@ def chunk_keys_key(blob: bytes) -> Key:
     return ("keys", None, (blob,))
 
 
+def canonical_key(blob: bytes) -> Key:
+    """Where storage.derived notes that blob `blob` is a canonical file (Chunk.canonical), once known."""
+    return ("canonical", None, (blob,))
+
+
 def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
     """Note what `snapshot` knows that `derived` lacks (each chunk's keys, the persisted derivations' values), then save."""
     note_derived(snapshot, snapshot.files.items(), derived)
@@ -420,6 +426,8 @@ def note_derived(snapshot: Snapshot, files: Iterable[tuple[str, bytes]], derived
             continue
         if chunk.loaded and not derived.has(INDEX, chunk_keys_key(blob)):  # (one not read yet: not from here)
             derived.put(INDEX, chunk_keys_key(blob), pack_strings(chunk.keys()))
+        if chunk.canonical and not derived.has(INDEX, canonical_key(blob)):
+            derived.put(INDEX, canonical_key(blob), True)
         for name, _, version in persisted():
             if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])

@@ -42,6 +42,7 @@ class Transaction:
         # whole chunks (read_whole_chunks)
         self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
         self._singles: dict[tuple[str, int], dict[str, Any]] = {}  # entries read alone, before the whole chunk
+        self._single_at: dict[tuple[str, int], int] = {}  # where the last entry read alone ended in its chunk's file
         # (kind, chunk number, field) -> the field's string value in the base chunk's lines (Chunk.string_values:
         # a translation's text, an asset's context), when reads go by whole chunks: one pass a chunk instead of
         # looking into, or serialising, the line of every entry asked about
@@ -96,8 +97,9 @@ class Transaction:
             # forms alone, 20 a chunk: decoding every asset chunk whole for them was 0.3 s at 100k)
             singles = self._singles.setdefault((kind, number), {})
             if asset_id in singles or len(singles) < WHOLE_AFTER:
-                if asset_id not in singles:
-                    singles[asset_id] = next(chunk.peek_each([asset_id]))[1]
+                if asset_id not in singles:  # (looked for after the previous one: reads go in the file's order)
+                    at = self._single_at.get((kind, number), 0)
+                    singles[asset_id], self._single_at[(kind, number)] = chunk.peek_from(asset_id, at)
                 return singles[asset_id]
             entries = self._whole[(kind, number)] = {**chunk.peek_all(), **singles}
         return entries.get(asset_id)
@@ -256,11 +258,18 @@ class Transaction:
             texts_chunk = texts_of.get(number)
             texts = self._strings.setdefault((locale, number, "text"), texts_chunk.string_values("text")) \
                 if texts_chunk is not None else {}
-            plural_forms = chunk.keys_mentioning("plural_of")
+            # the records that may link plural forms (one in fifty, say), decoded where they stand in the file:
+            # an asset chunk is not split into lines for them (a third of a cold re-import's index was that)
+            mentioning = chunk.keys_mentioning("plural_of")
+            records = {asset_id: record for asset_id, record in chunk.peek_each([i for i in ids if i in mentioning])
+                       if record is not None} if mentioning else {}
             for asset_id in ids:
                 context = contexts.get(asset_id)
-                if context is None or asset_id in plural_forms:
+                if context is None:
                     keys.append((asset_id, *self._context_and_text(asset_id, locale)))
+                    continue
+                if asset_id in records and records[asset_id].get("plural_of"):
+                    keys.append((asset_id, context, True, None))
                     continue
                 text = texts.get(asset_id)
                 if text is None:

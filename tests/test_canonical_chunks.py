@@ -135,6 +135,31 @@ def test_a_lazy_chunk_peeks_entries_in_its_order_without_splitting_and_any_other
     assert list(Chunk.parse(data).peek_each([odd, "a"])) == [(odd, entries[odd]), ("a", entries["a"])]
 
 
+def test_a_lazy_chunk_read_entry_by_entry_from_where_the_last_ended_finds_each_wherever_it_stands():
+    entries = {key: {"text": key.upper(), "rev": 1} for key in ("a", "b", "c", "d")}
+    data = Chunk({}).with_changes(entries, ORDER).to_bytes()
+    chunk, at = Chunk.lazy(lambda: data, tuple(entries)), 0
+    for key in ("b", "d", "a", "c", "absent"):  # in order, then behind the last one read, then none
+        value, at = chunk.peek_from(key, at)
+        assert value == entries.get(key)
+    assert chunk.loaded  # (the absent key was looked up in the split lines, as peek does)
+
+
+def test_a_chunk_knows_its_file_canonical_when_to_bytes_wrote_it_or_once_judged_and_never_a_hand_written_one():
+    canonical = chunk_of(BASE).to_bytes()
+    by_hand = b'{\n"a": {"text": "A", "rev": 1},\n\n"b": {"text": "B", "rev": 1},\n"c": {"text": "C", "rev": 1}\n}\n'
+    assert chunk_of(BASE).canonical and Chunk.parse(canonical).canonical
+    assert not Chunk.parse(by_hand).canonical
+    assert Chunk.parse(canonical, Chunk.parse(by_hand)).canonical  # (read against a previous version too)
+    lazy, lazy_by_hand = Chunk.lazy(lambda: canonical), Chunk.lazy(lambda: by_hand)
+    assert not lazy.canonical and lazy.leading_strings("text") == {"a": "A", "b": "B", "c": "C"} and lazy.canonical
+    assert lazy_by_hand.leading_strings("text") == {"a": "A", "b": "B", "c": "C"} and not lazy_by_hand.canonical
+    # told canonical (a verdict kept with the blob's keys), a lazy chunk reads its file without judging it again
+    told = Chunk.lazy(lambda: canonical, ("a", "b", "c"), canonical=True)
+    assert told.string_values("text") == {"a": "A", "b": "B", "c": "C"} and not told.loaded
+    assert dict(told.items()) == BASE
+
+
 def test_a_line_says_its_text_starts_an_entry_only_when_it_does():
     chunk = chunk_of({"a": {"text": "Hello", "rev": 1}, "b": {"rev": 1, "text": "Hello"}})
     assert chunk.starts_with("a", "text", "Hello")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import storage.canonical
 import storage.progress
 import storage.project
 from app import create_app
@@ -228,6 +229,31 @@ def test_a_worker_that_had_read_every_chunk_reads_none_again_after_another_worke
     assert not any(chunk.loaded for chunk in snapshot.locale_chunks["fr"].values())
     assert all(chunk.loaded for chunk in snapshot.locale_chunks["de"].values())  # unchanged: kept as read
     assert answers(reader, key) == truth(data_dir, project, key)
+
+
+def test_the_chunks_of_another_workers_import_are_known_canonical_and_read_without_judging_them_again(
+        data_dir, project, monkeypatch):
+    project, key = project
+    first = worker(data_dir)
+    answers(first, key)  # every chunk read: their verdicts saved with their keys
+    save(first, project.id)
+    importer = Api(worker(data_dir).test_client(), key)
+    po = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
+    status, body = importer.post("/api/import/po?locale=fr&index=text",
+                                 data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
+    assert status == 200, body
+    judged = []
+    real = storage.canonical.is_canonical
+    monkeypatch.setattr(storage.canonical, "is_canonical", lambda text: judged.append(text) or real(text))
+    reader = Api(worker(data_dir).test_client(), key)
+    status, body = reader.post("/api/import/po?locale=fr&index=text",  # the same file again: nothing changes
+                               data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
+    assert status == 200 and body["message"] == "Nothing updated", body
+    snapshot = reader.client.application.extensions["gloss.store"].project(project.id).snapshot()
+    assert all(chunk.canonical for chunk in snapshot.locale_chunks["fr"].values())
+    assert judged == []  # the import's chunks came with their verdict, the others with the first reader's
+    monkeypatch.undo()
+    assert answers(reader.client.application, key) == truth(data_dir, project, key)
 
 
 count = storage.progress.chunk_counts  # (the function itself, for the tests above that watch its calls)
