@@ -154,6 +154,14 @@ class DerivedStore:
                 return
         self.on_put()
 
+    def forget(self) -> None:
+        """Drop the parts read into memory that hold nothing unsaved: each is read again from its file at its
+        next use (after a big write saved its data ahead, so that what it made is not kept in memory)."""
+        with self._lock:
+            for part in [part for part in self._parts if not self._added.get(part)]:
+                del self._parts[part]
+                self._read_as.pop(part, None)
+
     def save(self, blobs: Iterable[bytes]) -> None:
         """Write each part that got new values, keeping only the entries whose blob ids are all among `blobs`
         (those of the head: the file does not grow with the history). Errors leave the old file."""

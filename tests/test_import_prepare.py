@@ -134,6 +134,7 @@ def test_a_prepared_write_whose_head_keeps_moving_is_prepared_under_the_lock_at_
 
 
 def test_after_a_big_prepared_write_the_project_reads_its_chunks_from_git_and_answers_the_same(project, monkeypatch):
+    import storage.derived
     import storage.project
 
     monkeypatch.setattr(storage.project, "FREEZE_AT", 20)  # "big": chunks of 20 assets or more rewritten
@@ -144,8 +145,17 @@ def test_after_a_big_prepared_write_the_project_reads_its_chunks_from_git_and_an
         for asset_id in ids:
             ops.create_asset(tx, asset_id, utc_now(), text=f"Text {asset_id}", actor=ACTOR)
 
+    loads, decodes = [], []
+    real_load, real_decode = storage.project.Snapshot.load, storage.derived.decode
+    monkeypatch.setattr(storage.project.Snapshot, "load", lambda *args: loads.append(args[1]) or real_load(*args))
+    monkeypatch.setattr(storage.derived, "decode", lambda data: decodes.append(len(data)) or real_decode(data))
     _, tx = project.prepared_write(prepare, ALICE, "Many keys", "create-asset")
+    # the tip is loaded by the next read, and the derived data saved ahead read again from its file, once the
+    # write's temporaries are gone (made among them, what stays kept the memory around them)
+    assert loads == []
+    decodes.clear()
     loaded = project.snapshot()
+    assert loads == [tx.result.commit] and decodes
     assert loaded is not tx.result and loaded.commit == tx.result.commit
     assert tx.result.assets_in_memory() > 0 and loaded.assets_in_memory() == 0  # nothing the write built is kept
     assert [loaded.translation(asset_id, "en") for asset_id in ids + ["greeting"]] \
