@@ -96,6 +96,10 @@ MAX_OPEN_PROJECTS = 64
 MAX_OPEN_PACK_FILES = 160
 MAX_OPEN_ASSETS = 250_000
 IDLE_PROJECT_SECONDS = 30.0
+# An import of a file this big or bigger is read and applied in a child process (of formats' fork server),
+# which commits it as another worker would: the worker never holds the import's temporaries, among which what
+# it kept meanwhile (its other requests' writes) held the memory pages for good (+90-146 MB after 100k units).
+IMPORT_APART_BYTES = 1 * MiB
 # Webhooks (app/webhooks.py): hooks one project may have and the length of a hook's URL; how long one delivery attempt may take (connect,
 # send, answer); how many recent attempts each hook keeps for GET /api/webhooks/{id}/deliveries; retries
 # wait 1 s, 2 s, 4 s ... up to the backoff cap between attempts, and a hook still failing after the retry

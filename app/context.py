@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 from flask import current_app, g, request
@@ -17,6 +18,12 @@ from .errors import ApiError
 
 def store() -> Store:
     return current_app.extensions["gloss.store"]
+
+
+def data_and_keys() -> tuple[Path, Path]:
+    """The data directory and the key file: what a child process needs to work on a project as a worker would
+    (app.service.imports)."""
+    return store().data_dir, current_app.extensions["gloss.keys"].path
 
 
 def is_live_key(candidate: str) -> bool:

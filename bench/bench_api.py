@@ -169,24 +169,45 @@ def measure(pool: ProcessPoolExecutor, kind: str, port: int, key: str, seconds: 
     }
 
 
-def rss_mb(server_pid: int) -> list[float]:
-    """Resident memory of each gunicorn worker: the descendants of the server process that have no children."""
-    def children(pid: int) -> list[int]:
+def _children(pid: int) -> list[int]:
+    """A process's children, whichever of its threads started them (each thread lists its own)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
-            return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+            found += [int(c) for c in (task / "children").read_text().split()]
         except OSError:
-            return []
-    sizes, pending = [], children(server_pid)
+            continue
+    return found
+
+
+def _rss_of(pid: int) -> float:
+    """A process's resident memory in MB (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0.0
+    return next((int(field.split()[1]) / 1024 for field in fields if field.startswith("VmRSS:")), 0.0)
+
+
+def worker_pids(server_pid: int) -> list[int]:
+    """The gunicorn workers: the children of the server process (the arbiter). A worker's own children (formats'
+    fork server and the processes it starts: checks, converts, big imports) are not workers."""
+    return _children(server_pid)
+
+
+def rss_mb(server_pid: int) -> list[float]:
+    """Resident memory of each gunicorn worker."""
+    return [_rss_of(pid) for pid in worker_pids(server_pid)]
+
+
+def helpers_rss_mb(server_pid: int) -> float:
+    """Resident memory of the workers' descendants together (fork servers and their children), in MB."""
+    total, pending = 0.0, [child for pid in worker_pids(server_pid) for child in _children(pid)]
     while pending:
         pid = pending.pop()
-        below = children(pid)
-        if below:
-            pending.extend(below)
-            continue
-        for field in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if field.startswith("VmRSS:"):
-                sizes.append(int(field.split()[1]) / 1024)
-    return sizes
+        pending.extend(_children(pid))
+        total += _rss_of(pid)
+    return total
 
 
 def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, server_pid: int) -> dict:

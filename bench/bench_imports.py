@@ -8,7 +8,8 @@ project that has none of its assets; index=text, PO's default):
   2. the wall time of importing the same file again (nothing changes; no commit is made);
   3. during the big import, the wait of POST /api/translations/... to the same project, one started every
      100 ms whatever the others' fate (p50/p95/max, and how many were made while the import ran);
-  4. the workers' resident memory before the big import, after it and after its re-import.
+  4. the workers' resident memory before the big import, after it and after its re-import (the workers: the
+     arbiter's children; their own children, formats' fork server and the big import's child, apart).
 Targets (issue #21): 100k import <= 4 s, unchanged re-import <= 1 s, POST wait p95 <= 100 ms, worker RSS after
 a 100k import within 50 MB of before.
 """
@@ -29,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_api import Client, free_port, rss_mb, start_server, stop_server, wait_for_ping  # noqa: E402
+from bench_api import (Client, free_port, helpers_rss_mb, rss_mb, start_server, stop_server,  # noqa: E402
+                       wait_for_ping, worker_pids)
 from bench_storage import percentile, scratch_directory  # noqa: E402
 from bench_transfer import po_file  # noqa: E402
 from storage import operations as ops  # noqa: E402
@@ -70,22 +72,6 @@ def worker_of(client: Client, port: int, server_pid: int) -> int | None:
             except OSError:
                 continue
     return None
-
-
-def worker_pids(server_pid: int) -> list[int]:
-    """The server's workers: its descendants that have no children (as bench_api.rss_mb counts them)."""
-    found, pending = [], [server_pid]
-    while pending:
-        pid = pending.pop()
-        try:
-            below = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-        except OSError:
-            below = []
-        if below:
-            pending.extend(below)
-        elif pid != server_pid:
-            found.append(pid)
-    return found
 
 
 def importing_client(port: int, key: str, server_pid: int, data: Path, where: str) -> Client:
@@ -185,7 +171,7 @@ def main() -> None:
                 running.clear()
                 poster.join()
             during = latencies[warm:]  # (answered after the warm-up: those still waiting are counted too)
-            after = rss_mb(server.pid)
+            after, helpers = rss_mb(server.pid), helpers_rss_mb(server.pid)
             again, body = timed_import(big, file)
             after_again = rss_mb(server.pid)
             print(f"import PO {args.units} units: {first:.2f} s (target <= 4 s: {verdict(first <= 4)}); "
@@ -199,6 +185,8 @@ def main() -> None:
                   + "; after it: " + ", ".join(f"{mb:.0f} MB" for mb in after)
                   + "; after its re-import: " + ", ".join(f"{mb:.0f} MB" for mb in after_again)
                   + f" (largest growth {growth:.0f} MB; target <= 50 MB: {verdict(growth <= 50)})", flush=True)
+            print(f"the workers' own children after the big import (formats' fork server, idle): {helpers:.0f} MB",
+                  flush=True)
         finally:
             stop_server(server)
 

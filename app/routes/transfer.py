@@ -15,7 +15,7 @@ from storage.project import release_free_memory
 from storage.trailers import Trailer
 
 from ..auth import requires
-from ..context import branch, committer_identity, project, store
+from ..context import branch, committer_identity, data_and_keys, project, store
 from ..errors import ApiError
 from ..exchange import ImportOptions
 from ..exports import attachment, format_variant
@@ -67,7 +67,7 @@ def import_file(ext: str):
     if flag_arg("async"):
         return _start_async_import(ext, variant, data, options, read_options)
     report, result = run_import(project(), ext, variant, data, options, read_options, committer_identity(),
-                                g.actor, branch=branch())
+                                g.actor, branch=branch(), apart_in=data_and_keys())
     body = {"status": 200, "message": report.message(),
             "locales": [locale_record(result, code) for code in sorted(report.locales) if result.locale(code)]}
     if report.warnings:  # only when the file held something the project cannot keep
@@ -80,7 +80,7 @@ def jobs() -> JobStore:
 
 
 def _start_async_import(ext, variant, data, options, read_options):
-    target, author, actor, on = project(), committer_identity(), g.actor, branch()
+    target, author, actor, on, apart_in = project(), committer_identity(), g.actor, branch(), data_and_keys()
     target.branch_head(on)  # an unknown branch is the request's 404, not the job's failure
     job_store = jobs()
     job = job_store.create(g.key.project)
@@ -90,7 +90,8 @@ def _start_async_import(ext, variant, data, options, read_options):
         with app.app_context():
             try:
                 report, _ = run_import(target, ext, variant, data, options, read_options, author, actor,
-                                       lambda fraction: _note_progress(job_store, job, fraction), job.id, on)
+                                       lambda fraction: _note_progress(job_store, job, fraction), job.id, on,
+                                       apart_in)
             except Exception as error:  # the job record is the only place left to report it
                 report_failure(job_store, job, error)
                 return
