@@ -184,6 +184,19 @@ def po_of_new_units(first: int, count: int) -> bytes:
     return ('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + units).encode()
 
 
+def retranslating_po() -> bytes:
+    """A French PO file that gives every asset of the fixture's project a new text (matched by source text)."""
+    units = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
+    return ('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + units).encode()
+
+
+def import_fr(app, key: str, data: bytes) -> dict:
+    """The answer of an import of `data` through `app` (a worker), which must succeed."""
+    status, body = Api(app.test_client(), key).post("/api/import/po?locale=fr&index=text", data=data)
+    assert status == 200, body
+    return body
+
+
 def test_a_worker_that_had_the_project_open_counts_no_chunk_of_another_workers_import(
         data_dir, project, monkeypatch):
     project, key = project
@@ -214,11 +227,7 @@ def test_a_worker_that_had_read_every_chunk_reads_none_again_after_another_worke
     reader = worker(data_dir)
     answers(reader, key)  # every chunk read
     save(reader, project.id)  # (the importer opens the project with its counts, as any worker after a save)
-    importer = Api(worker(data_dir).test_client(), key)
-    po = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
-    status, body = importer.post("/api/import/po?locale=fr&index=text",
-                                 data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
-    assert status == 200, body
+    import_fr(worker(data_dir), key, retranslating_po())
     counted = []
     monkeypatch.setattr(storage.progress, "chunk_counts", lambda chunk: counted.append(chunk) or count(chunk))
     headers = {"Authorization": f"Loco {key}"}
@@ -237,23 +246,17 @@ def test_the_chunks_of_another_workers_import_are_known_canonical_and_read_witho
     first = worker(data_dir)
     answers(first, key)  # every chunk read: their verdicts saved with their keys
     save(first, project.id)
-    importer = Api(worker(data_dir).test_client(), key)
-    po = "".join(f'msgid "Text {i}"\nmsgstr "Autre texte {i}"\n\n' for i in range(ASSETS))
-    status, body = importer.post("/api/import/po?locale=fr&index=text",
-                                 data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
-    assert status == 200, body
+    import_fr(worker(data_dir), key, retranslating_po())
     judged = []
     real = storage.canonical.is_canonical
     monkeypatch.setattr(storage.canonical, "is_canonical", lambda text: judged.append(text) or real(text))
-    reader = Api(worker(data_dir).test_client(), key)
-    status, body = reader.post("/api/import/po?locale=fr&index=text",  # the same file again: nothing changes
-                               data=('msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n' + po).encode())
-    assert status == 200 and body["message"] == "Nothing updated", body
-    snapshot = reader.client.application.extensions["gloss.store"].project(project.id).snapshot()
+    reader = worker(data_dir)
+    assert import_fr(reader, key, retranslating_po())["message"] == "Nothing updated"  # the same file again
+    snapshot = reader.extensions["gloss.store"].project(project.id).snapshot()
     assert all(chunk.canonical for chunk in snapshot.locale_chunks["fr"].values())
     assert judged == []  # the import's chunks came with their verdict, the others with the first reader's
     monkeypatch.undo()
-    assert answers(reader.client.application, key) == truth(data_dir, project, key)
+    assert answers(reader, key) == truth(data_dir, project, key)
 
 
 count = storage.progress.chunk_counts  # (the function itself, for the tests above that watch its calls)
