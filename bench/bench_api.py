@@ -43,6 +43,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_storage import LOCALES, build_project, percentile  # noqa: E402
+from tests.gitserver import children, memory_kb  # noqa: E402
+from tests.reliability.harness import descendants  # noqa: E402
 from storage.keys import KeyStore  # noqa: E402
 from storage.store import Store, utc_now  # noqa: E402
 
@@ -169,45 +171,21 @@ def measure(pool: ProcessPoolExecutor, kind: str, port: int, key: str, seconds: 
     }
 
 
-def _children(pid: int) -> list[int]:
-    """A process's children, whichever of its threads started them (each thread lists its own)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def _rss_of(pid: int) -> float:
-    """A process's resident memory in MB (0 when it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/status").read_text().splitlines()
-    except OSError:
-        return 0.0
-    return next((int(field.split()[1]) / 1024 for field in fields if field.startswith("VmRSS:")), 0.0)
-
-
 def worker_pids(server_pid: int) -> list[int]:
     """The gunicorn workers: the children of the server process (the arbiter). A worker's own children (formats'
     fork server and the processes it starts: checks, converts, big imports) are not workers."""
-    return _children(server_pid)
+    return children(server_pid)
 
 
 def rss_mb(server_pid: int) -> list[float]:
     """Resident memory of each gunicorn worker."""
-    return [_rss_of(pid) for pid in worker_pids(server_pid)]
+    return [memory_kb(pid).get("VmRSS", 0) / 1024 for pid in worker_pids(server_pid)]
 
 
 def helpers_rss_mb(server_pid: int) -> float:
     """Resident memory of the workers' descendants together (fork servers and their children), in MB."""
-    total, pending = 0.0, [child for pid in worker_pids(server_pid) for child in _children(pid)]
-    while pending:
-        pid = pending.pop()
-        pending.extend(_children(pid))
-        total += _rss_of(pid)
-    return total
+    return sum(memory_kb(pid).get("VmRSS", 0) / 1024 for worker in worker_pids(server_pid)
+               for pid in descendants(worker))
 
 
 def measure_reads_after_writes(port: int, key: str, assets: int, run_tag: str, server_pid: int) -> dict:

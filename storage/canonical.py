@@ -140,7 +140,7 @@ def is_canonical(text: str) -> bool:
 
 def split_lines(text: str, canonical: bool | None = None) -> list[str]:
     """The entry lines of a canonical file, without their separating commas (`canonical`: judged already)."""
-    if canonical if canonical is not None else is_canonical(text):
+    if is_canonical(text) if canonical is None else canonical:
         body = text[2:-3]
         return body.split(",\n") if body else []  # as `to_bytes` writes it: one split in C
     # written by other hands (a push): blank lines, a last comma, braces with the first or last entry …
@@ -177,7 +177,7 @@ class Chunk(Generic[E]):
         # instead of recomputing it. One level only: making a chunk drops its parent's own origin.
         self.origin: tuple[Chunk[E], tuple[str, ...]] | None = None
         # whether the file this chunk stands for is known to be as `to_bytes` writes it (False: not known yet).
-        # Judging it counts every line break of the file: 0.2 ms a chunk, 0.2 s for a re-import's 900 chunks,
+        # Judging it counts every line break of the file: 0.23 ms a chunk, judged 415 times in a cold 100k re-import,
         # so the verdict is kept with the chunk's keys (storage.snapshot.note_derived).
         self.canonical = canonical
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from tests.gitserver import children
 from tests.support import poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,25 +142,10 @@ class Server:
             poll_until(lambda pid=pid: not Path(f"/proc/{pid}").exists() or _is_zombie(pid), timeout=5)
 
     def worker_pids(self) -> list[int]:
-        if self.process is None:
-            return []
-        try:
-            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
-        except OSError:
-            return []
-        return [int(pid) for pid in children]
+        return children(self.process.pid) if self.process is not None else []
 
     def descendants(self, pid: int) -> list[int]:
-        """Every process below `pid` (children of any of its threads, theirs, and so on)."""
-        found = []
-        for children in Path(f"/proc/{pid}/task").glob("*/children"):
-            try:
-                pids = [int(child) for child in children.read_text().split()]
-            except OSError:  # the thread or the process ended meanwhile
-                continue
-            for child in pids:
-                found += [child, *self.descendants(child)]
-        return found
+        return descendants(pid)
 
     def log(self) -> str:
         try:
@@ -208,6 +194,11 @@ class Server:
 
     def head(self, project: str = "acme-notes") -> str:
         return git(self.data_dir / "projects" / project, "rev-parse", "HEAD")
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (its children, theirs, and so on)."""
+    return [found for child in children(pid) for found in (child, *descendants(child))]
 
 
 def kill_quietly(pid: int) -> None:
