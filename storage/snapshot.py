@@ -406,6 +406,22 @@ def chunk_keys_key(blob: bytes) -> Key:
     return ("keys", None, (blob,))
 
 
+# storage.derived's part for the string values of a field of each entry of a chunk (Transaction._chunk_strings:
+# an import's look-ups), read by imports only: kept out of the index part that every cold open reads
+STRINGS = "strings"
+
+
+def strings_key(field: str, blob: bytes) -> Key:
+    """Where storage.derived keeps the values of `field` in the entries of the chunk of blob `blob`."""
+    return ("strings", field, (blob,))
+
+
+def aligned_strings(chunk: Chunk[Any], values: dict[str, Any]) -> tuple[str | None, ...]:
+    """The string `values` (key -> value) in the order of the chunk's keys, None where a key has none (or one
+    that is not a string): the saved form (the keys themselves are saved once, with the chunk's: chunk_keys_key)."""
+    return tuple(value if value.__class__ is str else None for value in map(values.get, chunk.keys()))
+
+
 def canonical_key(blob: bytes) -> Key:
     """Where storage.derived notes that blob `blob` is a canonical file (Chunk.canonical), once known."""
     return ("canonical", None, (blob,))
@@ -419,7 +435,7 @@ def persist_derived(snapshot: Snapshot, derived: DerivedStore) -> None:
 
 def note_derived(snapshot: Snapshot, files: Iterable[tuple[str, bytes]], derived: DerivedStore) -> None:
     """Note in `derived` what `snapshot` knows of the chunks of `files` (path, blob id) that `derived` lacks: each
-    read chunk's keys, the persisted derivations' values."""
+    read chunk's keys, the persisted derivations' values, the string values kept by the write that made it."""
     for path, blob in files:
         chunk = chunk_of(snapshot, path)
         if chunk is None:
@@ -431,6 +447,9 @@ def note_derived(snapshot: Snapshot, files: Iterable[tuple[str, bytes]], derived
         for name, _, version in persisted():
             if name in chunk.derived:
                 derived.put(INDEX, (name, version, (blob,)), chunk.derived[name])
+        strings = chunk.kept(STRINGS)  # (field, values) kept by the transaction that made the chunk
+        if strings is not None:
+            derived.put(STRINGS, strings_key(strings[0], blob), strings[1])
 
 
 def chunk_of(snapshot: Snapshot, path: str) -> Chunk[Any] | None:

@@ -10,12 +10,19 @@ from .canonical import EMPTY, EMPTY_TRANSLATIONS, Chunk, E
 from .errors import Invalid
 from .fields import IsLiveKey, may_hold_key, refuse_keys_in_record
 from .records import AssetRecord, LocaleRecord, ProjectMeta, TranslationRecord
-from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, MEMORY_FILE, PROJECT_FILE, Snapshot, asset_path,
-                       build_asset_index, dump_project, existing, locale_path)
+from .snapshot import (ASSETS_DIR, GLOSSARY_FILE, LOCALES_DIR, MEMORY_FILE, PROJECT_FILE, STRINGS, Snapshot,
+                       aligned_strings, asset_path, build_asset_index, dump_project, existing, locale_path,
+                       strings_key)
 
 # Entries of one base chunk a whole-chunk transaction decodes alone before it decodes the chunk whole: one
 # decode of a chunk of 1,000 costs about what 100-150 entries found and decoded where they stand cost
 WHOLE_AFTER = 50
+
+
+def bulk_field(kind: str) -> str:
+    """The field an import reads of every entry of a chunk of `kind` ("" = assets, else a locale): an asset's
+    context, a translation's text (what matching by source text and judging a unit unchanged need)."""
+    return "context" if kind == "" else "text"
 
 
 class Transaction:
@@ -43,9 +50,10 @@ class Transaction:
         self._whole: dict[tuple[str, int], dict[str, Any]] | None = None
         self._singles: dict[tuple[str, int], dict[str, Any]] = {}  # entries read alone, before the whole chunk
         self._single_at: dict[tuple[str, int], int] = {}  # where the last entry read alone ended in its chunk's file
-        # (kind, chunk number, field) -> the field's string value in the base chunk's lines (Chunk.string_values:
-        # a translation's text, an asset's context), when reads go by whole chunks: one pass a chunk instead of
-        # looking into, or serialising, the line of every entry asked about
+        # (kind, chunk number, field) -> the field's string value in the base chunk's entries (a translation's
+        # text, an asset's context: bulk_field), when reads go by whole chunks: saved with the chunk's blob
+        # (storage.snapshot.strings_key) or read off its lines at once (Chunk.string_values), instead of looking
+        # into, or serialising, the line of every entry asked about
         self._strings: dict[tuple[str, int, str], dict[str, str]] = {}
         self._codes_of: list[LocaleRecord] | None = None  # the locale list `_codes` was made from
         self._codes: set[str] = set()
@@ -206,11 +214,25 @@ class Transaction:
         whole chunks, else off the entry's line alone."""
         if self._whole is None:
             return chunk.string_field(asset_id, field)
-        key = (kind, self.base.asset_index[asset_id], field)
+        return self._chunk_strings(kind, self.base.asset_index[asset_id], chunk, field).get(asset_id)
+
+    def _chunk_strings(self, kind: str, number: int, chunk: Chunk[Any], field: str) -> dict[str, str]:
+        """asset -> its string value of `field` in base chunk `number` of `kind` (see _strings): as saved for the
+        chunk's blob by the write that made it, else off its lines (then saved for the next reader). Reading
+        them off the lines of every chunk was two thirds of an unchanged 100k re-import's look-ups."""
+        key = (kind, number, field)
         values = self._strings.get(key)
         if values is None:
-            values = self._strings[key] = chunk.string_values(field)
-        return values.get(asset_id)
+            blob = self.base.files.get(asset_path(number) if kind == "" else locale_path(kind, number))
+            saved = self.base.saved(STRINGS, strings_key(field, blob)) if blob is not None else None
+            if saved is not None and len(saved) == len(chunk):
+                values = {asset_id: value for asset_id, value in zip(chunk.keys(), saved) if value is not None}
+            else:
+                values = chunk.string_values(field)
+                if blob is not None:
+                    self.base.save(STRINGS, strings_key(field, blob), aligned_strings(chunk, values))
+            self._strings[key] = values
+        return values
 
     def text_of(self, asset_id: str, locale: str) -> str | None:
         """The translation's text (None: untranslated), read off its stored line without parsing the entry
@@ -254,10 +276,9 @@ class Transaction:
             chunk = self.base.asset_chunks[number]
             ids = list(chunk.keys())
             asset_reads.update(ids)
-            contexts = self._strings.setdefault(("", number, "context"), chunk.string_values("context"))
+            contexts = self._chunk_strings("", number, chunk, "context")
             texts_chunk = texts_of.get(number)
-            texts = self._strings.setdefault((locale, number, "text"), texts_chunk.string_values("text")) \
-                if texts_chunk is not None else {}
+            texts = self._chunk_strings(locale, number, texts_chunk, "text") if texts_chunk is not None else {}
             # the records that may link plural forms (one in fifty, say), decoded where they stand in the file:
             # an asset chunk is not split into lines for them (a third of a cold re-import's index was that)
             mentioning = chunk.keys_mentioning("plural_of")
@@ -289,8 +310,12 @@ class Transaction:
         unit."""
         changes = self._translations.get(locale)
         if changes is None or asset_id not in changes:
-            chunks = self.base.locale_chunks.get(locale)
             number = self.base.asset_index.get(asset_id)
+            known = self._strings.get((locale, number, "text"))  # (its chunk's texts read: a look-up is all it costs)
+            if known is not None and known.get(asset_id) == text and (self._meta is None or self.has_locale(locale)):
+                self._read[locale].add(asset_id)  # (_note_read: the set exists, made when the texts were read)
+                return True
+            chunks = self.base.locale_chunks.get(locale)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
             if chunk is None or (self._meta is not None and not self.has_locale(locale)):
                 return False
@@ -430,7 +455,21 @@ class Transaction:
                 return _chunks_of(after, kind).get(number, EMPTY)
         chunk = (old or (EMPTY if kind == "" else EMPTY_TRANSLATIONS)).with_changes(changes, order)
         self._refuse_keys(chunk, changes)
+        self._keep_strings(kind, number, old, chunk, changes)
         return chunk
+
+    def _keep_strings(self, kind: str, number: int, old: Chunk[Any] | None, chunk: Chunk[Any],
+                      changes: dict[str, Any]) -> None:
+        """Keep with a new chunk its entries' values of the kind's bulk field (bulk_field), from the old
+        chunk's as this transaction read them and the changed entries, when reads go by whole chunks (an
+        import): a prepared write saves them with the chunk's blob (storage.snapshot.note_derived), and the
+        next import reads them there instead of off every chunk's lines."""
+        field = bulk_field(kind)
+        before = {} if old is None or not len(old) else self._strings.get((kind, number, field))
+        if self._whole is None or before is None:
+            return
+        values = {**before, **{asset_id: entry.get(field) for asset_id, entry in changes.items() if entry is not None}}
+        chunk.keep(STRINGS, (field, aligned_strings(chunk, values)))
 
     def rebase(self, head: Snapshot, built: Snapshot) -> "Transaction | None":
         """This transaction's changes on `head`, a later snapshot, when nothing it read or changed differs

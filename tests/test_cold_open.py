@@ -259,6 +259,29 @@ def test_the_chunks_of_another_workers_import_are_known_canonical_and_read_witho
     assert answers(reader, key) == truth(data_dir, project, key)
 
 
+def test_an_import_reads_the_texts_and_contexts_an_import_saved_for_the_chunks_instead_of_their_lines(
+        data_dir, project, monkeypatch):
+    project, key = project
+    import_fr(worker(data_dir), key, retranslating_po())  # reads every context and text, writes every fr chunk
+    read_off_lines = []
+    real = storage.canonical.Chunk.string_values
+    monkeypatch.setattr(storage.canonical.Chunk, "string_values",
+                        lambda chunk, field: read_off_lines.append(field) or real(chunk, field))
+    assert import_fr(worker(data_dir), key, retranslating_po())["message"] == "Nothing updated"
+    assert read_off_lines == []  # the values came saved with the blobs: the old chunks' as read, the new ones' as made
+    # keyed by blob, never stale: a text another worker changes since is read off its new chunk's lines, and put back
+    headers = {"Authorization": f"Loco {key}"}
+    changed = worker(data_dir).test_client().post("/api/translations/a7/fr", data="Changé ailleurs".encode(),
+                                                  headers=headers)
+    assert changed.status_code == 200
+    assert import_fr(worker(data_dir), key, retranslating_po())["message"] == "Imported 1 translation updated"
+    assert read_off_lines == ["text"]  # that one chunk
+    monkeypatch.undo()
+    translation = worker(data_dir).test_client().get("/api/translations/a7/fr", headers=headers).get_json()
+    assert translation["translation"] == "Autre texte 7"
+    assert answers(worker(data_dir), key) == truth(data_dir, project, key)
+
+
 count = storage.progress.chunk_counts  # (the function itself, for the tests above that watch its calls)
 
 
