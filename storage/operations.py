@@ -60,9 +60,12 @@ def require_locale(tx: Transaction, code: str) -> str:
     return code
 
 
+_WORDS = re.compile(r"\w+")  # (compiled once: an import by source text makes an ID for each new unit)
+
+
 def slug_id(text: str) -> str:
     """An asset ID derived from source text: lower-case words joined by dashes (Loco's auto-ID style)."""
-    words = re.findall(r"\w+", text.lower())
+    words = _WORDS.findall(text.lower())
     slug = "-".join(words)[:60].strip("-")
     return slug or "asset"
 

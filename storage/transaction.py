@@ -313,7 +313,7 @@ class Transaction:
             number = self.base.asset_index.get(asset_id)
             known = self._strings.get((locale, number, "text"))  # (its chunk's texts read: a look-up is all it costs)
             if known is not None and known.get(asset_id) == text and (self._meta is None or self.has_locale(locale)):
-                self._read[locale].add(asset_id)  # (_note_read: the set exists, made when the texts were read)
+                self._note_read(locale, asset_id)
                 return True
             chunks = self.base.locale_chunks.get(locale)
             chunk = chunks.get(number) if chunks is not None and number is not None else None
