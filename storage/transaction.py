@@ -229,7 +229,7 @@ class Transaction:
                 values = {asset_id: value for asset_id, value in zip(chunk.keys(), saved) if value is not None}
             else:
                 values = chunk.string_values(field)
-                if blob is not None:
+                if blob is not None and self.base.persisted is not None:  # (a big project: see Snapshot.save)
                     self.base.save(STRINGS, strings_key(field, blob), aligned_strings(chunk, values))
             self._strings[key] = values
         return values
