@@ -18,7 +18,8 @@ file and a rename, so a reader sees an old file or a new one; two processes savi
 correct file, and the last one stays.
 
 Parts: `index` (small, read by the first snapshot load: asset IDs of each asset chunk, chunk counts) and the
-larger ones that readers ask for by name (the asset list's renderings), read on their first use.
+larger ones that readers ask for by name (the asset list's renderings; `strings`, the contexts and texts an import
+looks up), read on their first use.
 """
 from __future__ import annotations
 
