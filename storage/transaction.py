@@ -311,7 +311,8 @@ class Transaction:
         changes = self._translations.get(locale)
         if changes is None or asset_id not in changes:
             number = self.base.asset_index.get(asset_id)
-            known = self._strings.get((locale, number, "text"))  # (its chunk's texts read: a look-up is all it costs)
+            # its chunk's texts read already: a look-up is all it costs
+            known = self._strings.get((locale, number, "text")) if number is not None else None
             if known is not None and known.get(asset_id) == text and (self._meta is None or self.has_locale(locale)):
                 self._note_read(locale, asset_id)
                 return True
