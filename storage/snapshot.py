@@ -413,7 +413,7 @@ STRINGS = "strings"
 
 def strings_key(field: str, blob: bytes) -> Key:
     """Where storage.derived keeps the values of `field` in the entries of the chunk of blob `blob`."""
-    return ("strings", field, (blob,))
+    return (STRINGS, field, (blob,))
 
 
 def aligned_strings(chunk: Chunk[Any], values: dict[str, Any]) -> tuple[str | None, ...]:
