@@ -465,9 +465,11 @@ class Transaction:
         chunk's as this transaction read them and the changed entries, when reads go by whole chunks (an
         import): a prepared write saves them with the chunk's blob (storage.snapshot.note_derived), and the
         next import reads them there instead of off every chunk's lines."""
+        if self._whole is None:  # (every other write: nothing to look up)
+            return
         field = bulk_field(kind)
         before = {} if old is None or not len(old) else self._strings.get((kind, number, field))
-        if self._whole is None or before is None:
+        if before is None:
             return
         values = {**before, **{asset_id: entry.get(field) for asset_id, entry in changes.items() if entry is not None}}
         chunk.keep(STRINGS, (field, aligned_strings(chunk, values)))
